@@ -1,0 +1,185 @@
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
+import { BundleError, bundleContract, type BundleResult } from './bundle.js';
+import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
+import { cleanStderr, parseCliProblems, runRedocly } from './redocly.js';
+import { SourceLocator } from './sourcemap.js';
+
+export type Severity = 'error' | 'warning' | 'info' | 'hint';
+
+export interface LintProblem {
+  tool: 'redocly' | 'bundle' | 'spectral';
+  file: string; // relative to the working directory
+  line: number;
+  col: number;
+  severity: Severity;
+  rule: string;
+  message: string;
+  /** Spectral only: where the problem sits in the bundle (`npm run bundle` writes the same bytes). */
+  bundle?: { pointer: string; line: number };
+}
+
+export interface LintOptions {
+  root?: string;
+  redoclyConfig?: string;
+  spectralRuleset?: string;
+  /** Used only to name bundle locations in messages (default generated/). */
+  out?: string;
+  /** A bundle (or its promise) made by the caller from the same root, so the pipeline bundles once. */
+  bundle?: Promise<BundleResult>;
+}
+
+export interface LintResult {
+  problems: LintProblem[];
+  errors: number;
+  warnings: number;
+  /** Zero errors and zero warnings: the bar. */
+  ok: boolean;
+  timingsMs: Record<string, number>;
+}
+
+const require = createRequire(import.meta.url);
+
+const SEVERITIES: Severity[] = ['error', 'warning', 'info', 'hint'];
+const rel = (p: string) => relative(process.cwd(), p) || '.';
+
+/**
+ * Redocly on the multi-file SOURCE, then Spectral on the BUNDLE (Spectral 6 misreads multi-file
+ * 3.1 roots). The three slow steps (Redocly lint, bundling, loading the Spectral ruleset) run
+ * concurrently; results come back in the order Redocly, bundle, Spectral.
+ */
+export async function lintContract(options: LintOptions = {}): Promise<LintResult> {
+  const root = resolve(options.root ?? DEFAULT_ROOT);
+  const redoclyConfig = options.redoclyConfig ?? REDOCLY_CONFIG;
+  const rulesetPath = options.spectralRuleset ?? SPECTRAL_RULESET;
+  const bundleName = rel(join(options.out ?? DEFAULT_OUT, 'openapi.yaml'));
+  const timingsMs: Record<string, number> = {};
+  const timed = async <T>(name: string, p: Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await p;
+    } finally {
+      timingsMs[name] = Math.round(performance.now() - t0);
+    }
+  };
+
+  const [redocly, bundled, ruleset] = await Promise.all([
+    timed('redocly', redoclyLint(root, redoclyConfig)),
+    timed('bundle', (options.bundle ?? bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false })).catch((e: unknown) => e)),
+    timed('spectral-ruleset', loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))),
+  ]);
+
+  const problems: LintProblem[] = [...redocly];
+  if (bundled instanceof BundleError) {
+    // Redocly lint usually reports the same unresolved ref / YAML error; add only new ones.
+    const seen = new Set(redocly.map((p) => `${p.file}:${p.line}`));
+    for (const p of bundled.problems) {
+      if (!seen.has(`${p.file}:${p.line}`)) problems.push({ tool: 'bundle', severity: 'error', rule: 'bundle', ...p });
+    }
+    const why = bundled.problems.length ? '' : `: ${bundled.message}`;
+    problems.push({ tool: 'bundle', file: rel(root), line: 1, col: 1, severity: 'error', rule: 'bundle', message: `bundling failed, Spectral not run${why}` });
+  } else if (bundled instanceof Error) {
+    throw bundled; // not a contract problem (e.g. the CLI could not be started)
+  }
+  if (ruleset instanceof Error) {
+    // a broken .spectral.yaml or house-rule function must fail the lint, not crash it
+    problems.push({ tool: 'spectral', file: rel(rulesetPath), line: 1, col: 1, severity: 'error', rule: 'spectral-ruleset', message: ruleset.message.split('\n')[0]! });
+  } else if (!(bundled instanceof Error)) {
+    const t0 = performance.now();
+    problems.push(...(await spectralLint(bundled as BundleResult, ruleset, bundleName)));
+    timingsMs['spectral'] = Math.round(performance.now() - t0);
+  }
+
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  const warnings = problems.filter((p) => p.severity === 'warning').length;
+  return { problems, errors, warnings, ok: errors === 0 && warnings === 0, timingsMs };
+}
+
+export function formatProblem(p: LintProblem): string {
+  const where = p.bundle ? ` (bundle ${bundleRef(p)})` : '';
+  return `${p.file}:${p.line}:${p.col} ${p.severity} ${p.rule} ${p.message}${where}`;
+}
+const bundleRef = (p: LintProblem) => `${p.bundle!.pointer}, line ${p.bundle!.line}`;
+
+async function redoclyLint(root: string, config: string): Promise<LintProblem[]> {
+  const args = ['lint', root, '--format', 'json', '--max-problems', '100000', '--lint-config', 'error'];
+  if (fs.existsSync(config)) args.push('--config', config);
+  const run = await runRedocly(args);
+  let report: { problems?: RedoclyProblem[] };
+  try {
+    report = JSON.parse(run.stdout);
+  } catch {
+    // no JSON: the CLI stopped before linting (root does not parse, invalid redocly.yaml, crash)
+    const parsed = parseCliProblems(cleanStderr(run.stderr));
+    if (parsed.length > 0) return parsed.map((p) => ({ tool: 'redocly' as const, severity: 'error' as const, rule: 'syntax', ...p }));
+    return [{ tool: 'redocly', file: rel(config), line: 1, col: 1, severity: 'error', rule: 'redocly', message: cleanStderr(run.stderr) || `redocly lint exited with ${run.code}` }];
+  }
+  return (report.problems ?? []).map((p) => {
+    const loc = p.location?.[0];
+    return {
+      tool: 'redocly' as const,
+      file: loc?.source?.ref ?? rel(root),
+      line: loc?.start?.line ?? 1,
+      col: loc?.start?.col ?? 1,
+      severity: p.severity === 'error' ? 'error' : 'warning',
+      rule: p.ruleId,
+      message: p.message,
+    };
+  });
+}
+
+interface RedoclyProblem {
+  ruleId: string;
+  severity: string;
+  message: string;
+  location?: Array<{ source?: { ref?: string }; start?: { line: number; col: number } }>;
+}
+
+/**
+ * Loads `.spectral.yaml` the way the Spectral CLI does (Rollup bundle of the ruleset and its
+ * functions). Spectral's modules (~0.6 s to load) are required here, not at the top, so that
+ * loading them overlaps the Redocly child processes.
+ */
+async function loadRuleset(path: string): Promise<Ruleset> {
+  await new Promise((r) => setImmediate(r)); // let the child processes spawn first
+  // require(), not import: these CommonJS packages re-export through tslib's __exportStar,
+  // which Node's ESM named-export detection cannot see, and default-import interop differs
+  // between node and tsx.
+  const { fetch } = require('@stoplight/spectral-runtime') as typeof import('@stoplight/spectral-runtime');
+  const { bundleAndLoadRuleset } = require('@stoplight/spectral-ruleset-bundler/with-loader') as typeof import('@stoplight/spectral-ruleset-bundler/with-loader');
+  const { builtins } = require('@stoplight/spectral-ruleset-bundler/plugins/builtins') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/builtins');
+  const { commonjs } = require('@stoplight/spectral-ruleset-bundler/plugins/commonjs') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/commonjs');
+  return bundleAndLoadRuleset(resolve(path), { fs, fetch }, [builtins(), commonjs()]);
+}
+
+async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: string): Promise<LintProblem[]> {
+  const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
+  const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
+  const spectral = new Spectral();
+  spectral.setRuleset(ruleset);
+  // Lint the exact YAML text that `npm run bundle` writes, so bundle line numbers match the file.
+  const doc = new Document(bundle.yaml, Yaml, resolve(bundleName));
+  const results: ISpectralDiagnostic[] = await spectral.run(doc);
+  const locator = new SourceLocator(bundle.root, bundle.document);
+  const problems = results.map((r): LintProblem => {
+    const src = locator.locate(r.path);
+    const bundleLine = r.range.start.line + 1;
+    return {
+      tool: 'spectral',
+      file: src ? rel(src.file) : bundleName,
+      line: src ? src.line : bundleLine,
+      col: src ? src.col : r.range.start.character + 1,
+      severity: SEVERITIES[r.severity] ?? 'error',
+      rule: String(r.code),
+      message: r.message,
+      bundle: { pointer: toPointer(r.path), line: bundleLine },
+    };
+  });
+  return problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule));
+}
+
+function toPointer(path: ReadonlyArray<string | number>): string {
+  return `#/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
