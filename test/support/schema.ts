@@ -1,12 +1,12 @@
 // JSON Schema helpers for tests: Ajv 2020 over the whole bundle, and a structural walk that
 // collects what a (composed) schema declares.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { deref, type Json, type JsonObject } from './openapi.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as typeof addFormatsModule;
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as unknown as FormatsPlugin;
 
 const BUNDLE_ID = 'https://contract.test/openapi.json';
 
