@@ -22,4 +22,5 @@ if (args.json) {
       ` in ${ms} ms (redocly ${result.timingsMs.redocly} ms, bundle ${result.timingsMs.bundle} ms, spectral ruleset ${result.timingsMs['spectral-ruleset']} ms, spectral ${result.timingsMs.spectral ?? '-'} ms)`,
   );
 }
-process.exit(result.ok ? 0 : 1);
+// exitCode, not process.exit(): exiting at once can cut a long report written to a pipe.
+process.exitCode = result.ok ? 0 : 1;

@@ -1,0 +1,61 @@
+// generated/ is committed: it must be exactly what `npm run generate` makes from the current
+// contract (drift), and generating twice must give byte-identical files (reproducibility).
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from '../generator/index.js';
+import { DEFAULT_OUT } from '../generator/paths.js';
+
+async function snapshot(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) {
+      const full = join(e.parentPath, e.name);
+      files.set(relative(dir, full), await readFile(full));
+    }
+  }
+  return files;
+}
+
+function differences(expected: Map<string, Buffer>, actual: Map<string, Buffer>): string[] {
+  const names = [...new Set([...expected.keys(), ...actual.keys()])].sort();
+  return names.flatMap((n) => {
+    const e = expected.get(n);
+    const a = actual.get(n);
+    if (!e) return [`${n}: not produced by generate`];
+    if (!a) return [`${n}: missing`];
+    return e.equals(a) ? [] : [`${n}: differs`];
+  });
+}
+
+describe('generated/', () => {
+  const dirs: string[] = [];
+  let first: Map<string, Buffer>;
+  let second: Map<string, Buffer>;
+
+  beforeAll(async () => {
+    dirs.push(await mkdtemp(join(tmpdir(), 'gen-a-')), await mkdtemp(join(tmpdir(), 'gen-b-')));
+    const quiet = { lint: false, log: () => undefined };
+    const [okA, okB] = await Promise.all(dirs.map((out) => generate({ ...quiet, out })));
+    expect(okA && okB).toBe(true);
+    [first, second] = await Promise.all(dirs.map(snapshot));
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('contains every artifact of the pipeline', () => {
+    expect([...first.keys()].sort()).toEqual(expect.arrayContaining(['openapi.json', 'openapi.yaml', 'operations.ts', 'types.ts', 'docs/index.html']));
+  });
+
+  it('is reproducible: two runs give byte-identical files', () => {
+    expect(differences(first, second)).toEqual([]);
+  });
+
+  it('is current', async () => {
+    const diff = differences(first, await snapshot(DEFAULT_OUT));
+    if (diff.length) throw new Error(`generated/ is stale: run npm run generate\n  ${diff.join('\n  ')}`);
+  });
+});
