@@ -1,0 +1,125 @@
+// npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
+// A Prism mock server of the contract (generated/openapi.json) for front-end teams; see the README, "Mock server for front-end teams".
+// Request validation is on: an invalid request gets a 4xx and its violations in the
+// `sl-violations` response header. SIGINT/SIGTERM are passed on to Prism; exits with Prism's code.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { constants } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bundleContract } from '../generator/bundle.js';
+import { REPO_ROOT } from '../generator/paths.js';
+import { PRISM_CLI, PRISM_MOCK_ARGS } from '../test/support/prism.js';
+
+const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
+
+  --port <n>    port to listen on (default 4010)
+  --host <h>    interface to listen on (default 127.0.0.1; 0.0.0.0 to reach it from other machines)
+  --dynamic     generate response bodies from the schemas instead of returning the examples
+  --quiet       log only invalid requests and errors (default: every request, as Prism does)`;
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string', short: 'p', default: '4010' },
+        host: { type: 'string', default: '127.0.0.1' },
+        dynamic: { type: 'boolean', short: 'd', default: false },
+        quiet: { type: 'boolean', short: 'q', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const values = parseCommandLine();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  console.error(`--port must be a port number, got ${values.port}`);
+  process.exit(2);
+}
+const host = values.host;
+
+const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
+const shown = relative(process.cwd(), SPEC) || SPEC;
+if (!existsSync(SPEC)) {
+  console.error(`${shown} is missing: run \`npm run generate\` first (it lints and bundles the contract into generated/).`);
+  process.exit(1);
+}
+
+// Prism validates request bodies only with this dialect (with the OAS 3.1 base dialect it
+// silently accepts everything); the bundle declares it, so this only guards against regressions.
+const specText = readFileSync(SPEC, 'utf8');
+const document = JSON.parse(specText) as { jsonSchemaDialect?: string };
+if (document.jsonSchemaDialect !== 'https://json-schema.org/draft/2020-12/schema') {
+  console.warn(`warning: ${shown} does not declare jsonSchemaDialect https://json-schema.org/draft/2020-12/schema; Prism may not validate request bodies as the contract says.`);
+}
+const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+const baseUrl = `http://${urlHost}:${port}`;
+const args = [PRISM_CLI, 'mock', SPEC, '--host', host, '--port', String(port), '--verboseLevel', values.quiet ? 'warn' : 'info', ...PRISM_MOCK_ARGS];
+if (values.dynamic) args.push('--dynamic');
+
+// Fail early and clearly when the port is taken (Prism would print its whole usage text).
+const inUse = await new Promise<string | undefined>((done) => {
+  const probe = createServer();
+  probe.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+  probe.listen(port, host, () => probe.close(() => done(undefined)));
+});
+if (inUse) {
+  console.error(`cannot listen on ${host}:${port} (${inUse}); choose another port with --port.`);
+  process.exit(1);
+}
+
+console.log(`Payment Service API v2 mock (${shown}, ${values.dynamic ? 'dynamic bodies' : 'documented examples'})
+  base URL  ${baseUrl}   (the contract's paths without /api/v2, e.g. ${baseUrl}/payments)
+  try       curl -i -u merchant:key ${baseUrl}/payment-plans/pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
+  invalid requests are answered 4xx with the violations in the sl-violations header; see the README
+`);
+
+const prism = spawn(process.execPath, args, { stdio: 'inherit' });
+prism.on('error', (err) => {
+  console.error(`could not start Prism: ${err.message}`);
+  process.exit(1);
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
+  });
+}
+let ready = false;
+prism.on('exit', (code, signal) => {
+  if (!ready && code) console.error(`Prism exited with code ${code} before listening.`);
+  process.exit(code ?? 128 + (signal ? constants.signals[signal] : 1));
+});
+
+// Meanwhile, check that generated/ is the bundle of the current openapi/ (a stale bundle mocks an
+// older contract), and say when Prism listens (its own line is hidden by --quiet). A TCP connect
+// only, so that the check does not show up in Prism's log.
+bundleContract()
+  .then(({ json }) => {
+    if (json !== specText) console.warn(`warning: ${shown} is not the bundle of the current openapi/; run \`npm run bundle\` and restart to mock the current contract.`);
+  })
+  .catch(() => console.warn(`warning: openapi/ does not bundle right now (\`npm run generate\` says why); mocking ${shown} as it is.`));
+
+const listening = () =>
+  new Promise<boolean>((done) => {
+    const socket = connect({ host: urlHost.replace(/^\[|\]$/g, ''), port }, () => { socket.destroy(); done(true); });
+    socket.once('error', () => done(false));
+  });
+const deadline = Date.now() + 30_000;
+while (Date.now() < deadline && prism.exitCode === null && prism.signalCode === null) {
+  if (await listening()) {
+    ready = true;
+    console.log(`mock ready at ${baseUrl} (Ctrl-C to stop)`);
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 100));
+}
