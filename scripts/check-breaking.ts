@@ -1,0 +1,121 @@
+// npm run check:breaking [-- --json] [-- --root <file>] [-- --current <bundled file>]
+//                        [-- --baseline <file> | --releases <dir>]
+// npm run check:breaking -- --record [--force] [--root <file>] [--releases <dir>]
+//
+// The breaking-change gate: compares the contract (bundled in memory from openapi/openapi.yaml)
+// with the latest release in openapi/releases/ (by semver) using `redocly diff`. Exit codes:
+//   0  no breaking change, or breaking changes accepted because info.version has a greater
+//      major version than the release;
+//   1  breaking changes;
+//   2  nothing to compare with, or the comparison could not run (usage, bundle, diff errors).
+// --record writes openapi/releases/<info.version>.yaml from the bundle (never overwrites an
+// existing release without --force).
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BundleError, bundleContract } from '../generator/bundle.js';
+import { type Change, checkBreaking, DiffError, formatLocation, latestRelease, recordRelease, ReleaseExistsError, RELEASES_DIR } from '../generator/breaking.js';
+import { DEFAULT_ROOT } from '../generator/paths.js';
+
+const USAGE = `usage: tsx scripts/check-breaking.ts [--json] [--root openapi/openapi.yaml | --current <bundled file>]
+                                    [--baseline <file> | --releases openapi/releases]
+       tsx scripts/check-breaking.ts --record [--force] [--root openapi/openapi.yaml] [--releases openapi/releases]`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      record: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+      root: { type: 'string' },
+      current: { type: 'string' },
+      baseline: { type: 'string' },
+      releases: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  }));
+} catch (err) {
+  console.error(`${(err as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const rel = (p: string) => relative(process.cwd(), p) || '.';
+const root = values.root ? resolve(values.root) : DEFAULT_ROOT;
+const releasesDir = values.releases ? resolve(values.releases) : RELEASES_DIR;
+const fail = (message: string): never => {
+  console.error(message);
+  process.exit(2);
+};
+
+if ((values.record || values.force) && (values.current || values.baseline)) fail(`--record takes the bundle of --root, not --current/--baseline\n${USAGE}`);
+if (values.force && !values.record) fail(`--force only applies to --record\n${USAGE}`);
+if (values.current && values.root) fail(`give --root (bundled here) or --current (already bundled), not both\n${USAGE}`);
+if (values.baseline && values.releases) fail(`give --baseline or --releases, not both\n${USAGE}`);
+
+async function bundle() {
+  try {
+    return await bundleContract({ root });
+  } catch (err) {
+    if (err instanceof BundleError) return fail(`${err.message}\nbundle failed: cannot check for breaking changes`);
+    throw err;
+  }
+}
+
+if (values.record) {
+  try {
+    const { version, file, replaced } = await recordRelease(await bundle(), { dir: releasesDir, force: values.force });
+    console.log(`${replaced ? 'replaced' : 'recorded'} release ${version}: ${rel(file)}`);
+    process.exit(0);
+  } catch (err) {
+    if (err instanceof ReleaseExistsError) fail(err.message);
+    fail(`cannot record the release: ${(err as Error).message}`);
+  }
+}
+
+let baseline = values.baseline ? resolve(values.baseline) : undefined;
+if (!baseline) {
+  const latest = await latestRelease(releasesDir);
+  if (!latest) {
+    fail(
+      `no release recorded in ${rel(releasesDir)}/ (files named <info.version>.yaml), so there is nothing to check ` +
+        'breaking changes against.\nRecord the released contract with `npm run check:breaking -- --record`.',
+    );
+  }
+  baseline = latest!.file;
+}
+
+const t0 = performance.now();
+let result;
+try {
+  result = await checkBreaking({ current: values.current ? resolve(values.current) : await bundle(), baseline });
+} catch (err) {
+  if (err instanceof DiffError) fail(err.message);
+  throw err;
+}
+const ms = Math.round(performance.now() - t0);
+
+if (values.json) {
+  console.log(JSON.stringify(result, null, 2));
+} else {
+  const line = (c: Change) => {
+    const findings = c.findings.length > 0 ? c.findings : [{ ruleId: '', message: c.message, location: c.location }];
+    return findings.map((f) => `  ${formatLocation(f.location)} ${c.impact}${f.ruleId ? ` ${f.ruleId}` : ''} ${f.message}\n      shows at ${c.path}`).join('\n');
+  };
+  console.log(`comparing ${result.files.current}, info.version ${result.versions.current}, with ${result.files.baseline}, info.version ${result.versions.baseline}`);
+  if (result.breaking.length > 0) {
+    console.log(`\n${result.accepted ? 'Breaking changes, accepted by the major version bump' : 'BREAKING changes'} (${result.breaking.length}):`);
+    for (const c of result.breaking) console.log(line(c));
+  }
+  if (result.nonBreaking.length > 0) {
+    console.log(`\nNon-breaking changes (${result.nonBreaking.length}):`);
+    for (const c of result.nonBreaking) console.log(line(c));
+  }
+  console.log(`\n${result.ok ? 'OK' : 'FAILED'}: ${result.reason} (${ms} ms)`);
+}
+// exitCode, not process.exit(): exiting at once would cut a long report written to a pipe at
+// the pipe's buffer size (64 KiB), e.g. `--json | jq`.
+process.exitCode = result.ok ? 0 : 1;
