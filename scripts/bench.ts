@@ -1,0 +1,63 @@
+// npm run bench: the figures the README reports, measured on this machine.
+//   1. `npm run generate`: each step's time and the total, median of 5 runs (child processes,
+//      exactly what a user runs, start-up included)
+//   2. the Prism mock: requests per second and p99 latency (autocannon)
+//   3. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
+// Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { REPO_ROOT } from '../generator/paths.js';
+import { benchClient } from './bench-client.js';
+import { benchMock } from './bench-mock.js';
+
+const RUNS = 5;
+
+interface Run {
+  totalMs: number;
+  steps: Map<string, number>;
+}
+
+function runGenerate(): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('npm', ['run', '-s', 'generate'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const totalMs = performance.now() - t0;
+      if (code !== 0) return reject(new Error(`npm run generate exited with ${code}\n${out}`));
+      const steps = new Map<string, number>();
+      for (const m of out.matchAll(/^✔ (\S+)\s+(\d+) ms/gm)) steps.set(m[1]!, Number(m[2]));
+      resolve({ totalMs, steps });
+    });
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}\n`);
+
+console.log(`npm run generate, median of ${RUNS} runs (steps overlap: they run concurrently)`);
+const runs: Run[] = [];
+for (let i = 0; i < RUNS; i++) runs.push(await runGenerate());
+const stepNames = [...runs[0]!.steps.keys()];
+for (const name of stepNames) {
+  console.log(`  ${(name === 'done' ? 'pipeline' : name).padEnd(12)} ${String(Math.round(median(runs.map((r) => r.steps.get(name) ?? 0)))).padStart(6)} ms`);
+}
+console.log(`  ${'wall clock'.padEnd(12)} ${String(Math.round(median(runs.map((r) => r.totalMs)))).padStart(6)} ms  (whole command, process start-up included; target < 6000 ms)\n`);
+
+console.log('Prism mock (autocannon, 10 connections, 10 s each)');
+const mock = await benchMock();
+console.log(`  GET  ${Math.round(mock.get.rps)} req/s, p99 ${mock.get.p99} ms`);
+console.log(`  POST ${Math.round(mock.post.rps)} req/s, p99 ${mock.post.p99} ms (with request validation)\n`);
+
+console.log('client SDK');
+const client = await benchClient();
+console.log(`  per-call overhead vs the equivalent raw fetch (with the same timeout signal): ${client.overheadPct.toFixed(1)} % (client ${client.clientMedianUs.toFixed(0)} µs, fetch ${client.fetchMedianUs.toFixed(0)} µs median; target ≤ 5 %)`);
+console.log(`  vs bare fetch without a signal: ${client.overheadVsBareFetchPct.toFixed(1)} %; with abortOnTimeout: false: ${client.noAbortOverheadPct.toFixed(1)} %`);
+console.log(`  client entry, minified + gzipped: ${(client.sizeMinGzipBytes / 1024).toFixed(1)} kB besides openapi-fetch (${(client.openapiFetchMinGzipBytes / 1024).toFixed(1)} kB); target ≤ 10 kB`);
