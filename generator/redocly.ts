@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from './paths.js';
+import { runNode, type ProcessResult } from './process.js';
 
 // Why the CLI and not `@redocly/openapi-core`'s API: @redocly/cli 2.77 ships as one
 // self-contained bundle (no importable core), and the registry's newest @redocly/openapi-core
@@ -9,32 +9,16 @@ import { REPO_ROOT } from './paths.js';
 // and `redocly lint` use. Measured: a CLI run costs ~0.3 s here; importing core alone ~0.25 s.
 const CLI = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = ProcessResult;
 
 export function runRedocly(args: string[], cwd = process.cwd()): Promise<CliResult> {
   if (!existsSync(CLI)) throw new Error(`Redocly CLI not found at ${CLI}; run npm ci`);
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env: {
-        ...process.env,
-        REDOCLY_TELEMETRY: 'off', // no network here, and none wanted from a lint
-        REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
-        NO_COLOR: '1',
-        FORCE_COLOR: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? 1, stdout, stderr }));
+  return runNode(CLI, args, {
+    cwd,
+    env: {
+      REDOCLY_TELEMETRY: 'off', // no network here, and none wanted from a lint
+      REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+    },
   });
 }
 

@@ -2,7 +2,6 @@
 // bundled contract, each a deep copy with one edit, written to temp files and compared with the
 // unchanged contract by `redocly diff`. The comparisons are independent child processes
 // (~0.5-0.7 s each), so they run concurrently.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import {
   verdict,
 } from '../generator/breaking.js';
 import { REDOCLY_CONFIG, REPO_ROOT } from '../generator/paths.js';
+import { runNode } from '../generator/process.js';
 import { loadBundle, type JsonObject } from './support/openapi.js';
 
 const doc = loadBundle();
@@ -233,19 +233,6 @@ async function tiny(name: string, values: string[]): Promise<[string, string]> {
   return [base, current];
 }
 
-function script(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [tsx, join(REPO_ROOT, 'scripts', 'check-breaking.ts'), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? 1, stdout, stderr }));
-  });
+function script(args: string[]) {
+  return runNode(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), ...args], { cwd: REPO_ROOT });
 }

@@ -1,14 +1,13 @@
 // The package build: `tsc -p tsconfig.build.json` emits ESM JavaScript and .d.ts where package.json
 // `exports` points, and the built client works when imported; and the client stays web-standard
 // (no Node built-in imported anywhere under src/client).
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode } from '../generator/process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -20,7 +19,9 @@ describe('npm run build', () => {
     // Inside the repository (test-output/ is git-ignored) so that the built files resolve openapi-fetch from node_modules.
     mkdirSync(join(ROOT, 'test-output'), { recursive: true });
     outDir = await mkdtemp(join(ROOT, 'test-output', 'build-'));
-    await promisify(execFile)(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT });
+    const build = await runNode(TSC, ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT });
+    expect(build.stdout + build.stderr, 'tsc output').toBe('');
+    expect(build.code).toBe(0);
   }, 120_000);
   afterAll(async () => {
     if (outDir) await rm(outDir, { recursive: true, force: true });
@@ -28,7 +29,7 @@ describe('npm run build', () => {
 
   it('emits JS and .d.ts where package.json exports point', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string; import?: string }> };
-    for (const key of ['.', './types']) {
+    for (const key of ['.', './webhooks', './types']) {
       for (const target of [pkg.exports[key]!.types!, pkg.exports[key]!.import!]) {
         const built = join(outDir, relative('dist', target));
         expect(existsSync(built), `${key} → ${target}`).toBe(true);
@@ -43,6 +44,14 @@ describe('npm run build', () => {
     const client = built.createPaymentClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', fetch: fakeFetch });
     expect(await client.paymentPlans.retrieve('pp_1')).toEqual({ id: 'pp_1' });
     expect(new built.PaymentApiError(400, {}, new Headers())).toBeInstanceOf(built.PaymentError);
+  });
+
+  it('the built webhooks entry signs and verifies', async () => {
+    const built = (await import(pathToFileURL(join(outDir, 'src/webhooks/index.js')).href)) as typeof import('../src/webhooks/index.js');
+    const body = '{"payId":"2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c"}';
+    const header = await built.signWebhook(body, 'whsec_test');
+    await expect(built.verifyWebhookSignature(body, { [built.WEBHOOK_SIGNATURE_HEADER]: header }, 'whsec_test')).resolves.toHaveProperty('timestamp');
+    await expect(built.verifyWebhookSignature(body + ' ', { [built.WEBHOOK_SIGNATURE_HEADER]: header }, 'whsec_test')).rejects.toBeInstanceOf(built.WebhookSignatureError);
   });
 
   it('the client declarations need no Node types', () => {
