@@ -1,6 +1,15 @@
 // Errors of the webhook helpers. Each carries a machine-readable `code` so that a handler can
 // branch (answer 400, log, alert) without matching message text.
 
+abstract class CodedError<Code extends string> extends Error {
+  readonly code: Code;
+
+  constructor(code: Code, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
 export type WebhookSignatureErrorCode =
   /** The `X-Webhook-Signature` header is absent or empty. */
   | 'missing_header'
@@ -15,14 +24,8 @@ export type WebhookSignatureErrorCode =
  * The request is not a valid signed webhook: answer it with 400 and do not process it. Messages
  * name the header and the reason; they never contain the expected signature or a secret.
  */
-export class WebhookSignatureError extends Error {
+export class WebhookSignatureError extends CodedError<WebhookSignatureErrorCode> {
   override readonly name = 'WebhookSignatureError';
-  readonly code: WebhookSignatureErrorCode;
-
-  constructor(code: WebhookSignatureErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 export type WebhookPayloadErrorCode =
@@ -35,12 +38,6 @@ export type WebhookPayloadErrorCode =
  * The body is not a notification. Messages describe the problem but never quote the body, which
  * holds payment data that should not end up in logs.
  */
-export class WebhookPayloadError extends Error {
+export class WebhookPayloadError extends CodedError<WebhookPayloadErrorCode> {
   override readonly name = 'WebhookPayloadError';
-  readonly code: WebhookPayloadErrorCode;
-
-  constructor(code: WebhookPayloadErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
