@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
+import { deref as derefPointer } from '../scripts/spectral-functions/_oas.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -323,22 +324,8 @@ function operationsOf(doc: Obj): Obj[] {
   return out;
 }
 
-/** Follows local $refs (`#/...`); anything else is returned as is. */
-function deref(doc: Obj, node: unknown): unknown {
-  const seen = new Set<string>();
-  let current = node;
-  while (isObj(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#/') && !seen.has(current.$ref)) {
-    seen.add(current.$ref);
-    let target: unknown = doc;
-    for (const raw of current.$ref.slice(2).split('/')) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      target = isObj(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
-    }
-    if (target === undefined) return current;
-    current = target;
-  }
-  return current;
-}
+/** Follows local $refs (`#/...`); anything else, or an unresolvable one, is returned as is. */
+const deref = (doc: Obj, node: unknown): unknown => derefPointer(doc, node, []).node;
 
 function walk(node: unknown, path: string[], visit: (node: Obj, path: string[]) => void): void {
   if (Array.isArray(node)) {

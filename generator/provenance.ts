@@ -1,4 +1,4 @@
-import { HTTP_METHODS, isObj, operations, walkSchemas, type Path } from '../scripts/spectral-functions/_oas.js';
+import { getPointer, HTTP_METHODS, isObj, operations, walkSchemas, type Path } from '../scripts/spectral-functions/_oas.js';
 
 // What in the contract the interface document states (documented) and what the contract had
 // to choose (inferred, marked `x-provenance: inferred`). Counted on the bundle, each object
@@ -111,7 +111,7 @@ export function countProvenance(doc: unknown): ProvenanceCounts {
       if (isObj(op.responses)) {
         const inferredStatuses: unknown[] = Array.isArray(op['x-inferred-responses']) ? op['x-inferred-responses'] : [];
         for (const [code, r] of Object.entries(op.responses)) {
-          const target = isObj(r) && typeof r.$ref === 'string' ? resolveLocal(doc, r.$ref) : r;
+          const target = isObj(r) && typeof r.$ref === 'string' ? getPointer(doc, r.$ref) : r;
           add(
             c.responses,
             inferredStatuses.includes(code) || inferredAt([...opPath, 'responses', code]) || (isObj(target) && target['x-provenance'] === INFERRED),
@@ -121,16 +121,6 @@ export function countProvenance(doc: unknown): ProvenanceCounts {
     }
   }
   return c;
-}
-
-function resolveLocal(doc: unknown, ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = doc;
-  for (const raw of ref.slice(2).split('/')) {
-    if (!isObj(node)) return undefined;
-    node = node[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
-  }
-  return node;
 }
 
 /** Small aligned table for the terminal. */

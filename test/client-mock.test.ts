@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationInfo } from '../generated/operations.js';
 import { createPaymentClient, PaymentApiError, type PaymentClientOptions } from '../src/client/index.js';
 import { methodOf } from './support/fake-api.js';
-import { deref, escapePointer, loadBundle, operationById, operations as contractOperations, parametersOf, resolvePointer, type Json, type JsonObject } from './support/openapi.js';
+import { deref, escapePointer, loadBundle, locate as locateIn, operationById, operations as contractOperations, parametersOf, type Json, type JsonObject } from './support/openapi.js';
 import { startPrism, type PrismServer } from './support/prism.js';
 import { createSchemaValidator, formatErrors } from './support/schema.js';
 
@@ -28,23 +28,8 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Arguments from the contract's examples
 
-const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** The node at a JSON pointer, following $refs on the way; with the pointer it really lives at. */
-function locate(ptr: string): { node: Json; at: string } {
-  let node: Json = doc;
-  let at = '#';
-  const follow = () => {
-    while (isObject(node) && typeof node.$ref === 'string') node = resolvePointer(doc, (at = node.$ref));
-  };
-  for (const token of ptr.slice(2).split('/')) {
-    follow();
-    node = (node as JsonObject)[token.replace(/~1/g, '/').replace(/~0/g, '~')] as Json;
-    at += `/${token}`;
-  }
-  follow();
-  return { node, at };
-}
+const locate = (ptr: string) => locateIn(doc, ptr);
 
 const operationPointer = (info: OperationInfo) => `#/paths/${escapePointer(info.path)}/${info.method}`;
 

@@ -1,7 +1,7 @@
 // Every example in the contract (request, response, header, parameter, webhook and schema
 // examples) validated against its schema with Ajv 2020 + formats, on the bundle.
 import { describe, expect, it } from 'vitest';
-import { deref, escapePointer, loadBundle, operations, type Json, type JsonObject } from './support/openapi.js';
+import { deref, escapePointer, loadBundle, locate, operations, type Json, type JsonObject } from './support/openapi.js';
 import { createSchemaValidator, formatErrors, undeclaredMembers } from './support/schema.js';
 
 const doc = loadBundle();
@@ -13,15 +13,10 @@ interface ExampleCase {
   value: Json;
 }
 
-/** Follows a $ref and returns the node with the pointer it really lives at. */
-function locate(node: Json, at: string): [JsonObject, string] {
-  let current = node as JsonObject;
-  let where = at;
-  while (current && typeof current.$ref === 'string') {
-    where = current.$ref;
-    current = deref(doc, { $ref: current.$ref });
-  }
-  return [current, where];
+/** The (resolved) node at a pointer, with the pointer it really lives at. */
+function locateAt(at: string): [JsonObject, string] {
+  const { node, at: where } = locate(doc, at);
+  return [node as JsonObject, where];
 }
 
 function exampleValues(container: JsonObject, label: string): { name: string; value: Json }[] {
@@ -50,21 +45,21 @@ function collectCases(): ExampleCase[] {
   for (const op of operations(doc)) {
     const label = `${op.operation.operationId}`;
     const params = [
-      ...((op.pathItem.parameters ?? []) as Json[]).map((p, i) => locate(p, `${op.at.replace(/\/[a-z]+$/, '')}/parameters/${i}`)),
-      ...((op.operation.parameters ?? []) as Json[]).map((p, i) => locate(p, `${op.at}/parameters/${i}`)),
+      ...((op.pathItem.parameters ?? []) as Json[]).map((_p, i) => locateAt(`${op.at.replace(/\/[a-z]+$/, '')}/parameters/${i}`)),
+      ...((op.operation.parameters ?? []) as Json[]).map((_p, i) => locateAt(`${op.at}/parameters/${i}`)),
     ];
     for (const [param, at] of params) {
       for (const ex of exampleValues(param, `${label} parameter ${param.name}`)) cases.push({ ...ex, schemaPointer: `${at}/schema` });
     }
     if (op.operation.requestBody) {
-      const [body, at] = locate(op.operation.requestBody, `${op.at}/requestBody`);
+      const [body, at] = locateAt(`${op.at}/requestBody`);
       cases.push(...mediaCases(body.content as JsonObject, at, `${label} request`));
     }
-    for (const [status, response] of Object.entries((op.operation.responses ?? {}) as JsonObject)) {
-      const [res, at] = locate(response, `${op.at}/responses/${status}`);
+    for (const status of Object.keys((op.operation.responses ?? {}) as JsonObject)) {
+      const [res, at] = locateAt(`${op.at}/responses/${status}`);
       cases.push(...mediaCases(res.content as JsonObject, at, `${label} ${status} response`));
-      for (const [name, header] of Object.entries((res.headers ?? {}) as JsonObject)) {
-        const [h, hAt] = locate(header, `${at}/headers/${escapePointer(name)}`);
+      for (const name of Object.keys((res.headers ?? {}) as JsonObject)) {
+        const [h, hAt] = locateAt(`${at}/headers/${escapePointer(name)}`);
         for (const ex of exampleValues(h, `${label} ${status} header ${name}`)) cases.push({ ...ex, schemaPointer: `${hAt}/schema` });
       }
     }

@@ -7,7 +7,7 @@
 // plus response selection with `Prefer: code=…, example=…` and `Prefer: dynamic=true`.
 // Prism runs on the bundle of the current contract (globalSetup), on a free port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapePointer, loadBundle, operations, resolvePointer, type Json, type JsonObject, type OperationEntry } from './support/openapi.js';
+import { escapePointer, loadBundle, locate as locateIn, operations, resolvePointer, type Json, type JsonObject, type OperationEntry } from './support/openapi.js';
 import { startPrism, type PrismServer } from './support/prism.js';
 import { createSchemaValidator, declared, formatErrors } from './support/schema.js';
 
@@ -35,27 +35,7 @@ afterAll(async () => {
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 const clone = <T>(v: T): T => structuredClone(v);
 
-/** The node at a JSON pointer, following $refs on the way and at the end; with the pointer it really lives at. */
-function locate(ptr: string): { node: Json; at: string } {
-  let node: Json = doc;
-  let at = '#';
-  const hop = () => {
-    for (let i = 0; isObject(node) && typeof node.$ref === 'string'; i++) {
-      if (i > 50) throw new Error(`$ref loop at ${at}`);
-      at = node.$ref;
-      node = resolvePointer(doc, at);
-    }
-  };
-  for (const token of ptr.slice(2).split('/')) {
-    hop();
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isObject(node) && !Array.isArray(node)) throw new Error(`cannot resolve ${ptr}`);
-    node = (node as JsonObject)[key];
-    at += '/' + token;
-  }
-  hop();
-  return { node, at };
-}
+const locate = (ptr: string) => locateIn(doc, ptr);
 
 const opId = (op: OperationEntry) => String(op.operation.operationId);
 const pathItemAt = (op: OperationEntry) => op.at.slice(0, op.at.lastIndexOf('/'));

@@ -3,9 +3,8 @@
 // Which scheme is which comes from the contract (components.securitySchemes, generated into
 // operations.ts): HTTP Basic (merchant id : API key), HTTP bearer (a JWT from the token endpoint)
 // and an API key in a header (X-API-Key).
-import { securitySchemes, type OperationInfo } from '../../generated/operations.js';
-
-type Scheme = { readonly type: string; readonly scheme?: string; readonly in?: string; readonly name?: string };
+import { securitySchemes } from '../../generated/operations.js';
+import type { OperationInfo, SecuritySchemeInfo as Scheme } from './operation-info.js';
 
 function schemeNamed(match: (s: Scheme) => boolean, what: string): [string, Scheme] {
   const found = Object.entries(securitySchemes as Record<string, Scheme>).find(([, s]) => match(s));

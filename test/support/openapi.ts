@@ -29,6 +29,30 @@ export function resolvePointer(doc: JsonObject, ref: string): Json {
   return node;
 }
 
+/**
+ * The node at a JSON pointer, following $refs on the way and at the end, with the pointer where it
+ * really lives (so that Ajv can validate against it by pointer).
+ */
+export function locate(doc: JsonObject, ptr: string): { node: Json; at: string } {
+  let node: Json = doc;
+  let at = '#';
+  const hop = () => {
+    for (let i = 0; node !== null && typeof node === 'object' && !Array.isArray(node) && typeof node.$ref === 'string'; i++) {
+      if (i > 50) throw new Error(`$ref loop at ${at}`);
+      at = node.$ref;
+      node = resolvePointer(doc, at);
+    }
+  };
+  for (const token of ptr.slice(2).split('/')) {
+    hop();
+    if (node === null || typeof node !== 'object') throw new Error(`cannot resolve ${ptr}`);
+    node = (node as JsonObject)[token.replace(/~1/g, '/').replace(/~0/g, '~')] as Json;
+    at += '/' + token;
+  }
+  hop();
+  return { node, at };
+}
+
 /** Follows $ref chains (Reference Objects and schema $refs). */
 export function deref<T extends Json = JsonObject>(doc: JsonObject, node: Json): T {
   let current = node;
