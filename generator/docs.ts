@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
-import { deref as derefPointer } from '../scripts/spectral-functions/_oas.js';
+import { derefLenient, HTTP_METHODS, isObject as isObj, operations } from '../src/openapi/walker.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -211,8 +211,6 @@ async function inlineImages(body: string, dir: string, file: string): Promise<st
 // The decorated copy
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** Keys whose values are data (examples, enum values...), not OpenAPI objects. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum', 'value']);
 
@@ -310,22 +308,11 @@ function addGuides(doc: Obj, guides: Guide[]): void {
   doc['x-tagGroups'] = [{ name: GUIDES_GROUP, tags: guides.map((g) => g.title) }, ...groups];
 }
 
-/** Operations of paths and webhooks (path items resolved when they are local $refs). */
-function operationsOf(doc: Obj): Obj[] {
-  const out: Obj[] = [];
-  for (const section of ['paths', 'webhooks']) {
-    const map = isObj(doc[section]) ? (doc[section] as Obj) : {};
-    for (const raw of Object.values(map)) {
-      const item = deref(doc, raw);
-      if (!isObj(item)) continue;
-      for (const m of HTTP_METHODS) if (isObj(item[m])) out.push(item[m] as Obj);
-    }
-  }
-  return out;
-}
+/** The operation objects of paths and webhooks (mutable: the copy is decorated in place). */
+const operationsOf = (doc: Obj): Obj[] => operations(doc).map((entry) => entry.operation as Obj);
 
 /** Follows local $refs (`#/...`); anything else, or an unresolvable one, is returned as is. */
-const deref = (doc: Obj, node: unknown): unknown => derefPointer(doc, node, []).node;
+const deref = (doc: Obj, node: unknown): unknown => derefLenient<unknown>(doc, node);
 
 function walk(node: unknown, path: string[], visit: (node: Obj, path: string[]) => void): void {
   if (Array.isArray(node)) {
@@ -342,7 +329,7 @@ function walk(node: unknown, path: string[], visit: (node: Obj, path: string[]) 
   }
 }
 
-const isOperationPath = (p: string[]) => p.length === 3 && (p[0] === 'paths' || p[0] === 'webhooks') && HTTP_METHODS.includes(p[2]!);
+const isOperationPath = (p: string[]) => p.length === 3 && (p[0] === 'paths' || p[0] === 'webhooks') && (HTTP_METHODS as readonly string[]).includes(p[2]!);
 const isParameterPath = (p: string[]) => p.at(-2) === 'parameters' || (p[0] === 'components' && p[1] === 'parameters' && p.length === 3);
 const SCHEMA_KEYS = new Set(['schema', 'items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
 const SCHEMA_MAP_KEYS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs']);

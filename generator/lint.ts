@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
 import { BundleError, bundleContract, type BundleResult } from './bundle.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
@@ -151,7 +151,32 @@ async function loadRuleset(path: string): Promise<Ruleset> {
   const { bundleAndLoadRuleset } = require('@stoplight/spectral-ruleset-bundler/with-loader') as typeof import('@stoplight/spectral-ruleset-bundler/with-loader');
   const { builtins } = require('@stoplight/spectral-ruleset-bundler/plugins/builtins') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/builtins');
   const { commonjs } = require('@stoplight/spectral-ruleset-bundler/plugins/commonjs') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/commonjs');
-  return bundleAndLoadRuleset(resolve(path), { fs, fetch }, [builtins(), commonjs()]);
+  return bundleAndLoadRuleset(resolve(path), { fs, fetch }, [builtins(), commonjs(), typescriptRules()]);
+}
+
+/**
+ * A Rollup plugin for the house rules, which are TypeScript: an import of `x.js` (relative or absolute, as Spectral writes
+ * the `functions:`) that exists
+ * only as `./x.ts` (TypeScript's own convention) resolves to the `.ts` file, and esbuild strips
+ * its types. Type-only imports vanish, so nothing of openapi-typescript or Spectral is bundled.
+ */
+function typescriptRules() {
+  return {
+    name: 'house-rules-typescript',
+    resolveId(source: string, importer: string | undefined): string | null {
+      if (!source.endsWith('.js')) return null;
+      const ts = source.replace(/\.js$/, '.ts');
+      const candidate = isAbsolute(ts) ? ts : importer !== undefined && /^\.\.?\//.test(ts) ? resolve(dirname(importer), ts) : undefined;
+      if (candidate === undefined) return null;
+      return fs.existsSync(candidate) && !fs.existsSync(candidate.replace(/\.ts$/, '.js')) ? candidate : null;
+    },
+    async transform(code: string, id: string): Promise<{ code: string } | null> {
+      if (!id.endsWith('.ts')) return null;
+      const { transform } = await import('esbuild');
+      const out = await transform(code, { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: id });
+      return { code: out.code };
+    },
+  };
 }
 
 async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: string): Promise<LintProblem[]> {

@@ -1,18 +1,16 @@
 import type { OpenApiDocument } from './bundle.js';
-import { deref } from '../scripts/spectral-functions/_oas.js';
-import type { HttpMethod, OperationInfo, SecuritySchemeInfo } from '../src/client/operation-info.js';
+import type { OperationInfo, SecuritySchemeInfo } from '../src/client/operation-info.js';
+import { deref, isObject as isObj, operations, parametersOf, securityOf, type OperationEntry } from '../src/openapi/walker.js';
 
 // The operations module: one entry per operation of the contract, read by the client SDK to build
 // its methods, so that a new operation in the contract becomes a new method with no hand edit.
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-/** The object a (possibly $ref'd) node stands for; an unresolvable reference is an error. */
+/** The object a (possibly $ref'd) node stands for; an unresolvable reference, or a non-object, is an error. */
 function resolve(doc: OpenApiDocument, node: unknown): Obj {
-  const { node: target } = deref(doc, node, []);
-  if (!isObj(target) || typeof target.$ref === 'string') throw new Error(`unresolvable reference ${JSON.stringify(node)}`);
+  const target = deref<unknown>(doc, node);
+  if (!isObj(target)) throw new Error(`${JSON.stringify(node)} is not an object`);
   return target;
 }
 
@@ -43,60 +41,7 @@ export function extractSecuritySchemes(doc: OpenApiDocument): Record<string, Sec
 }
 
 export function extractOperations(doc: OpenApiDocument): OperationInfo[] {
-  const out: OperationInfo[] = [];
-  const paths = isObj(doc.paths) ? doc.paths : {};
-  for (const [path, rawItem] of Object.entries(paths)) {
-    const item = resolve(doc, rawItem);
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!isObj(op)) continue;
-      const id = String(op.operationId);
-      const where = `${method.toUpperCase()} ${path} (${id})`;
-      const params = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(op.parameters) ? op.parameters : [])].map((p) => resolve(doc, p));
-      const byIn = (loc: string) => params.filter((p) => p.in === loc).map((p) => String(p.name));
-      const security = ((op.security ?? doc.security ?? []) as Obj[]).map((req) => Object.keys(req).sort());
-      const sdkMethod = op['x-sdk-method'];
-      if (typeof sdkMethod !== 'string' || !/^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(sdkMethod)) {
-        throw new Error(`${where}: x-sdk-method must be "resource.method", got ${JSON.stringify(sdkMethod)}`);
-      }
-      let requestBody: OperationInfo['requestBody'] = null;
-      if (op.requestBody) {
-        const body = resolve(doc, op.requestBody);
-        const mediaTypes = Object.keys(isObj(body.content) ? body.content : {});
-        if (mediaTypes.length !== 1) throw new Error(`${where}: expected one request media type, got ${mediaTypes.join(', ')}`);
-        requestBody = { mediaType: mediaTypes[0]!, required: body.required === true };
-      }
-      const responses = isObj(op.responses) ? op.responses : {};
-      const success = Object.keys(responses).filter((s) => /^2\d\d$/.test(s)).sort()[0];
-      if (!success) throw new Error(`${where}: no 2xx response`);
-      let pagination: OperationInfo['pagination'] = null;
-      const successBody = resolve(doc, responses[success]);
-      const json = isObj(successBody.content) ? (successBody.content as Obj)['application/json'] : undefined;
-      if (byIn('query').includes('Page') && isObj(json) && json.schema) {
-        const fields = propertyNames(doc, json.schema);
-        if (fields.has('data') && fields.has('totalNumberOfPages')) {
-          pagination = { pageParam: 'Page', itemsField: 'data', totalPagesField: 'totalNumberOfPages' };
-        }
-      }
-      out.push({
-        operationId: id,
-        method,
-        path,
-        sdkMethod,
-        tag: Array.isArray(op.tags) ? String(op.tags[0]) : '',
-        summary: String(op.summary ?? ''),
-        security,
-        idempotencyKey: byIn('header').includes('Idempotency-Key'),
-        version: typeof op['x-since'] === 'string' ? op['x-since'] : null,
-        provenance: op['x-provenance'] === 'inferred' ? 'inferred' : 'documented',
-        pathParams: byIn('path'),
-        queryParams: byIn('query'),
-        requestBody,
-        successStatus: Number(success),
-        pagination,
-      });
-    }
-  }
+  const out = operations(doc, ['paths']).map((entry) => operationInfo(doc, entry));
   const seen = new Map<string, string>();
   for (const o of out) {
     const resource = o.sdkMethod.split('.')[0]!;
@@ -106,6 +51,56 @@ export function extractOperations(doc: OpenApiDocument): OperationInfo[] {
     seen.set(o.sdkMethod, o.operationId);
   }
   return out;
+}
+
+function operationInfo(doc: OpenApiDocument, entry: OperationEntry): OperationInfo {
+  const { key: path, method } = entry;
+  const op = entry.operation as Obj;
+  const id = String(op.operationId);
+  const where = `${method.toUpperCase()} ${path} (${id})`;
+  const params = parametersOf(doc, entry);
+  const byIn = (loc: string) => params.filter((p) => p.in === loc).map((p) => String(p.name));
+  const security = securityOf(doc, entry).map((req) => Object.keys(req).sort());
+  const sdkMethod = op['x-sdk-method'];
+  if (typeof sdkMethod !== 'string' || !/^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(sdkMethod)) {
+    throw new Error(`${where}: x-sdk-method must be "resource.method", got ${JSON.stringify(sdkMethod)}`);
+  }
+  let requestBody: OperationInfo['requestBody'] = null;
+  if (op.requestBody) {
+    const body = resolve(doc, op.requestBody);
+    const mediaTypes = Object.keys(isObj(body.content) ? body.content : {});
+    if (mediaTypes.length !== 1) throw new Error(`${where}: expected one request media type, got ${mediaTypes.join(', ')}`);
+    requestBody = { mediaType: mediaTypes[0]!, required: body.required === true };
+  }
+  const responses = isObj(op.responses) ? op.responses : {};
+  const success = Object.keys(responses).filter((s) => /^2\d\d$/.test(s)).sort()[0];
+  if (!success) throw new Error(`${where}: no 2xx response`);
+  let pagination: OperationInfo['pagination'] = null;
+  const successBody = resolve(doc, responses[success]);
+  const json = isObj(successBody.content) ? (successBody.content as Obj)['application/json'] : undefined;
+  if (byIn('query').includes('Page') && isObj(json) && json.schema) {
+    const fields = propertyNames(doc, json.schema);
+    if (fields.has('data') && fields.has('totalNumberOfPages')) {
+      pagination = { pageParam: 'Page', itemsField: 'data', totalPagesField: 'totalNumberOfPages' };
+    }
+  }
+  return {
+    operationId: id,
+    method,
+    path,
+    sdkMethod,
+    tag: Array.isArray(op.tags) ? String(op.tags[0]) : '',
+    summary: String(op.summary ?? ''),
+    security,
+    idempotencyKey: byIn('header').includes('Idempotency-Key'),
+    version: typeof op['x-since'] === 'string' ? op['x-since'] : null,
+    provenance: op['x-provenance'] === 'inferred' ? 'inferred' : 'documented',
+    pathParams: byIn('path'),
+    queryParams: byIn('query'),
+    requestBody,
+    successStatus: Number(success),
+    pagination,
+  };
 }
 
 export function renderOperations(doc: OpenApiDocument): string {

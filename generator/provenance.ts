@@ -1,4 +1,4 @@
-import { getPointer, HTTP_METHODS, isObj, operations, walkSchemas, type Path } from '../scripts/spectral-functions/_oas.js';
+import { getAt, isObject as isObj, isReference, operations, walkSchemas, type JsonObject, type PointerTokens } from '../src/openapi/walker.js';
 
 // What in the contract the interface document states (documented) and what the contract had
 // to choose (inferred, marked `x-provenance: inferred`). Counted on the bundle, each object
@@ -36,7 +36,7 @@ export const TALLY_LABELS: Record<Exclude<keyof ProvenanceCounts, 'inferredConst
 
 const INFERRED = 'inferred';
 
-export function countProvenance(doc: unknown): ProvenanceCounts {
+export function countProvenance(doc: JsonObject): ProvenanceCounts {
   const tally = (): Tally => ({ documented: 0, inferred: 0, total: 0 });
   const c: ProvenanceCounts = {
     operations: tally(),
@@ -53,7 +53,7 @@ export function countProvenance(doc: unknown): ProvenanceCounts {
     else t.documented++;
   };
   /** true when the node at `path`, or any object on the way to it, is marked inferred */
-  const inferredAt = (path: Path): boolean => {
+  const inferredAt = (path: PointerTokens): boolean => {
     let node: unknown = doc;
     for (const seg of path) {
       if (!isObj(node) && !Array.isArray(node)) return false;
@@ -62,11 +62,11 @@ export function countProvenance(doc: unknown): ProvenanceCounts {
     }
     return false;
   };
-  const notRef = (v: unknown): v is Record<string, any> => isObj(v) && v.$ref === undefined;
+  const notRef = (v: unknown): v is JsonObject => isObj(v) && v.$ref === undefined;
 
-  for (const { path } of operations(doc)) add(c.operations, inferredAt(path));
+  for (const { tokens } of operations(doc)) add(c.operations, inferredAt(tokens));
 
-  const components = isObj(doc) && isObj(doc.components) ? doc.components : {};
+  const components = isObj(doc.components) ? doc.components : {};
   for (const s of Object.values(isObj(components.schemas) ? components.schemas : {})) {
     add(c.namedSchemas, isObj(s) && s['x-provenance'] === INFERRED);
   }
@@ -95,29 +95,24 @@ export function countProvenance(doc: unknown): ProvenanceCounts {
   eachComponent('parameters', c.parameters);
   eachComponent('requestBodies', c.requestBodies);
 
-  const pathItems: Array<[Record<string, any>, Path]> = [];
-  for (const section of ['paths', 'webhooks']) {
-    const map = isObj(doc) ? doc[section] : undefined;
-    if (isObj(map)) for (const [k, item] of Object.entries(map)) if (notRef(item)) pathItems.push([item, [section, k]]);
-  }
-  for (const [item, path] of pathItems) {
-    (item.parameters ?? []).forEach((p: unknown, i: number) => notRef(p) && add(c.parameters, inferredAt([...path, 'parameters', i])));
-    for (const m of HTTP_METHODS) {
-      const op = item[m];
-      if (!isObj(op)) continue;
-      const opPath = [...path, m];
-      (op.parameters ?? []).forEach((p: unknown, i: number) => notRef(p) && add(c.parameters, inferredAt([...opPath, 'parameters', i])));
-      if (notRef(op.requestBody)) add(c.requestBodies, inferredAt([...opPath, 'requestBody']));
-      if (isObj(op.responses)) {
-        const inferredStatuses: unknown[] = Array.isArray(op['x-inferred-responses']) ? op['x-inferred-responses'] : [];
-        for (const [code, r] of Object.entries(op.responses)) {
-          const target = isObj(r) && typeof r.$ref === 'string' ? getPointer(doc, r.$ref) : r;
-          add(
-            c.responses,
-            inferredStatuses.includes(code) || inferredAt([...opPath, 'responses', code]) || (isObj(target) && target['x-provenance'] === INFERRED),
-          );
-        }
-      }
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const countedPathItems = new Set<string>();
+  for (const { operation, pathItem, tokens } of operations(doc)) {
+    const itemTokens = tokens.slice(0, -1);
+    if (!countedPathItems.has(itemTokens.join('/'))) {
+      countedPathItems.add(itemTokens.join('/'));
+      list(pathItem.parameters).forEach((p, i) => notRef(p) && add(c.parameters, inferredAt([...itemTokens, 'parameters', i])));
+    }
+    list(operation.parameters).forEach((p, i) => notRef(p) && add(c.parameters, inferredAt([...tokens, 'parameters', i])));
+    if (notRef(operation.requestBody)) add(c.requestBodies, inferredAt([...tokens, 'requestBody']));
+    const op = operation as JsonObject;
+    const inferredStatuses = list(op['x-inferred-responses']);
+    for (const [code, r] of Object.entries(operation.responses ?? {})) {
+      const target = isReference(r) ? getAt(doc, r.$ref) : r;
+      add(
+        c.responses,
+        inferredStatuses.includes(code) || inferredAt([...tokens, 'responses', code]) || (isObj(target) && target['x-provenance'] === INFERRED),
+      );
     }
   }
   return c;

@@ -1,7 +1,10 @@
 // The shape of the generated operations module (generated/operations.ts): the generator writes
 // it, the client reads it. One definition, imported by both.
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options' | 'trace';
+/** The HTTP methods an OpenAPI path item can hold, in the specification's order. */
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** One operation of the contract, as the client SDK needs it. */
 export interface OperationInfo {

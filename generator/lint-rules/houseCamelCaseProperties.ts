@@ -6,14 +6,15 @@
 // Spectral `overrides` match by source file, and Spectral lints the single-file BUNDLE, so a
 // file-based override cannot reach those schemas; the vendor extension travels with the schema.
 // It exempts only that schema's own `properties`, not nested inline schemas.
-import { walkSchemas, isObj } from './_oas.js';
+import { isObject, walkSchemas } from '../../src/openapi/walker.js';
+import type { HouseRule } from './types.js';
 
 const CAMEL = /^_?[a-z][a-zA-Z0-9]*$/;
 
-export default function houseCamelCaseProperties(doc) {
-  const results = [];
+const houseCamelCaseProperties: HouseRule = (doc) => {
+  const results: ReturnType<HouseRule> = [];
   walkSchemas(doc, (schema, path) => {
-    if (!isObj(schema.properties) || schema['x-naming'] === 'rfc6749') return;
+    if (!isObject(schema.properties) || schema['x-naming'] === 'rfc6749') return;
     for (const name of Object.keys(schema.properties)) {
       if (!CAMEL.test(name)) {
         results.push({
@@ -24,4 +25,5 @@ export default function houseCamelCaseProperties(doc) {
     }
   });
   return results;
-}
+};
+export default houseCamelCaseProperties;

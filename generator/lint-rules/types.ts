@@ -1,0 +1,7 @@
+// What a house rule is: a Spectral function run once on the whole, UNRESOLVED bundle
+// (`given: $`, `resolved: false` in .spectral.yaml), so that each object is reported where it
+// lives, not once per `$ref` that uses it.
+import type { IFunctionResult } from '@stoplight/spectral-core';
+import type { JsonObject } from '../../src/openapi/walker.js';
+
+export type HouseRule = (document: JsonObject) => IFunctionResult[];

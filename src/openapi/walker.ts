@@ -1,0 +1,323 @@
+// The one OpenAPI walker: JSON pointers, `$ref` resolution, the operations of a document and every
+// schema in it. The generator, the Spectral house rules, the scripts, the tests and the sandbox
+// all walk the contract through this module; none writes its own loop over `paths` or its own
+// pointer escaping.
+//
+// Plain TypeScript with no runtime imports (no `node:`), so that any layer may use it. The types
+// are openapi-typescript's OpenAPI 3.1 object types (type-only imports: nothing of it is loaded).
+import type {
+  OpenAPI3,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  SchemaObject,
+  SecurityRequirementObject,
+} from 'openapi-typescript';
+import { HTTP_METHODS, type HttpMethod } from '../client/operation-info.js';
+
+export { HTTP_METHODS, type HttpMethod };
+export type { OpenAPI3, OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SecurityRequirementObject };
+
+/** A JSON object: what every OpenAPI object is once parsed. */
+export type JsonObject = Record<string, unknown>;
+
+/** A location in a document as reference tokens: `['paths', '/payments', 'post']`. */
+export type PointerTokens = readonly (string | number)[];
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isReference(value: unknown): value is ReferenceObject {
+  return isObject(value) && typeof value.$ref === 'string';
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON pointers (RFC 6901) as URI fragments: `#/paths/~1payments~1%7Bid%7D/post`
+
+/** One reference token escaped for a pointer (`~` → `~0`, `/` → `~1`). */
+export function escapeToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** One reference token of a pointer, unescaped. */
+export function unescapeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** `#/a/b~1c` from `['a', 'b/c']`. */
+export function toPointer(tokens: PointerTokens): string {
+  return tokens.length === 0 ? '#' : `#/${tokens.map(escapeToken).join('/')}`;
+}
+
+/**
+ * The tokens of a local pointer: `#/a/b~1c`, or the fragment of a `$ref` (percent-encoded
+ * characters decoded, as in a URI fragment). Throws on anything that is not a local pointer.
+ */
+export function parsePointer(pointer: string): string[] {
+  if (pointer === '#' || pointer === '') return [];
+  const body = pointer.startsWith('#/') ? pointer.slice(2) : pointer.startsWith('/') ? pointer.slice(1) : undefined;
+  if (body === undefined) throw new Error(`not a local JSON pointer: ${pointer}`);
+  return body.split('/').map((raw) => unescapeToken(raw.includes('%') ? decodeURIComponent(raw) : raw));
+}
+
+/** The value at a location, or undefined when any step is missing. */
+export function getAt(root: unknown, location: string | PointerTokens): unknown {
+  const tokens = typeof location === 'string' ? parsePointer(location) : location;
+  let node = root;
+  for (const token of tokens) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string | number, unknown>)[token];
+  }
+  return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// $ref resolution (local references, as in a bundle)
+
+export class UnresolvedReferenceError extends Error {
+  constructor(
+    readonly ref: string,
+    readonly reason: 'missing' | 'external' | 'circular',
+  ) {
+    super(reason === 'external' ? `external $ref ${ref}: bundle the document first` : `${reason === 'missing' ? 'unresolvable' : 'circular'} $ref ${ref}`);
+    this.name = 'UnresolvedReferenceError';
+  }
+}
+
+export interface Resolved<T> {
+  /** The first node of the chain that is not a Reference Object. */
+  node: T;
+  /** Where that node lives: the last `$ref` followed, or the starting location (undefined when unknown). */
+  tokens: string[] | undefined;
+}
+
+/**
+ * Follows a chain of local `$ref`s (Reference Objects and schema `$ref`s) to the node it stands for.
+ * A missing, external or circular reference throws UnresolvedReferenceError.
+ */
+export function resolve<T = unknown>(root: unknown, node: T | ReferenceObject, at?: PointerTokens): Resolved<T> {
+  let current: unknown = node;
+  let tokens = at ? at.map(String) : undefined;
+  const seen = new Set<string>();
+  while (isReference(current)) {
+    const ref = current.$ref;
+    if (!ref.startsWith('#')) throw new UnresolvedReferenceError(ref, 'external');
+    if (seen.has(ref)) throw new UnresolvedReferenceError(ref, 'circular');
+    seen.add(ref);
+    tokens = parsePointer(ref);
+    const target = getAt(root, tokens);
+    if (target === undefined) throw new UnresolvedReferenceError(ref, 'missing');
+    current = target;
+  }
+  return { node: current as T, tokens };
+}
+
+/** The node a (possibly referenced) node stands for. */
+export function deref<T = JsonObject>(root: unknown, node: T | ReferenceObject): T {
+  return resolve<T>(root, node).node;
+}
+
+/** Like resolve, but undefined for a missing, external or circular reference (linters report those elsewhere). */
+export function tryResolve<T = unknown>(root: unknown, node: T | ReferenceObject, at?: PointerTokens): Resolved<T> | undefined {
+  try {
+    return resolve(root, node, at);
+  } catch (error) {
+    if (error instanceof UnresolvedReferenceError) return undefined;
+    throw error;
+  }
+}
+
+/** Like deref, but an unresolvable reference yields the reference itself. */
+export function derefLenient<T = JsonObject>(root: unknown, node: T | ReferenceObject): T | ReferenceObject {
+  return tryResolve(root, node)?.node ?? node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+export type OperationSection = 'paths' | 'webhooks';
+
+export interface OperationEntry {
+  section: OperationSection;
+  /** The path template (`/payments/{id}/captures`) or the webhook name. */
+  key: string;
+  method: HttpMethod;
+  operation: OperationObject;
+  pathItem: PathItemObject;
+  /** Where the operation lives: under its path item, or where a referenced path item is. */
+  tokens: string[];
+  /** `tokens` as a JSON pointer. */
+  pointer: string;
+}
+
+/**
+ * Every operation of the document, paths first, then webhooks, in document order and in the
+ * HTTP_METHODS order within a path item. A path item that is a `$ref` is followed; an operation
+ * reached twice through references is listed once, where it lives.
+ */
+export function operations(root: OpenAPI3 | JsonObject, sections: readonly OperationSection[] = ['paths', 'webhooks']): OperationEntry[] {
+  const out: OperationEntry[] = [];
+  const seen = new Set<string>();
+  for (const section of sections) {
+    const map = (root as JsonObject)[section];
+    if (!isObject(map)) continue;
+    for (const [key, raw] of Object.entries(map)) {
+      const { node: pathItem, tokens: itemTokens } = resolve<unknown>(root, raw, [section, key]);
+      if (!isObject(pathItem)) continue;
+      for (const method of HTTP_METHODS) {
+        const operation = pathItem[method];
+        if (!isObject(operation)) continue;
+        const tokens = [...(itemTokens ?? [section, key]), method];
+        const pointer = toPointer(tokens);
+        if (seen.has(pointer)) continue;
+        seen.add(pointer);
+        out.push({ section, key, method, operation: operation as OperationObject, pathItem: pathItem as PathItemObject, tokens, pointer });
+      }
+    }
+  }
+  return out;
+}
+
+/** The operation with this operationId; throws when the document has none. */
+export function operationById(root: OpenAPI3 | JsonObject, operationId: string): OperationEntry {
+  const found = operations(root).find((entry) => entry.operation.operationId === operationId);
+  if (!found) throw new Error(`no operation ${operationId} in the document`);
+  return found;
+}
+
+/** The parameters of an operation, resolved: the path item's, overridden by the operation's of the same name and location. */
+export function parametersOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEntry, 'operation' | 'pathItem'>): ParameterObject[] {
+  const byKey = new Map<string, ParameterObject>();
+  for (const raw of [...(entry.pathItem.parameters ?? []), ...(entry.operation.parameters ?? [])]) {
+    const parameter = deref<ParameterObject>(root, raw);
+    byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+  }
+  return [...byKey.values()];
+}
+
+/** The security alternatives of an operation: its own `security`, else the document's. */
+export function securityOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEntry, 'operation'>): SecurityRequirementObject[] {
+  return (entry.operation.security ?? (root as OpenAPI3).security ?? []) as SecurityRequirementObject[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
+const SCHEMA_SINGLE = [
+  'items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains',
+  'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema',
+] as const;
+const SCHEMA_LISTS = ['prefixItems', 'allOf', 'anyOf', 'oneOf'] as const;
+
+/** The subschemas of one schema object, each with its tokens relative to the schema. */
+export function subschemas(schema: JsonObject): Array<[unknown, (string | number)[]]> {
+  const out: Array<[unknown, (string | number)[]]> = [];
+  for (const k of SCHEMA_MAPS) {
+    const map = schema[k];
+    if (isObject(map)) for (const [name, sub] of Object.entries(map)) out.push([sub, [k, name]]);
+  }
+  for (const k of SCHEMA_SINGLE) {
+    const sub = schema[k];
+    if (Array.isArray(sub)) sub.forEach((s, i) => out.push([s, [k, i]])); // draft-04 tuple `items`
+    else if (sub !== undefined) out.push([sub, [k]]);
+  }
+  for (const k of SCHEMA_LISTS) {
+    const list = schema[k];
+    if (Array.isArray(list)) list.forEach((s, i) => out.push([s, [k, i]]));
+  }
+  return out;
+}
+
+export type SchemaVisitor = (schema: SchemaObject & JsonObject, tokens: (string | number)[], parent: JsonObject | undefined) => void;
+
+/**
+ * Calls `visit` for every schema object in the document where it physically lives: under
+ * parameters, headers, media types (and their encodings), request bodies, responses, callbacks,
+ * path items and webhooks, and the components. `$ref`s are not followed, so a shared schema is
+ * visited once; boolean schemas are skipped.
+ */
+export function walkSchemas(root: OpenAPI3 | JsonObject, visit: SchemaVisitor): void {
+  const doc = root as JsonObject;
+  const schema = (s: unknown, tokens: (string | number)[], parent?: JsonObject): void => {
+    if (!isObject(s)) return;
+    visit(s as SchemaObject & JsonObject, tokens, parent);
+    if (s.$ref !== undefined) return;
+    for (const [sub, rel] of subschemas(s)) schema(sub, [...tokens, ...rel], s);
+  };
+  const content = (c: unknown, tokens: (string | number)[]): void => {
+    if (!isObject(c)) return;
+    for (const [mediaType, media] of Object.entries(c)) {
+      if (!isObject(media)) continue;
+      schema(media.schema, [...tokens, mediaType, 'schema']);
+      if (isObject(media.encoding)) {
+        for (const [name, encoding] of Object.entries(media.encoding)) {
+          if (isObject(encoding)) headers(encoding.headers, [...tokens, mediaType, 'encoding', name, 'headers']);
+        }
+      }
+    }
+  };
+  const parameterOrHeader = (p: unknown, tokens: (string | number)[]): void => {
+    if (!isObject(p) || p.$ref !== undefined) return;
+    schema(p.schema, [...tokens, 'schema']);
+    content(p.content, [...tokens, 'content']);
+  };
+  const headers = (h: unknown, tokens: (string | number)[]): void => {
+    if (isObject(h)) for (const [name, header] of Object.entries(h)) parameterOrHeader(header, [...tokens, name]);
+  };
+  const response = (r: unknown, tokens: (string | number)[]): void => {
+    if (!isObject(r) || r.$ref !== undefined) return;
+    headers(r.headers, [...tokens, 'headers']);
+    content(r.content, [...tokens, 'content']);
+  };
+  const requestBody = (b: unknown, tokens: (string | number)[]): void => {
+    if (isObject(b) && b.$ref === undefined) content(b.content, [...tokens, 'content']);
+  };
+  const callbacks = (cbs: unknown, tokens: (string | number)[]): void => {
+    if (!isObject(cbs)) return;
+    for (const [name, cb] of Object.entries(cbs)) {
+      if (isObject(cb) && cb.$ref === undefined) {
+        for (const [expression, item] of Object.entries(cb)) pathItem(item, [...tokens, name, expression]);
+      }
+    }
+  };
+  const pathItem = (item: unknown, tokens: (string | number)[]): void => {
+    if (!isObject(item) || item.$ref !== undefined) return;
+    (Array.isArray(item.parameters) ? item.parameters : []).forEach((p, i) => parameterOrHeader(p, [...tokens, 'parameters', i]));
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      (Array.isArray(op.parameters) ? op.parameters : []).forEach((p, i) => parameterOrHeader(p, [...tokens, method, 'parameters', i]));
+      requestBody(op.requestBody, [...tokens, method, 'requestBody']);
+      if (isObject(op.responses)) for (const [code, r] of Object.entries(op.responses)) response(r, [...tokens, method, 'responses', code]);
+      callbacks(op.callbacks, [...tokens, method, 'callbacks']);
+    }
+  };
+
+  for (const section of ['paths', 'webhooks']) {
+    const map = doc[section];
+    if (isObject(map)) for (const [key, item] of Object.entries(map)) pathItem(item, [section, key]);
+  }
+  const components = isObject(doc.components) ? doc.components : {};
+  const each = (kind: string, fn: (value: unknown, tokens: (string | number)[]) => void) => {
+    const map = components[kind];
+    if (isObject(map)) for (const [name, value] of Object.entries(map)) fn(value, ['components', kind, name]);
+  };
+  each('schemas', (s, t) => schema(s, t));
+  each('parameters', parameterOrHeader);
+  each('headers', parameterOrHeader);
+  each('responses', response);
+  each('requestBodies', requestBody);
+  each('pathItems', pathItem);
+  each('callbacks', (cb, t) => callbacks({ [String(t.at(-1))]: cb }, t.slice(0, -1)));
+}
+
+/** The types a schema admits (`[]` when it sets no `type`). */
+export function schemaTypes(schema: unknown): string[] {
+  if (!isObject(schema)) return [];
+  if (typeof schema.type === 'string') return [schema.type];
+  if (Array.isArray(schema.type)) return schema.type.map(String);
+  return [];
+}
