@@ -6,6 +6,7 @@ import { BundleError, bundleContract, type BundleResult } from './bundle.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from './redocly.js';
 import { SourceLocator } from './sourcemap.js';
+import { toPointer } from '../src/openapi/walker.js';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 
@@ -205,6 +206,3 @@ async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: 
   return problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule));
 }
 
-function toPointer(path: ReadonlyArray<string | number>): string {
-  return `#/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
-}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { isReference, parsePointer } from '../src/openapi/walker.js';
 
 // Redocly's bundle keeps no record of where each node came from, so we rebuild it: walk the
 // bundle and the multi-file source side by side. Where the source has an external `$ref` and
@@ -30,9 +31,7 @@ interface SourceFile {
   lines: LineCounter;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const refOf = (v: unknown): string | undefined => (isObj(v) && typeof v.$ref === 'string' ? v.$ref : undefined);
-const unescape = (s: string) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~');
+const refOf = (v: unknown): string | undefined => (isReference(v) ? v.$ref : undefined);
 
 export class SourceLocator {
   private readonly files = new Map<string, SourceFile | null>();
@@ -86,14 +85,14 @@ export class SourceLocator {
     const srcRef = refOf(this.valueAt(loc));
     if (srcRef !== undefined && srcRef !== bundleRef) {
       const target = this.follow(loc);
-      const m = bundleRef?.match(/^#\/components\/([^/]+)\/([^/]+)$/);
-      if (m) {
+      const [section, type, name, ...deeper] = bundleRef?.startsWith('#/') ? parsePointer(bundleRef) : [];
+      if (section === 'components' && type !== undefined && name !== undefined && deeper.length === 0) {
         // the bundler moved the ref's target into components
-        const key = `${unescape(m[1]!)}/${unescape(m[2]!)}`;
+        const key = `${type}/${name}`;
         if (!this.components.has(key)) {
           this.components.set(key, target);
           const comps = (this.bundle as Record<string, any>).components;
-          queue.push([comps?.[unescape(m[1]!)]?.[unescape(m[2]!)], target]);
+          queue.push([comps?.[type]?.[name], target]);
         }
         return;
       }
@@ -117,7 +116,7 @@ export class SourceLocator {
       const key = `${file}#${frag}`;
       if (seen.has(key)) break;
       seen.add(key);
-      const next: Loc = { file, path: frag ? frag.split('/').slice(1).map(unescape) : [] };
+      const next: Loc = { file, path: frag ? parsePointer(frag) : [] };
       if (this.valueAt(next) === undefined) break;
       loc = next;
     }

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/paths.js';
-import { startPrism } from '../test/support/prism.js';
+import { startPrism } from './prism.js';
 
 export interface MockFigures {
   /** requests per second (mean of the per-second samples) */

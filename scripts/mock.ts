@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleContract } from '../generator/bundle.js';
 import { REPO_ROOT } from '../generator/paths.js';
-import { PRISM_CLI, PRISM_MOCK_ARGS } from '../test/support/prism.js';
+import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
 
 const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
 

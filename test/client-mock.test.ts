@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationInfo } from '../generated/operations.js';
 import { createPaymentClient, PaymentApiError, type PaymentClientOptions } from '../src/client/index.js';
 import { methodOf } from './support/fake-api.js';
-import { deref, escapePointer, loadBundle, locate as locateIn, operationById, operations as contractOperations, parametersOf, type Json, type JsonObject } from './support/openapi.js';
+import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
+import { deref, escapeToken, locate as locateIn, operationById, operations as contractOperations, parametersOf, type ParameterObject } from '../src/openapi/walker.js';
 import { startPrism, type PrismServer } from './support/prism.js';
 import { createSchemaValidator, formatErrors } from './support/schema.js';
 
@@ -31,12 +32,12 @@ afterAll(async () => {
 
 const locate = (ptr: string) => locateIn(doc, ptr);
 
-const operationPointer = (info: OperationInfo) => `#/paths/${escapePointer(info.path)}/${info.method}`;
+const operationPointer = (info: OperationInfo) => `#/paths/${escapeToken(info.path)}/${info.method}`;
 
-function parameterExample(p: JsonObject): Json | undefined {
+function parameterExample(p: ParameterObject): Json | undefined {
   const schema = deref(doc, p.schema ?? {});
-  const named = Object.values((p.examples ?? {}) as JsonObject).map((e) => deref(doc, e).value);
-  return p.example ?? named[0] ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined) ?? schema.example;
+  const named = Object.values(p.examples ?? {}).map((e) => deref(doc, e).value);
+  return (p.example ?? named[0] ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined) ?? schema.example) as Json | undefined;
 }
 
 /** Positional arguments: path parameters in order, the first request example, the query examples. */
@@ -49,7 +50,7 @@ function exampleArgs(info: OperationInfo): unknown[] {
     return value;
   });
   if (info.requestBody) {
-    const media = locate(`${operationPointer(info)}/requestBody/content/${escapePointer(info.requestBody.mediaType)}`).node as JsonObject;
+    const media = locate(`${operationPointer(info)}/requestBody/content/${escapeToken(info.requestBody.mediaType)}`).node as JsonObject;
     const value = media.example ?? Object.values((media.examples ?? {}) as JsonObject).map((e) => deref(doc, e).value)[0];
     if (value === undefined) throw new Error(`${info.operationId}: the request body has no example`);
     args.push(structuredClone(value));
@@ -67,9 +68,9 @@ function exampleArgs(info: OperationInfo): unknown[] {
 
 /** JSON pointer of the success response's JSON schema, or undefined for an empty response (204). */
 function successSchemaAt(info: OperationInfo): string | undefined {
-  const { node, at } = locate(`${operationPointer(info)}/responses/${info.successStatus}`);
+  const { node, pointer: at } = locate(`${operationPointer(info)}/responses/${info.successStatus}`);
   const content = ((node as JsonObject).content ?? {}) as JsonObject;
-  return 'application/json' in content ? locate(`${at}/content/application~1json/schema`).at : undefined;
+  return 'application/json' in content ? locate(`${at}/content/application~1json/schema`).pointer : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPaymentClient, PaymentApiError, PaymentError, PaymentNetworkError, PaymentTimeoutError, type PaymentClientSettings } from '../src/client/index.js';
 import { parseRetryAfter } from '../src/client/retry.js';
 import { reply, startFakeApi, type FakeApi, type FakeHandler } from './support/fake-api.js';
-import { freePort } from './support/prism.js';
+import { freePort } from '../scripts/server-process.js';
 import { loadBundle, type JsonObject } from './support/openapi.js';
 
 const examples = (loadBundle().components as JsonObject).examples as Record<string, { value: JsonObject }>;

@@ -9,7 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, type Guide } from '../generator/docs.js';
-import { loadBundle, operations, resolvePointer, type Json, type JsonObject } from './support/openapi.js';
+import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
+import { deref, operations, type OperationObject } from '../src/openapi/walker.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -92,13 +93,12 @@ describe('buildDocs', () => {
     visit(doc, []);
     for (const op of operations(doc)) {
       for (const status of (op.operation['x-inferred-responses'] ?? []) as string[]) {
-        let response = (op.operation.responses as JsonObject)[status] as JsonObject;
-        if (typeof response.$ref === 'string') response = resolvePointer(doc, response.$ref) as JsonObject;
-        if (!String(response.description).includes('class="inferred-badge"')) missing.push(`${op.at}/responses/${status}`);
+        const response = deref<JsonObject>(doc, op.operation.responses?.[status]);
+        if (!String(response.description).includes('class="inferred-badge"')) missing.push(`${op.pointer}/responses/${status}`);
       }
       if (op.operation['x-provenance'] === 'inferred') {
         const badges = (op.operation['x-badges'] ?? []) as JsonObject[];
-        if (!badges.some((b) => b.name === 'Inferred')) missing.push(`${op.at} (x-badges)`);
+        if (!badges.some((b) => b.name === 'Inferred')) missing.push(`${op.pointer} (x-badges)`);
       }
     }
     expect(missing).toEqual([]);
@@ -238,8 +238,7 @@ describe('the page in Chromium, from disk, offline', () => {
       .filter((o) => o.operation['x-provenance'] !== 'inferred')
       .flatMap((o) =>
         ((o.operation['x-inferred-responses'] ?? []) as string[]).map((status) => {
-          let response = (o.operation.responses as JsonObject)[status] as JsonObject;
-          if (typeof response.$ref === 'string') response = resolvePointer(bundle, response.$ref) as JsonObject;
+          const response = deref<JsonObject>(bundle, o.operation.responses?.[status]);
           return { o, status, documented: response['x-provenance'] !== 'inferred' };
         }),
       )
@@ -255,7 +254,7 @@ describe('the page in Chromium, from disk, offline', () => {
   }, 60_000);
 
   /** Opens an operation from the sidebar; returns its section once the heading is visible. */
-  async function openOperation(operation: JsonObject) {
+  async function openOperation(operation: OperationObject) {
     const summary = String(operation.summary);
     await menuGroup(String((operation.tags as string[])[0])).locator('[data-testid="menu-item-label"]').first().click();
     await page

@@ -1,7 +1,8 @@
 // Every example in the contract (request, response, header, parameter, webhook and schema
 // examples) validated against its schema with Ajv 2020 + formats, on the bundle.
 import { describe, expect, it } from 'vitest';
-import { deref, escapePointer, loadBundle, locate, operations, type Json, type JsonObject } from './support/openapi.js';
+import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
+import { deref, escapeToken, locate, operations } from '../src/openapi/walker.js';
 import { createSchemaValidator, formatErrors, undeclaredMembers } from './support/schema.js';
 
 const doc = loadBundle();
@@ -15,7 +16,7 @@ interface ExampleCase {
 
 /** The (resolved) node at a pointer, with the pointer it really lives at. */
 function locateAt(at: string): [JsonObject, string] {
-  const { node, at: where } = locate(doc, at);
+  const { node, pointer: where } = locate(doc, at);
   return [node as JsonObject, where];
 }
 
@@ -34,7 +35,7 @@ function mediaCases(content: JsonObject | undefined, at: string, label: string):
   for (const [mediaType, media] of Object.entries(content ?? {})) {
     const m = media as JsonObject;
     if (!m.schema) continue;
-    const schemaPointer = `${at}/content/${escapePointer(mediaType)}/schema`;
+    const schemaPointer = `${at}/content/${escapeToken(mediaType)}/schema`;
     for (const ex of exampleValues(m, `${label} ${mediaType}`)) out.push({ ...ex, schemaPointer });
   }
   return out;
@@ -45,21 +46,21 @@ function collectCases(): ExampleCase[] {
   for (const op of operations(doc)) {
     const label = `${op.operation.operationId}`;
     const params = [
-      ...((op.pathItem.parameters ?? []) as Json[]).map((_p, i) => locateAt(`${op.at.replace(/\/[a-z]+$/, '')}/parameters/${i}`)),
-      ...((op.operation.parameters ?? []) as Json[]).map((_p, i) => locateAt(`${op.at}/parameters/${i}`)),
+      ...(op.pathItem.parameters ?? []).map((_p, i) => locateAt(`${op.pointer.replace(/\/[a-z]+$/, '')}/parameters/${i}`)),
+      ...(op.operation.parameters ?? []).map((_p, i) => locateAt(`${op.pointer}/parameters/${i}`)),
     ];
     for (const [param, at] of params) {
       for (const ex of exampleValues(param, `${label} parameter ${param.name}`)) cases.push({ ...ex, schemaPointer: `${at}/schema` });
     }
     if (op.operation.requestBody) {
-      const [body, at] = locateAt(`${op.at}/requestBody`);
+      const [body, at] = locateAt(`${op.pointer}/requestBody`);
       cases.push(...mediaCases(body.content as JsonObject, at, `${label} request`));
     }
-    for (const status of Object.keys((op.operation.responses ?? {}) as JsonObject)) {
-      const [res, at] = locateAt(`${op.at}/responses/${status}`);
+    for (const status of Object.keys(op.operation.responses ?? {})) {
+      const [res, at] = locateAt(`${op.pointer}/responses/${status}`);
       cases.push(...mediaCases(res.content as JsonObject, at, `${label} ${status} response`));
       for (const name of Object.keys((res.headers ?? {}) as JsonObject)) {
-        const [h, hAt] = locateAt(`${at}/headers/${escapePointer(name)}`);
+        const [h, hAt] = locateAt(`${at}/headers/${escapeToken(name)}`);
         for (const ex of exampleValues(h, `${label} ${status} header ${name}`)) cases.push({ ...ex, schemaPointer: `${hAt}/schema` });
       }
     }
@@ -71,7 +72,7 @@ function collectCases(): ExampleCase[] {
     if (Array.isArray(node.examples)) {
       node.examples.forEach((value, i) => cases.push({ name: `${label} schema example ${i} at ${at}`, schemaPointer: at, value }));
     }
-    for (const [k, v] of Object.entries(node)) if (k !== 'examples' && k !== 'const' && k !== 'enum') walk(v, `${at}/${escapePointer(k)}`, label);
+    for (const [k, v] of Object.entries(node)) if (k !== 'examples' && k !== 'const' && k !== 'enum') walk(v, `${at}/${escapeToken(k)}`, label);
   };
   for (const name of Object.keys((doc.components as JsonObject).schemas as JsonObject)) {
     walk(((doc.components as JsonObject).schemas as JsonObject)[name], `#/components/schemas/${name}`, name);
@@ -118,7 +119,7 @@ describe('example coverage', () => {
     },
   );
   it.each(ops.map((o) => [o.operation.operationId as string, o] as const))('%s has a named example for every response with a body', (_id, op) => {
-    for (const [status, response] of Object.entries(op.operation.responses as JsonObject)) {
+    for (const [status, response] of Object.entries(op.operation.responses ?? {})) {
       const res = deref<JsonObject>(doc, response);
       for (const media of Object.values((res.content ?? {}) as JsonObject)) {
         expect(Object.keys(((media as JsonObject).examples ?? {}) as JsonObject), `${status} of ${op.operation.operationId}`).not.toEqual([]);

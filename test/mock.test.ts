@@ -7,7 +7,8 @@
 // plus response selection with `Prefer: code=…, example=…` and `Prefer: dynamic=true`.
 // Prism runs on the bundle of the current contract (globalSetup), on a free port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapePointer, loadBundle, locate as locateIn, operations, resolvePointer, type Json, type JsonObject, type OperationEntry } from './support/openapi.js';
+import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
+import { deref, escapeToken, isObject, locate as locateIn, type OperationEntry, operations } from '../src/openapi/walker.js';
 import { startPrism, type PrismServer } from './support/prism.js';
 import { createSchemaValidator, declared, formatErrors } from './support/schema.js';
 
@@ -32,13 +33,12 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Reading the contract
 
-const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 const clone = <T>(v: T): T => structuredClone(v);
 
 const locate = (ptr: string) => locateIn(doc, ptr);
 
 const opId = (op: OperationEntry) => String(op.operation.operationId);
-const pathItemAt = (op: OperationEntry) => op.at.slice(0, op.at.lastIndexOf('/'));
+const pathItemAt = (op: OperationEntry) => op.pointer.slice(0, op.pointer.lastIndexOf('/'));
 
 interface Param {
   name: string;
@@ -55,18 +55,18 @@ function paramsOf(op: OperationEntry): Param[] {
     const list = locate(listAt).node;
     if (!Array.isArray(list)) return;
     list.forEach((_, i) => {
-      const { node, at } = locate(`${listAt}/${i}`);
+      const { node, pointer: at } = locate(`${listAt}/${i}`);
       const p = node as JsonObject;
       const schema = locate(`${at}/schema`);
       const s = schema.node as JsonObject;
-      const named = Object.keys((p.examples ?? {}) as JsonObject).map((k) => (locate(`${at}/examples/${escapePointer(k)}`).node as JsonObject).value);
+      const named = Object.keys((p.examples ?? {}) as JsonObject).map((k) => (locate(`${at}/examples/${escapeToken(k)}`).node as JsonObject).value);
       const example = p.example ?? named[0] ?? (Array.isArray(s.examples) ? s.examples[0] : undefined) ?? s.example;
       // Operation-level parameters override path-item ones with the same name and location.
-      byKey.set(`${p.in}:${p.name}`, { name: String(p.name), in: p.in as Param['in'], required: p.required === true, schemaAt: schema.at, schema: s, example });
+      byKey.set(`${p.in}:${p.name}`, { name: String(p.name), in: p.in as Param['in'], required: p.required === true, schemaAt: schema.pointer, schema: s, example });
     });
   };
   collect(`${pathItemAt(op)}/parameters`);
-  collect(`${op.at}/parameters`);
+  collect(`${op.pointer}/parameters`);
   return [...byKey.values()];
 }
 
@@ -79,15 +79,15 @@ interface BodyExample {
 
 function requestExamples(op: OperationEntry): BodyExample[] {
   if (!op.operation.requestBody) return [];
-  const body = locate(`${op.at}/requestBody`);
+  const body = locate(`${op.pointer}/requestBody`);
   const out: BodyExample[] = [];
   for (const [mediaType, media] of Object.entries(((body.node as JsonObject).content ?? {}) as JsonObject)) {
-    const mediaAt = `${body.at}/content/${escapePointer(mediaType)}`;
-    const schemaAt = locate(`${mediaAt}/schema`).at;
+    const mediaAt = `${body.pointer}/content/${escapeToken(mediaType)}`;
+    const schemaAt = locate(`${mediaAt}/schema`).pointer;
     const m = media as JsonObject;
     if (m.example !== undefined) out.push({ name: 'example', mediaType, schemaAt, value: m.example });
     for (const key of Object.keys((m.examples ?? {}) as JsonObject)) {
-      const ex = locate(`${mediaAt}/examples/${escapePointer(key)}`).node as JsonObject;
+      const ex = locate(`${mediaAt}/examples/${escapeToken(key)}`).node as JsonObject;
       out.push({ name: key, mediaType, schemaAt, value: ex.value as Json });
     }
   }
@@ -96,22 +96,22 @@ function requestExamples(op: OperationEntry): BodyExample[] {
 
 /** Prism answers a valid request with the lowest documented 2xx. */
 function successStatus(op: OperationEntry): number {
-  const codes = Object.keys(op.operation.responses as JsonObject).filter((c) => /^2\d\d$/.test(c)).map(Number).sort((a, b) => a - b);
+  const codes = Object.keys(op.operation.responses ?? {}).filter((c) => /^2\d\d$/.test(c)).map(Number).sort((a, b) => a - b);
   if (codes.length === 0) throw new Error(`${opId(op)} documents no 2xx response`);
   return codes[0];
 }
 
 /** Prism answers an invalid request with the operation's 422 if it documents one, else its 400. */
 function invalidStatus(op: OperationEntry): number {
-  const responses = op.operation.responses as JsonObject;
+  const responses = op.operation.responses ?? {};
   return '422' in responses ? 422 : '400' in responses ? 400 : 422;
 }
 
 function responseSchemaAt(op: OperationEntry, status: number): string | undefined {
-  const { node, at } = locate(`${op.at}/responses/${status}`);
+  const { node, pointer: at } = locate(`${op.pointer}/responses/${status}`);
   const content = ((node as JsonObject).content ?? {}) as JsonObject;
   const mediaType = Object.keys(content).find((t) => /json/.test(t));
-  return mediaType ? locate(`${at}/content/${escapePointer(mediaType)}/schema`).at : undefined;
+  return mediaType ? locate(`${at}/content/${escapeToken(mediaType)}/schema`).pointer : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ interface Credentials {
 }
 
 function credentialsFor(scheme: string): Credentials {
-  const s = locate(`#/components/securitySchemes/${escapePointer(scheme)}`).node as JsonObject;
+  const s = locate(`#/components/securitySchemes/${escapeToken(scheme)}`).node as JsonObject;
   const out: Credentials = { headers: {}, query: {} };
   if (s.type === 'http' && String(s.scheme).toLowerCase() === 'basic') {
     out.headers.Authorization = `Basic ${Buffer.from('merchant:key').toString('base64')}`;
@@ -259,8 +259,7 @@ type BreakingKind = 'required' | 'maxLength' | 'enum' | 'integer' | 'maximum' | 
 
 /** The schema nodes that apply to a value, through $ref and allOf (unconditional only). */
 function applicable(schema: Json, seen = new Set<Json>()): JsonObject[] {
-  let s = schema;
-  for (let i = 0; isObject(s) && typeof s.$ref === 'string' && i < 50; i++) s = resolvePointer(doc, s.$ref);
+  const s = deref<Json>(doc, schema);
   if (!isObject(s) || seen.has(s)) return [];
   seen.add(s);
   return [s, ...((s.allOf ?? []) as Json[]).flatMap((b) => applicable(b, seen))];
@@ -391,7 +390,7 @@ describe.concurrent.each(ops.map((op) => [opId(op), op] as const))('%s', (_id, o
   const status = successStatus(op);
   const schemaAt = responseSchemaAt(op, status);
   const examples = requestExamples(op);
-  const bodyRequired = (locate(`${op.at}/requestBody`).node as JsonObject | undefined)?.required === true;
+  const bodyRequired = (locate(`${op.pointer}/requestBody`).node as JsonObject | undefined)?.required === true;
 
   if (bodyRequired) {
     it('has a request example (it takes a body)', () => {
@@ -459,14 +458,14 @@ describe.concurrent.each(ops.map((op) => [opId(op), op] as const))('%s', (_id, o
   }
 
   // Every named example of every documented response can be picked with Prefer.
-  const picks = Object.keys(op.operation.responses as JsonObject).flatMap((code) => {
-    const { node, at } = locate(`${op.at}/responses/${code}`);
+  const picks = Object.keys(op.operation.responses ?? {}).flatMap((code) => {
+    const { node, pointer: at } = locate(`${op.pointer}/responses/${code}`);
     const content = ((node as JsonObject).content ?? {}) as JsonObject;
     return Object.entries(content).flatMap(([mediaType, media]) =>
       Object.keys(((media as JsonObject).examples ?? {}) as JsonObject).map((name) => ({
         label: `code=${code}, example=${name}`,
         code: Number(code),
-        expected: (locate(`${at}/content/${escapePointer(mediaType)}/examples/${escapePointer(name)}`).node as JsonObject).value,
+        expected: (locate(`${at}/content/${escapeToken(mediaType)}/examples/${escapeToken(name)}`).node as JsonObject).value,
       })),
     );
   });
@@ -538,7 +537,7 @@ describe.concurrent('documented limits, explicitly', () => {
   });
 
   it.each(['capturePayment', 'refundPayment'])('%s: Prefer: code=422, example=declined returns the declined example', async (id) => {
-    const at = locate(`${op(id).at}/responses/422`).at;
+    const at = locate(`${op(id).pointer}/responses/422`).pointer;
     const declinedExample = (locate(`${at}/content/application~1json/examples/declined`).node as JsonObject).value;
     const answer = await send(validCall(op(id), { headers: { Prefer: 'code=422, example=declined' } }));
     expect(answer.status).toBe(422);

@@ -2,7 +2,8 @@
 // JSON Schema, via @seriousme/openapi-schema-validator), and has the shape this project relies on.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { loadBundle, operations, type JsonObject } from './support/openapi.js';
+import { loadBundle, type JsonObject } from './support/openapi.js';
+import { operations } from '../src/openapi/walker.js';
 
 const doc = loadBundle();
 

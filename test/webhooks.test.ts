@@ -20,7 +20,8 @@ import {
 } from '../src/webhooks/index.js';
 import type { BasicWebhookNotification, EnhancedWebhookNotification, webhooks } from '../generated/types.js';
 import { createWebhookServer, type PaymentEvent } from '../examples/webhook-server.js';
-import { deref, loadBundle, operationById, parametersOf, type JsonObject } from './support/openapi.js';
+import { loadBundle, type JsonObject } from './support/openapi.js';
+import { deref, operationById, parametersOf, type ParameterObject } from '../src/openapi/walker.js';
 
 const SECRET = 'whsec_test_2f0c5a8e4b7d4e1f';
 const OLD_SECRET = 'whsec_old_9a3c6b2d8e0f1a7c';
@@ -29,7 +30,7 @@ const now = () => NOW * 1000;
 const BODY = '{"payId":"2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c","status":"OK","amount":{"value":11900,"currency":"EUR"}}';
 
 /** The contract's X-Webhook-Signature parameter of the enhanced webhook. */
-function signatureParameter(): JsonObject {
+function signatureParameter(): ParameterObject {
   const bundle = loadBundle();
   const found = parametersOf(bundle, operationById(bundle, 'receiveEnhancedPaymentNotification')).find(
     (p) => p.in === 'header' && String(p.name).toLowerCase() === WEBHOOK_SIGNATURE_HEADER.toLowerCase(),
@@ -265,7 +266,7 @@ describe('verifyWebhookSignature', () => {
     });
 
     it('every header signWebhook produces matches the contract schema pattern', async () => {
-      const pattern = new RegExp(String((signatureParameter().schema as JsonObject).pattern));
+      const pattern = new RegExp(String(deref(loadBundle(), signatureParameter().schema).pattern));
       expect(await signWebhook(BODY, SECRET, { timestamp: NOW })).toMatch(pattern);
       expect(await signWebhook(BODY, [OLD_SECRET, SECRET], { timestamp: 0 })).toMatch(pattern);
     });

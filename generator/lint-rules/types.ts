@@ -4,4 +4,7 @@
 import type { IFunctionResult } from '@stoplight/spectral-core';
 import type { JsonObject } from '../../src/openapi/walker.js';
 
-export type HouseRule = (document: JsonObject) => IFunctionResult[];
+/** A Spectral function result that always says where (Spectral's own type leaves `path` optional). */
+export type HouseRuleResult = IFunctionResult & Required<Pick<IFunctionResult, 'path'>>;
+
+export type HouseRule = (document: JsonObject) => HouseRuleResult[];

@@ -97,7 +97,7 @@ export interface Resolved<T> {
  * Follows a chain of local `$ref`s (Reference Objects and schema `$ref`s) to the node it stands for.
  * A missing, external or circular reference throws UnresolvedReferenceError.
  */
-export function resolve<T = unknown>(root: unknown, node: T | ReferenceObject, at?: PointerTokens): Resolved<T> {
+export function resolve<T = unknown>(root: unknown, node: unknown, at?: PointerTokens): Resolved<T> {
   let current: unknown = node;
   let tokens = at ? at.map(String) : undefined;
   const seen = new Set<string>();
@@ -115,12 +115,12 @@ export function resolve<T = unknown>(root: unknown, node: T | ReferenceObject, a
 }
 
 /** The node a (possibly referenced) node stands for. */
-export function deref<T = JsonObject>(root: unknown, node: T | ReferenceObject): T {
+export function deref<T = JsonObject>(root: unknown, node: unknown): T {
   return resolve<T>(root, node).node;
 }
 
 /** Like resolve, but undefined for a missing, external or circular reference (linters report those elsewhere). */
-export function tryResolve<T = unknown>(root: unknown, node: T | ReferenceObject, at?: PointerTokens): Resolved<T> | undefined {
+export function tryResolve<T = unknown>(root: unknown, node: unknown, at?: PointerTokens): Resolved<T> | undefined {
   try {
     return resolve(root, node, at);
   } catch (error) {
@@ -130,8 +130,32 @@ export function tryResolve<T = unknown>(root: unknown, node: T | ReferenceObject
 }
 
 /** Like deref, but an unresolvable reference yields the reference itself. */
-export function derefLenient<T = JsonObject>(root: unknown, node: T | ReferenceObject): T | ReferenceObject {
-  return tryResolve(root, node)?.node ?? node;
+export function derefLenient<T = JsonObject>(root: unknown, node: unknown): T {
+  return tryResolve<T>(root, node)?.node ?? (node as T);
+}
+
+/**
+ * The node at a pointer, following `$ref`s on the way and at the end, with the pointer where it
+ * really lives (so that a validator can compile the schema there by reference). A missing last
+ * step gives an undefined node; a step below a missing one throws.
+ */
+export function locate<T = unknown>(root: unknown, pointer: string): { node: T; pointer: string } {
+  let node: unknown = root;
+  let tokens: string[] = [];
+  const hop = () => {
+    const resolved = resolve<unknown>(root, node, tokens);
+    node = resolved.node;
+    tokens = resolved.tokens ?? tokens;
+  };
+  for (const token of parsePointer(pointer)) {
+    if (node === undefined) throw new Error(`cannot resolve ${pointer}: nothing at ${toPointer(tokens)}`);
+    hop();
+    if (typeof node !== 'object' || node === null) throw new Error(`cannot resolve ${pointer}: nothing at ${toPointer(tokens)}`);
+    node = (node as Record<string, unknown>)[token];
+    tokens = [...tokens, token];
+  }
+  hop();
+  return { node: node as T, pointer: toPointer(tokens) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // collects what a (composed) schema declares.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { deref, type Json, type JsonObject } from './openapi.js';
+import { type Json, type JsonObject } from './openapi.js';
+import { deref } from '../../src/openapi/walker.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??

@@ -1,0 +1,137 @@
+// The import direction of the repository: contract → generator → generated → SDK (src/).
+// scripts/ and generator/ may use src/ (types, the OpenAPI walker); nothing imports test/; the
+// generator never imports scripts/; the SDK imports neither tooling nor Node built-ins.
+// Imports are read with TypeScript's own pre-processor (static, dynamic and type-only imports,
+// re-exports, require).
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const FOLDERS = ['generator', 'generated', 'scripts', 'src', 'examples', 'sandbox', 'test'];
+
+interface SourceFile {
+  /** repository-relative, `/`-separated */
+  path: string;
+  /** import specifiers as written */
+  imports: string[];
+}
+
+/** Top folder of a repository-relative path, or the specifier itself for a package. */
+function targetOf(file: string, specifier: string): { folder: string | undefined; packageName: string | undefined } {
+  if (specifier.startsWith('.')) {
+    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep).join('/');
+    return { folder: target.startsWith('..') ? '..' : target.split('/')[0], packageName: undefined };
+  }
+  const packageName = specifier.startsWith('node:') ? 'node:' : specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  return { folder: undefined, packageName };
+}
+
+interface Rule {
+  /** files under this repository-relative prefix */
+  from: string;
+  /** why, for the message */
+  because: string;
+  /** true when the import is allowed */
+  allows(target: { folder: string | undefined; packageName: string | undefined; path: string }): boolean;
+}
+
+const RULES: Rule[] = [
+  {
+    from: '',
+    because: 'nothing imports test/ (tests depend on the product, never the reverse)',
+    allows: ({ folder, path }) => folder !== 'test' || path.startsWith('test/'),
+  },
+  {
+    from: 'generator/',
+    because: 'the generator does not import scripts/ (scripts are commands on top of it)',
+    allows: ({ folder }) => folder !== 'scripts' && folder !== 'sandbox',
+  },
+  {
+    from: 'generated/',
+    because: 'generated code imports only the SDK types it is written against',
+    allows: ({ folder }) => folder === undefined ? false : folder === 'generated' || folder === 'src',
+  },
+  {
+    from: 'src/client/',
+    because: 'the client SDK is web-standard and depends on openapi-fetch alone',
+    allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-fetch' : folder === 'src' || folder === 'generated'),
+  },
+  {
+    from: 'src/webhooks/',
+    because: 'the webhook helpers are web-standard and depend on nothing',
+    allows: ({ folder }) => folder === 'src' || folder === 'generated',
+  },
+  {
+    from: 'src/openapi/',
+    because: 'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript)',
+    allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-typescript' : folder === 'src'),
+  },
+];
+
+function violations(files: SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    for (const specifier of file.imports) {
+      const target = { ...targetOf(file.path, specifier), path: file.path };
+      for (const rule of RULES) {
+        if (file.path.startsWith(rule.from) && !rule.allows(target)) out.push(`${file.path} imports ${specifier}: ${rule.because}`);
+      }
+    }
+  }
+  return out;
+}
+
+function sourceFiles(): SourceFile[] {
+  const files: SourceFile[] = [];
+  for (const folder of FOLDERS) {
+    let entries: string[];
+    try {
+      entries = readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' });
+    } catch {
+      continue; // a folder that does not exist yet
+    }
+    for (const entry of entries) {
+      if (!/\.(ts|mts|cts|js|mjs)$/.test(entry) || entry.split(sep).includes('node_modules')) continue;
+      const path = `${folder}/${entry.split(sep).join('/')}`;
+      const info = ts.preProcessFile(readFileSync(join(ROOT, path), 'utf8'), true, true);
+      files.push({ path, imports: info.importedFiles.map((f) => f.fileName) });
+    }
+  }
+  return files;
+}
+
+describe('import direction', () => {
+  const files = sourceFiles();
+
+  it('sees the imports of every folder (static, dynamic, type-only)', () => {
+    const byPath = new Map(files.map((f) => [f.path, f.imports]));
+    expect(byPath.get('generator/operations.ts')).toContain('../src/openapi/walker.js');
+    expect(byPath.get('generator/types.ts')).toContain('openapi-typescript'); // a dynamic import()
+    expect(byPath.get('src/client/types.ts')).toContain('../../generated/operations.js'); // type-only
+    expect(files.filter((f) => f.path.startsWith('test/')).length).toBeGreaterThan(10);
+  });
+
+  it('catches each kind of backward import (counter-examples)', () => {
+    const found = violations([
+      { path: 'scripts/mock.ts', imports: ['../test/support/prism.js'] },
+      { path: 'generator/index.ts', imports: ['../scripts/prism.js'] },
+      { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
+      { path: 'src/webhooks/signature.ts', imports: ['node:crypto'] },
+      { path: 'generated/operations.ts', imports: ['../generator/operations.js'] },
+    ]);
+    expect(found).toEqual([
+      'scripts/mock.ts imports ../test/support/prism.js: nothing imports test/ (tests depend on the product, never the reverse)',
+      'generator/index.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
+      'src/client/client.ts imports node:crypto: the client SDK is web-standard and depends on openapi-fetch alone',
+      'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
+      'src/webhooks/signature.ts imports node:crypto: the webhook helpers are web-standard and depend on nothing',
+      'generated/operations.ts imports ../generator/operations.js: generated code imports only the SDK types it is written against',
+    ]);
+  });
+
+  it('holds in the repository', () => {
+    expect(violations(files)).toEqual([]);
+  });
+});
