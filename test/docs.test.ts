@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, type Guide } from '../generator/docs.js';
+import { chromiumLaunchOptions } from './support/browser.js';
 import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
 import { deref, operations, type OperationObject } from '../src/openapi/walker.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */
 const labelled = (summary: string) => new RegExp(`^\\s*${escapeRegExp(summary)}(\\s*(Inferred|Webhook))*\\s*$`);
@@ -125,15 +125,11 @@ describe('the page in Chromium, from disk, offline', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    // Without Chromium every test below FAILS (not skips) with a clear message: see beforeEach.
-    if (!existsSync(CHROMIUM)) return;
     await mkdir(SCREENSHOTS, { recursive: true });
     userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
     // launchPersistentContext passes --user-data-dir itself (Playwright refuses it in args)
     context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      ...(await chromiumLaunchOptions()),
       viewport: { width: 1440, height: 1000 },
     });
     // Everything but file:// is blocked, and counted.
@@ -156,12 +152,6 @@ describe('the page in Chromium, from disk, offline', () => {
   afterAll(async () => {
     await context?.close();
     if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
-  });
-
-  beforeEach(() => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: the docs test needs it and does not skip. Install Debian's package: \`apt-get install -y --no-install-recommends chromium\` (CI: .ci/run does).`);
-    }
   });
 
   const menuGroup = (label: string) =>
