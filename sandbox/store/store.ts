@@ -1,0 +1,233 @@
+// The store: the only place of the sandbox that speaks SQL. One implementation on Kysely for both
+// embedded SQLite (better-sqlite3, the default) and PostgreSQL (pg, for a sandbox a team shares,
+// with several sandbox processes on one database), one set of migrations.
+//
+// Every read and write is scoped: a record of one merchant in one environment is invisible to any
+// other scope (the HTTP layer answers 404, as if it did not exist).
+import type {
+  CheckoutSession,
+  Customer,
+  Merchant,
+  Payment,
+  PaymentIntent,
+  PaymentLink,
+  PaymentOperation,
+  PaymentPlan,
+  PlanPayment,
+  PseudoNumberRecord,
+  Scope,
+  StoredPaymentMethod,
+  Timestamp,
+} from '../domain/types.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface PageRequest {
+  /** 1-based */
+  page: number;
+  pageSize: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Items matching the filter, over all pages. */
+  total: number;
+}
+
+/** A unique key is taken (a payment's transId in its scope, an id). */
+export class DuplicateKeyError extends Error {
+  constructor(readonly constraint: string) {
+    super(`duplicate key: ${constraint}`);
+    this.name = 'DuplicateKeyError';
+  }
+}
+
+/** An update based on a stale read (the record's version moved on meanwhile). */
+export class StaleWriteError extends Error {
+  constructor(readonly what: string) {
+    super(`stale write: ${what} changed meanwhile`);
+    this.name = 'StaleWriteError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency
+
+/** A response as it was sent, to be replayed byte for byte. */
+export interface StoredResponse {
+  status: number;
+  /** The contract-declared headers that were sent (content-type included). */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface IdempotencyKeyRef {
+  scope: Scope;
+  key: string;
+}
+
+export interface ClaimRequest extends IdempotencyKeyRef {
+  operationId: string;
+  /** Hash of the operation and the request (path parameters and canonical body). */
+  requestHash: string;
+  now: Timestamp;
+  /** How long the claim holds before another request may take it over (a crashed request's claim). */
+  leaseMs: number;
+  /** How long a completed key is kept (24 h). */
+  retentionMs: number;
+}
+
+export type ClaimResult =
+  /** The key is this request's: do the work, then complete() in the work's transaction. */
+  | { outcome: 'claimed'; token: string }
+  /** The key was used with the same request, which has completed: send its response again. */
+  | { outcome: 'replay'; response: StoredResponse }
+  /** Another request holds the key (still in progress), or the key was used with a different request. */
+  | { outcome: 'conflict'; reason: 'in_progress' | 'different_request' };
+
+export interface IdempotencyStore {
+  /** Claims the key in a transaction of its own (committed before the work starts). */
+  claim(request: ClaimRequest): Promise<ClaimResult>;
+  /** Gives a claimed key up (the work failed without a response worth keeping, e.g. a 500). */
+  release(ref: IdempotencyKeyRef & { token: string }): Promise<void>;
+  /** Deletes keys past their retention; returns how many. */
+  purgeExpired(now: Timestamp): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repositories inside a transaction
+
+export interface PlanFilter {
+  createdFrom?: Timestamp;
+  createdTo?: Timestamp;
+  lastBillingFrom?: Timestamp;
+  lastBillingTo?: Timestamp;
+  paymentPlanId?: string;
+  merchantCustomerId?: string;
+  customerId?: string;
+  currency?: string;
+  amountFrom?: number;
+  amountTo?: number;
+  amount?: number;
+  status?: PaymentPlan['status'];
+  type?: PaymentPlan['type'];
+}
+
+export interface DuplicateQuery {
+  amountValue: number;
+  currency: string;
+  transId?: string;
+  merchantCustomerId?: string;
+  /** Payments created at or after this moment. */
+  since: Timestamp;
+}
+
+export interface StoreTransaction {
+  payments: {
+    /** `document` is the payment's details body (JSON) as GET answers it: kept with the row. */
+    insert(payment: Payment, document: string): Promise<void>;
+    /** `lock`: hold the row until the transaction ends (PostgreSQL `FOR UPDATE`). */
+    get(scope: Scope, payId: string, options?: { lock?: boolean }): Promise<Payment | undefined>;
+    getByTransId(scope: Scope, transId: string, options?: { lock?: boolean }): Promise<Payment | undefined>;
+    /** Writes `payment` if the stored version is `payment.version - 1`, else StaleWriteError. */
+    update(payment: Payment, document: string): Promise<void>;
+    findDuplicates(scope: Scope, query: DuplicateQuery): Promise<string[]>;
+  };
+  operations: {
+    insert(operation: PaymentOperation): Promise<void>;
+    /** Oldest first. */
+    listByPayment(scope: Scope, payId: string): Promise<PaymentOperation[]>;
+  };
+  idempotency: {
+    /** Records the response of a claimed key, in the same transaction as the work it answers. */
+    complete(ref: IdempotencyKeyRef & { token: string; response: StoredResponse; now: Timestamp }): Promise<void>;
+  };
+  sessions: {
+    insert(session: CheckoutSession): Promise<void>;
+    get(scope: Scope, id: string, options?: { lock?: boolean }): Promise<CheckoutSession | undefined>;
+    update(session: CheckoutSession): Promise<void>;
+  };
+  links: {
+    insert(link: PaymentLink): Promise<void>;
+    get(scope: Scope, id: string, options?: { lock?: boolean }): Promise<PaymentLink | undefined>;
+    update(link: PaymentLink): Promise<void>;
+  };
+  intents: {
+    insert(intent: PaymentIntent): Promise<void>;
+    get(scope: Scope, id: string, options?: { lock?: boolean }): Promise<PaymentIntent | undefined>;
+    update(intent: PaymentIntent): Promise<void>;
+  };
+  plans: {
+    insert(plan: PaymentPlan): Promise<void>;
+    get(scope: Scope, id: string, options?: { lock?: boolean }): Promise<PaymentPlan | undefined>;
+    /** Writes `plan` if the stored version is `plan.version - 1`, else StaleWriteError. */
+    update(plan: PaymentPlan): Promise<void>;
+    /** Newest first (creation), then id. */
+    list(scope: Scope, filter: PlanFilter, page: PageRequest): Promise<Page<PaymentPlan>>;
+  };
+  planPayments: {
+    insert(planPayment: PlanPayment): Promise<void>;
+    /** Oldest billing first. */
+    list(scope: Scope, paymentPlanId: string, page: PageRequest): Promise<Page<PlanPayment>>;
+  };
+  customers: {
+    insert(customer: Customer): Promise<void>;
+    get(scope: Scope, id: string): Promise<Customer | undefined>;
+    getByMerchantCustomerId(scope: Scope, merchantCustomerId: string): Promise<Customer | undefined>;
+    update(customer: Customer): Promise<void>;
+    /** Deletes the customer and its stored payment methods; false when there was none. */
+    delete(scope: Scope, id: string): Promise<boolean>;
+    /** Oldest first. */
+    list(scope: Scope, page: PageRequest): Promise<Page<Customer>>;
+  };
+  paymentMethods: {
+    insert(method: StoredPaymentMethod): Promise<void>;
+    get(scope: Scope, customerId: string, id: string): Promise<StoredPaymentMethod | undefined>;
+    /** The customer's method with this pseudo number, if stored already. */
+    getByPseudoNumber(scope: Scope, customerId: string, pseudoNumber: string): Promise<StoredPaymentMethod | undefined>;
+    delete(scope: Scope, customerId: string, id: string): Promise<boolean>;
+    list(scope: Scope, customerId: string, page: PageRequest): Promise<Page<StoredPaymentMethod>>;
+  };
+  pseudoNumbers: {
+    /** Inserts unless the fingerprint is known in this scope; returns the record that is stored. */
+    getOrInsert(record: PseudoNumberRecord): Promise<PseudoNumberRecord>;
+    getByPseudoNumber(scope: Scope, pseudoNumber: string): Promise<PseudoNumberRecord | undefined>;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store
+
+export interface Store {
+  readonly dialect: Dialect;
+  /** Where the data lives, for messages: a file path, `:memory:`, or the PostgreSQL URL without its password. */
+  readonly location: string;
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. On
+   * SQLite, transactions are serialized; on PostgreSQL they run concurrently (READ COMMITTED), and
+   * `lock: true` reads serialize writers of the same record across processes.
+   */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /** The payment details body (JSON text) as stored, or undefined: GET's path, one indexed read. */
+  paymentDocument(scope: Scope, payId: string): Promise<string | undefined>;
+  paymentDocumentByTransId(scope: Scope, transId: string): Promise<string | undefined>;
+  idempotency: IdempotencyStore;
+  merchants: {
+    /** Inserts or replaces (by merchantId). */
+    upsert(merchant: Merchant): Promise<void>;
+    get(merchantId: string): Promise<Merchant | undefined>;
+    getByApiKeyHash(apiKeyHash: string): Promise<Merchant | undefined>;
+    list(): Promise<Merchant[]>;
+  };
+  /**
+   * A value shared by every process on the database (the JWT signing key, the pseudo-number key):
+   * the first process creates it, the others read the same.
+   */
+  setting(name: string, create: () => string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** A SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL. */
+  database: string;
+}
