@@ -2239,7 +2239,7 @@ export interface components {
             companyName?: string;
         } & components["schemas"]["Address"];
         /**
-         * @description Simulates a success or error case in the test environment; accepts predefined error codes. The list of codes is not in the interface document.
+         * @description Simulates a success or error case in the test environment; accepts predefined error codes. The list of codes is not in the interface document: `x-simulation-codes` gives this contract's. The code decides the outcome of the authorization (at creation for a DIRECT payment of a single-step method, at the confirmation of a multi-step one, on the hosted page for HOSTED) and of a capture, refund or refund without reference that carries it. A code outside the list is a validation error.
          * @example SUCCESS
          */
         SimulationMode: string;

@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from './bundle.js';
 import type { OperationInfo, SecuritySchemeInfo } from '../src/client/operation-info.js';
-import { deref, isObject as isObj, operations, parametersOf, securityOf, type OperationEntry } from '../src/openapi/walker.js';
+import { deref, isObject as isObj, operations, parametersOf, propertiesOf, securityOf, type OperationEntry } from '../src/openapi/walker.js';
 
 // The operations module: one entry per operation of the contract, read by the client SDK to build
 // its methods, so that a new operation in the contract becomes a new method with no hand edit.
@@ -12,16 +12,6 @@ function resolve(doc: OpenApiDocument, node: unknown): Obj {
   const target = deref<unknown>(doc, node);
   if (!isObj(target)) throw new Error(`${JSON.stringify(node)} is not an object`);
   return target;
-}
-
-/** Top-level property names of a (composed) schema. */
-function propertyNames(doc: OpenApiDocument, schema: unknown, seen = new Set<unknown>()): Set<string> {
-  const s = resolve(doc, schema);
-  const names = new Set<string>(Object.keys(isObj(s.properties) ? s.properties : {}));
-  if (seen.has(s)) return names;
-  seen.add(s);
-  for (const member of Array.isArray(s.allOf) ? s.allOf : []) for (const n of propertyNames(doc, member, seen)) names.add(n);
-  return names;
 }
 
 /** Client properties that are not resources (see src/client): an operation may not shadow them. */
@@ -79,7 +69,7 @@ function operationInfo(doc: OpenApiDocument, entry: OperationEntry): OperationIn
   const successBody = resolve(doc, responses[success]);
   const json = isObj(successBody.content) ? (successBody.content as Obj)['application/json'] : undefined;
   if (byIn('query').includes('Page') && isObj(json) && json.schema) {
-    const fields = propertyNames(doc, json.schema);
+    const fields = propertiesOf(doc, json.schema);
     if (fields.has('data') && fields.has('totalNumberOfPages')) {
       pagination = { pageParam: 'Page', itemsField: 'data', totalPagesField: 'totalNumberOfPages' };
     }

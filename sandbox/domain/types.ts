@@ -73,6 +73,8 @@ export interface Payment {
   delayedHours?: number;
   /** DELAYED: when the authorization is captured automatically (the test clock of the next issue acts on it). */
   captureAt?: Timestamp;
+  /** The creation's `simulationMode`: it decides the authorization, whenever that happens (at once, at confirmation, on the hosted page). */
+  simulationMode?: string;
   /** The service's id of the customer (derived from customerInfo.merchantCustomerId). */
   customerId?: string;
   paymentPlanId?: string;
@@ -109,7 +111,8 @@ export type PaymentDescriptiveFields = Partial<
   >
 >;
 
-export type OperationType = 'AUTHORIZATION' | 'CAPTURE' | 'REVERSAL' | 'REFUND' | 'INCREMENTAL_AUTHORIZATION' | 'CONFIRMATION' | 'UPDATE';
+/** CREATION: a payment that waits (for the customer or a confirmation) before it is authorized. */
+export type OperationType = 'CREATION' | 'AUTHORIZATION' | 'CAPTURE' | 'REVERSAL' | 'REFUND' | 'INCREMENTAL_AUTHORIZATION' | 'CONFIRMATION' | 'UPDATE';
 
 /** One operation on a payment: each has its own xId; the payment's payId never changes. */
 export interface PaymentOperation {

@@ -338,6 +338,24 @@ export function walkSchemas(root: OpenAPI3 | JsonObject, visit: SchemaVisitor): 
   each('callbacks', (cb, t) => callbacks({ [String(t.at(-1))]: cb }, t.slice(0, -1)));
 }
 
+/**
+ * The properties a schema declares for certain: its own and those of its `allOf` members, through
+ * `$ref`s (not the branches of anyOf/oneOf/if, which may not apply). First declaration wins.
+ */
+export function propertiesOf(root: unknown, schema: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  const seen = new Set<unknown>();
+  const visit = (node: unknown) => {
+    const s = derefLenient<unknown>(root, node);
+    if (!isObject(s) || seen.has(s)) return;
+    seen.add(s);
+    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) if (!out.has(name)) out.set(name, sub);
+    if (Array.isArray(s.allOf)) s.allOf.forEach(visit);
+  };
+  visit(schema);
+  return out;
+}
+
 /** The types a schema admits (`[]` when it sets no `type`). */
 export function schemaTypes(schema: unknown): string[] {
   if (!isObject(schema)) return [];

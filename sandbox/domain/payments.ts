@@ -1,0 +1,420 @@
+// The payment state machine: creation, confirmation, capture, reversal, refunds, incremental
+// authorization and update, following the interface document's rules and preconditions. Pure: every
+// function takes the payment as it is and returns the payment as it becomes plus the operations to
+// record; the HTTP layer loads and stores them in one transaction.
+//
+//   PENDING (HOSTED: customer on the hosted page) ─┐
+//   PENDING_CONFIRMATION (DIRECT, multi-step) ─ confirm ─┤
+//   DIRECT, single-step ───────────────────────────────┴─▶ AUTHORIZED ─ capture ─▶ PARTIALLY_CAPTURED ─▶ CAPTURED
+//        │ declined: FAILED                                   │ reversal                     │ refund ─▶ PARTIALLY_REFUNDED ─▶ REFUNDED
+//                                                             ▼ REVERSED
+import type { DomainContext, ResponseCode, ResponseCodeName, Simulated } from './context.js';
+import type { CaptureMode, OperationType, Payment, PaymentDescriptiveFields, PaymentOperation, PaymentState, Schemas, Scope } from './types.js';
+
+/**
+ * Methods whose DIRECT flow has a second step (the customer approves at the provider, then the
+ * merchant confirms): the payment waits in PENDING_CONFIRMATION. The others authorize at creation.
+ */
+export const MULTI_STEP_METHODS: ReadonlySet<string> = new Set(['BANCONTACT', 'BOLETO', 'IDEAL', 'KLARNA', 'PAYPAL', 'PAYU']);
+/** Incremental authorization applies to card authorizations only. */
+export const CARD_METHOD = 'CARD';
+
+/** What a command did: `failed` is answered 422 with the operation result of `reported`. */
+export interface Decision {
+  outcome: 'ok' | 'failed';
+  payment: Payment;
+  /** Operations to record, in order (an automatic capture follows its authorization). */
+  operations: PaymentOperation[];
+  /** The operation the response reports. */
+  reported: PaymentOperation;
+}
+
+/** A payment to create, from a payment request, an intent confirmation, a plan charge or the hosted page. */
+export interface NewPayment {
+  scope: Scope;
+  transId: string;
+  refNr?: string;
+  amount: Schemas['Amount'];
+  captureMethod?: Schemas['CaptureMethod'];
+  integrationType: Schemas['IntegrationType'];
+  paymentMethodType?: string;
+  details: PaymentDescriptiveFields;
+  metadata?: Schemas['Metadata'];
+  simulationMode?: string;
+  customerId?: string;
+  paymentPlanId?: string;
+  storedPaymentMethodId?: string;
+}
+
+const iso = (date: Date) => date.toISOString();
+
+/** A `simulationMode` the contract does not list: invalid input (400), checked before any state changes. */
+export function isKnownSimulation(ctx: Pick<DomainContext, 'simulations'>, mode: string | undefined): boolean {
+  return mode === undefined || ctx.simulations.has(mode);
+}
+
+function simulate(ctx: DomainContext, mode: string | undefined): Simulated {
+  if (mode === undefined) return { kind: 'success' };
+  const simulated = ctx.simulations.get(mode);
+  if (!simulated) throw new Error(`unknown simulationMode ${mode}: validate it with isKnownSimulation() first`);
+  return simulated;
+}
+
+interface OperationInput {
+  type: OperationType;
+  transId: string;
+  refNr?: string;
+  amount?: Schemas['CurrencyAmount'];
+  metadata?: Schemas['Metadata'];
+}
+
+function operation(payment: Pick<Payment, 'payId' | 'scope'>, input: OperationInput, code: ResponseCode, ok: boolean, ctx: DomainContext, paymentMethods?: Schemas['PaymentMethodResults']): PaymentOperation {
+  return {
+    xId: ctx.newId('operation'),
+    payId: payment.payId,
+    scope: payment.scope,
+    type: input.type,
+    transId: input.transId,
+    ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
+    status: ok ? 'OK' : 'FAILED',
+    responseCode: code.responseCode,
+    responseDescription: code.responseDescription,
+    ...(input.amount ? { amount: input.amount } : {}),
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+    ...(paymentMethods ? { paymentMethods } : {}),
+    createdAt: iso(ctx.now),
+  };
+}
+
+/** The result sub-object of a payment method, e.g. `card` for CARD and the card wallets. */
+export function resultKeyOf(paymentMethodType: string | undefined): string | undefined {
+  switch (paymentMethodType) {
+    case 'CARD':
+    case 'APPLEPAY':
+    case 'GOOGLEPAY':
+      return 'card';
+    case 'PAYPAL':
+      return 'payPal';
+    case 'KLARNA':
+      return 'klarna';
+    default:
+      return undefined;
+  }
+}
+
+function declineDetails(payment: Payment, simulated: Extract<Simulated, { kind: 'decline' }>): Schemas['PaymentMethodResults'] | undefined {
+  const key = resultKeyOf(payment.paymentMethodType);
+  const details = key ? simulated.providerDetails?.[key] : undefined;
+  return key && details ? ({ [key]: details } as Schemas['PaymentMethodResults']) : undefined;
+}
+
+function changed(payment: Payment, ctx: DomainContext, patch: Partial<Payment>): Payment {
+  return { ...payment, ...patch, updatedAt: iso(ctx.now), version: payment.version + 1 };
+}
+
+function ok(payment: Payment, operations: PaymentOperation[]): Decision {
+  return { outcome: 'ok', payment, operations, reported: operations[0]! };
+}
+
+/** A refused command: the payment is unchanged but for the failed operation in its history. */
+function refuse(payment: Payment, input: OperationInput, name: ResponseCodeName, ctx: DomainContext): Decision {
+  const failed = operation(payment, input, ctx.codes[name], false, ctx);
+  return { outcome: 'failed', payment: changed(payment, ctx, {}), operations: [failed], reported: failed };
+}
+
+/** The state that the amounts of an authorized payment imply. */
+export function settledState(payment: Pick<Payment, 'kind' | 'authorizedValue' | 'capturedValue' | 'refundedValue' | 'reversedValue'>): PaymentState {
+  if (payment.kind === 'UNREFERENCED_REFUND') return 'REFUNDED';
+  const open = payment.authorizedValue - payment.reversedValue - payment.capturedValue;
+  if (payment.refundedValue > 0) return payment.refundedValue >= payment.capturedValue && open <= 0 ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  if (payment.capturedValue > 0) return open <= 0 ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
+  return open <= 0 ? 'REVERSED' : 'AUTHORIZED';
+}
+
+/** Minor units still authorized and not captured (or reversed). */
+export const capturable = (p: Payment) => p.authorizedValue - p.reversedValue - p.capturedValue;
+/** Minor units captured and not refunded. */
+export const refundable = (p: Payment) => p.capturedValue - p.refundedValue;
+
+/**
+ * Authorizes (with the creation's simulationMode) and, for AUTOMATIC capture, captures at once;
+ * DELAYED records when the clock captures. `type` is the operation that authorizes: AUTHORIZATION at
+ * creation, CONFIRMATION for a multi-step method, the hosted page's own in the next issue.
+ */
+export function authorize(payment: Payment, input: OperationInput, ctx: DomainContext): Decision {
+  const simulated = simulate(ctx, payment.simulationMode);
+  if (simulated.kind === 'decline') {
+    const failed = operation(payment, input, simulated.code, false, ctx, declineDetails(payment, simulated));
+    return { outcome: 'failed', payment: changed(payment, ctx, { state: 'FAILED' }), operations: [failed], reported: failed };
+  }
+  const value = payment.amount.value;
+  const authorization = operation(payment, { ...input, amount: input.amount ?? { value, currency: payment.currency } }, ctx.codes.SUCCESS, true, ctx);
+  let authorized = changed(payment, ctx, { state: 'AUTHORIZED', authorizedValue: value });
+  const operations = [authorization];
+  if (payment.captureMode === 'AUTOMATIC') {
+    operations.push(operation(payment, { type: 'CAPTURE', transId: input.transId, ...(input.refNr !== undefined ? { refNr: input.refNr } : {}), amount: { value, currency: payment.currency } }, ctx.codes.SUCCESS, true, ctx));
+    authorized = { ...authorized, capturedValue: value, state: 'CAPTURED' };
+  } else if (payment.captureMode === 'DELAYED' && payment.delayedHours !== undefined) {
+    authorized = { ...authorized, captureAt: iso(new Date(ctx.now.getTime() + payment.delayedHours * 3_600_000)) };
+  }
+  return ok(authorized, operations);
+}
+
+/** Creates a payment: HOSTED waits for the customer, DIRECT multi-step for its confirmation, DIRECT single-step authorizes now. */
+export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
+  const now = iso(ctx.now);
+  const captureMode: CaptureMode = input.captureMethod?.type ?? 'AUTOMATIC';
+  const payment: Payment = {
+    payId: ctx.newId('payment'),
+    scope: input.scope,
+    kind: 'PAYMENT',
+    transId: input.transId,
+    ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
+    state: 'PENDING',
+    integrationType: input.integrationType,
+    ...(input.paymentMethodType !== undefined ? { paymentMethodType: input.paymentMethodType } : {}),
+    currency: input.amount.currency,
+    amount: input.amount,
+    authorizedValue: 0,
+    capturedValue: 0,
+    refundedValue: 0,
+    reversedValue: 0,
+    captureMode,
+    ...(captureMode === 'DELAYED' && input.captureMethod?.delayed?.delayedHours !== undefined ? { delayedHours: input.captureMethod.delayed.delayedHours } : {}),
+    ...(input.simulationMode !== undefined ? { simulationMode: input.simulationMode } : {}),
+    ...(input.customerId !== undefined ? { customerId: input.customerId } : {}),
+    ...(input.paymentPlanId !== undefined ? { paymentPlanId: input.paymentPlanId } : {}),
+    ...(input.storedPaymentMethodId !== undefined ? { storedPaymentMethodId: input.storedPaymentMethodId } : {}),
+    details: input.details,
+    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  const opInput: OperationInput = {
+    type: 'AUTHORIZATION',
+    transId: input.transId,
+    ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
+    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+  };
+  const waits = input.integrationType === 'HOSTED' ? 'PENDING' : input.paymentMethodType !== undefined && MULTI_STEP_METHODS.has(input.paymentMethodType) ? 'PENDING_CONFIRMATION' : undefined;
+  if (waits) {
+    const created = operation(payment, { ...opInput, type: 'CREATION' }, ctx.codes.SUCCESS, true, ctx);
+    return ok({ ...payment, state: waits }, [created]);
+  }
+  const decision = authorize(payment, opInput, ctx);
+  // The new payment is version 1 whatever authorize() did to it.
+  return { ...decision, payment: { ...decision.payment, version: 1, updatedAt: now } };
+}
+
+/** Confirms a multi-step payment: authorizes it (and captures it, for AUTOMATIC capture). */
+export function confirmPayment(payment: Payment, request: Schemas['PaymentConfirmRequest'], ctx: DomainContext): Decision {
+  const input: OperationInput = { type: 'CONFIRMATION', transId: request.transId, ...(request.refNr !== undefined ? { refNr: request.refNr } : {}), ...(request.metadata ? { metadata: request.metadata } : {}) };
+  if (payment.state !== 'PENDING_CONFIRMATION') return refuse(payment, input, 'NOT_AWAITING_CONFIRMATION', ctx);
+  return authorize(payment, input, ctx);
+}
+
+/** Amount checks shared by capture, reversal, refund and incremental authorization. */
+function amountProblem(payment: Payment, amount: { value: number; currency: string }, available: number): ResponseCodeName | undefined {
+  if (amount.currency !== payment.currency) return 'CURRENCY_MISMATCH';
+  if (amount.value <= 0) return 'AMOUNT_NOT_POSITIVE';
+  if (amount.value > available) return 'AMOUNT_EXCEEDS_AVAILABLE';
+  return undefined;
+}
+
+function operationInput(type: OperationType, request: { transId: string; refNr?: string; amount?: Schemas['Amount']; metadata?: Schemas['Metadata'] }): OperationInput {
+  return {
+    type,
+    transId: request.transId,
+    ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+    ...(request.amount ? { amount: { value: request.amount.value, currency: request.amount.currency } } : {}),
+    ...(request.metadata ? { metadata: request.metadata } : {}),
+  };
+}
+
+const AUTHORIZED_STATES: ReadonlySet<PaymentState> = new Set(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED']);
+
+/** Captures part or all of what is authorized; several captures up to the authorized amount. */
+export function capturePayment(payment: Payment, request: Schemas['CaptureRequest'], ctx: DomainContext): Decision {
+  const input = operationInput('CAPTURE', request);
+  if (payment.kind !== 'PAYMENT' || !AUTHORIZED_STATES.has(payment.state) || capturable(payment) <= 0) {
+    return refuse(payment, input, payment.state === 'CAPTURED' || payment.state === 'REFUNDED' ? 'ALREADY_CAPTURED' : 'NOTHING_TO_CAPTURE', ctx);
+  }
+  const problem = amountProblem(payment, request.amount, capturable(payment));
+  if (problem) return refuse(payment, input, problem, ctx);
+  const simulated = simulate(ctx, request.simulationMode);
+  if (simulated.kind === 'decline') {
+    const failed = operation(payment, input, simulated.code, false, ctx, declineDetails(payment, simulated));
+    return { outcome: 'failed', payment: changed(payment, ctx, {}), operations: [failed], reported: failed };
+  }
+  const captured = { ...payment, capturedValue: payment.capturedValue + request.amount.value };
+  return ok(changed(payment, ctx, { capturedValue: captured.capturedValue, state: settledState(captured) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+}
+
+/** Cancels the uncaptured authorization, whole (no amount) or in part; only while nothing is captured. */
+export function reversePayment(payment: Payment, request: Schemas['ReversalRequest'], ctx: DomainContext): Decision {
+  const amount = request.amount ?? { value: Math.max(capturable(payment), 0), currency: payment.currency };
+  const input = operationInput('REVERSAL', { ...request, amount });
+  if (payment.kind !== 'PAYMENT' || payment.capturedValue > 0) return refuse(payment, input, payment.capturedValue > 0 ? 'ALREADY_CAPTURED' : 'WRONG_STATE', ctx);
+  if (payment.state !== 'AUTHORIZED') return refuse(payment, input, 'WRONG_STATE', ctx);
+  const problem = amountProblem(payment, amount, capturable(payment));
+  if (problem) return refuse(payment, input, problem, ctx);
+  const reversed = { ...payment, reversedValue: payment.reversedValue + amount.value };
+  return ok(changed(payment, ctx, { reversedValue: reversed.reversedValue, state: settledState(reversed), ...(settledState(reversed) === 'REVERSED' ? { captureAt: undefined } : {}) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+}
+
+/** Refunds part or all of what is captured; refunds in total up to the captured amount. */
+export function refundPayment(payment: Payment, request: Schemas['RefundRequest'], ctx: DomainContext): Decision {
+  const input = operationInput('REFUND', request);
+  if (payment.kind !== 'PAYMENT' || refundable(payment) <= 0) return refuse(payment, input, 'WRONG_STATE', ctx);
+  const problem = amountProblem(payment, request.amount, refundable(payment));
+  if (problem) return refuse(payment, input, problem, ctx);
+  const simulated = simulate(ctx, request.simulationMode);
+  if (simulated.kind === 'decline') {
+    const failed = operation(payment, input, simulated.code, false, ctx, declineDetails(payment, simulated));
+    return { outcome: 'failed', payment: changed(payment, ctx, {}), operations: [failed], reported: failed };
+  }
+  const refunded = { ...payment, refundedValue: payment.refundedValue + request.amount.value };
+  return ok(changed(payment, ctx, { refundedValue: refunded.refundedValue, state: settledState(refunded) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+}
+
+/** Adds to a card authorization; the total authorized reflects both. */
+export function incrementAuthorization(payment: Payment, request: Schemas['IncrementalAuthorizationRequest'], ctx: DomainContext): Decision {
+  const input = operationInput('INCREMENTAL_AUTHORIZATION', request);
+  if (payment.paymentMethodType !== CARD_METHOD) return refuse(payment, input, 'CARD_ONLY', ctx);
+  if (payment.state !== 'AUTHORIZED' && payment.state !== 'PARTIALLY_CAPTURED') return refuse(payment, input, 'WRONG_STATE', ctx);
+  const problem = amountProblem(payment, request.amount, Number.MAX_SAFE_INTEGER);
+  if (problem) return refuse(payment, input, problem, ctx);
+  const authorizedValue = payment.authorizedValue + request.amount.value;
+  return ok(changed(payment, ctx, { authorizedValue, state: settledState({ ...payment, authorizedValue }) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+}
+
+/** Changes the descriptive fields of a payment (not its money). */
+export function updatePayment(payment: Payment, request: Schemas['PaymentUpdateRequest'], ctx: DomainContext): Decision {
+  const { refNr, metadata, ...fields } = request;
+  const input: OperationInput = { type: 'UPDATE', transId: payment.transId, ...(refNr !== undefined ? { refNr } : {}), ...(metadata ? { metadata } : {}) };
+  const updated = changed(payment, ctx, {
+    ...(refNr !== undefined ? { refNr } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+    details: { ...payment.details, ...fields },
+  });
+  return ok(updated, [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+}
+
+/** A refund without reference to an earlier payment: a payment of its own, refunded at once. */
+export function createUnreferencedRefund(
+  input: { scope: Scope; request: Schemas['UnreferencedRefundRequest']; paymentMethodType: string | undefined },
+  ctx: DomainContext,
+): Decision {
+  const { request } = input;
+  const now = iso(ctx.now);
+  const payment: Payment = {
+    payId: ctx.newId('payment'),
+    scope: input.scope,
+    kind: 'UNREFERENCED_REFUND',
+    transId: request.transId,
+    ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+    state: 'REFUNDED',
+    integrationType: 'DIRECT',
+    ...(input.paymentMethodType !== undefined ? { paymentMethodType: input.paymentMethodType } : {}),
+    currency: request.amount.currency,
+    amount: request.amount,
+    authorizedValue: 0,
+    capturedValue: 0,
+    refundedValue: 0,
+    reversedValue: 0,
+    captureMode: 'MANUAL',
+    details: {
+      ...(request.customerInfo ? { customerInfo: request.customerInfo } : {}),
+      ...(request.billingAddress ? { billingAddress: request.billingAddress } : {}),
+      ...(request.statementDescriptor ? { statementDescriptor: request.statementDescriptor } : {}),
+      ...(request.order ? { order: request.order } : {}),
+    },
+    ...(request.metadata ? { metadata: request.metadata } : {}),
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  const opInput = operationInput('REFUND', request);
+  if (request.amount.value <= 0) {
+    const failed = operation(payment, opInput, ctx.codes.AMOUNT_NOT_POSITIVE, false, ctx);
+    return { outcome: 'failed', payment: { ...payment, state: 'FAILED' }, operations: [failed], reported: failed };
+  }
+  const simulated = simulate(ctx, request.simulationMode);
+  if (simulated.kind === 'decline') {
+    const failed = operation(payment, opInput, simulated.code, false, ctx, declineDetails(payment, simulated));
+    return { outcome: 'failed', payment: { ...payment, state: 'FAILED' }, operations: [failed], reported: failed };
+  }
+  return ok({ ...payment, refundedValue: request.amount.value }, [operation(payment, opInput, ctx.codes.SUCCESS, true, ctx)]);
+}
+
+/** A payment whose transId is taken: refused before anything is stored (422, without payId). */
+export function duplicateTransaction(scope: Scope, transId: string, ctx: DomainContext): Schemas['OperationResult'] {
+  const code = ctx.codes.DUPLICATE_TRANSACTION;
+  return { merchantId: scope.merchantId, transId, status: 'FAILED', responseCode: code.responseCode, responseDescription: code.responseDescription };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies
+
+/** The operation result the contract answers payment operations with. */
+export function operationResult(payment: Pick<Payment, 'payId' | 'scope'>, op: PaymentOperation): Schemas['OperationResult'] {
+  return {
+    payId: payment.payId,
+    merchantId: payment.scope.merchantId,
+    transId: op.transId,
+    xId: op.xId,
+    ...(op.refNr !== undefined ? { refNr: op.refNr } : {}),
+    status: op.status,
+    responseCode: op.responseCode,
+    responseDescription: op.responseDescription,
+    ...(op.metadata ? { metadata: op.metadata } : {}),
+    ...(op.paymentMethods ? { paymentMethods: op.paymentMethods } : {}),
+  };
+}
+
+const money = (value: number, currency: string): Schemas['CurrencyAmount'] => ({ value, currency });
+
+/** The payment details record: the payment's identity, its amounts and state, and its operations, oldest first. */
+export function paymentDetails(payment: Payment, operations: PaymentOperation[]): Schemas['PaymentDetails'] {
+  const last = operations.at(-1);
+  const { details } = payment;
+  return {
+    payId: payment.payId,
+    merchantId: payment.scope.merchantId,
+    transId: payment.transId,
+    ...(last ? { xId: last.xId } : {}),
+    ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+    status: payment.state === 'FAILED' ? 'FAILED' : 'OK',
+    ...(last ? { responseCode: last.responseCode, responseDescription: last.responseDescription } : {}),
+    ...(payment.metadata ? { metadata: payment.metadata } : {}),
+    state: payment.state,
+    amount: payment.amount,
+    authorizedAmount: money(payment.authorizedValue, payment.currency),
+    capturedAmount: money(payment.capturedValue, payment.currency),
+    refundedAmount: money(payment.refundedValue, payment.currency),
+    reversedAmount: money(payment.reversedValue, payment.currency),
+    integrationType: payment.integrationType,
+    ...(payment.paymentMethodType !== undefined ? { paymentMethodType: payment.paymentMethodType } : {}),
+    captureMethod: { type: payment.captureMode, ...(payment.delayedHours !== undefined ? { delayed: { delayedHours: payment.delayedHours } } : {}) },
+    ...(payment.captureAt !== undefined ? { captureTime: payment.captureAt } : {}),
+    ...(details.channel !== undefined ? { channel: details.channel } : {}),
+    creationDate: payment.createdAt,
+    ...(details.order ? { order: details.order } : {}),
+    ...(details.customerInfo ? { customerInfo: details.customerInfo } : {}),
+    ...(details.billingAddress ? { billingAddress: details.billingAddress } : {}),
+    ...(details.shipping ? { shipping: details.shipping } : {}),
+    ...(payment.paymentPlanId !== undefined ? { paymentPlanId: payment.paymentPlanId } : {}),
+    operations: operations.map((op) => ({
+      type: op.type,
+      xId: op.xId,
+      transId: op.transId,
+      ...(op.refNr !== undefined ? { refNr: op.refNr } : {}),
+      status: op.status,
+      responseCode: op.responseCode,
+      responseDescription: op.responseDescription,
+      ...(op.amount ? { amount: op.amount } : {}),
+      creationDate: op.createdAt,
+    })),
+  } as Schemas['PaymentDetails'];
+}

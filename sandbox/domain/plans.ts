@@ -1,0 +1,219 @@
+// Payment plans: an initial credential-on-file payment creates a plan of the matching type; charges
+// follow the interface document's amount rules per plan type; installment plans complete after the
+// last installment.
+//
+//   credentialOnFile.type            plan type          trigger    charge amount
+//   RECURRING                        RECURRING          AUTOMATIC  fixed (the initial amount): none may be sent
+//   INSTALLMENTS                     INSTALLMENTS       AUTOMATIC  optional (default: the installment amount)
+//   UNSCHEDULED, subType MIT         UNSCHEDULED_MIT    MANUAL     required
+//   UNSCHEDULED, subType CIT / none  DELAYED_SHIPMENT   MANUAL     optional (default: the initial amount)
+import type { DomainContext, ResponseCodeName } from './context.js';
+import type { NewPayment } from './payments.js';
+import type { Payment, PaymentPlan, PlanPayment, Schemas, StoredPaymentMethod } from './types.js';
+
+const iso = (date: Date) => date.toISOString();
+
+/** The contract's PlanDateTime: `YYYY-MM-DDTHH:MM:SS.mmm`, UTC without a zone designator. */
+export const planDateTime = (date: Date) => date.toISOString().slice(0, 23);
+
+/** A date one period of `frequency` after `date` (UTC). */
+export function advance(date: Date, frequency: string | undefined): Date {
+  const next = new Date(date.getTime());
+  const months = (n: number) => next.setUTCMonth(next.getUTCMonth() + n);
+  switch (frequency) {
+    case 'DAILY': next.setUTCDate(next.getUTCDate() + 1); break;
+    case 'WEEKLY': next.setUTCDate(next.getUTCDate() + 7); break;
+    case 'BIWEEKLY': next.setUTCDate(next.getUTCDate() + 14); break;
+    case 'BIMONTHLY': months(2); break;
+    case 'QUARTERLY': months(3); break;
+    case 'YEARLY': next.setUTCFullYear(next.getUTCFullYear() + 1); break;
+    case 'MONTHLY_EOM': next.setUTCDate(1); months(2); next.setUTCDate(0); break; // last day of next month
+    default: months(1); // MONTHLY, and plans without a frequency
+  }
+  return next;
+}
+
+/** An ISO date (YYYY-MM-DD) as the start of that day in UTC. */
+const day = (isoDate: string | undefined) => (isoDate ? new Date(`${isoDate}T00:00:00.000Z`) : undefined);
+
+export interface PlanSource {
+  payment: Payment;
+  credentialOnFile: Schemas['CredentialOnFile'];
+  merchantCustomerId?: string;
+  storedPaymentMethod?: StoredPaymentMethod;
+}
+
+/** The plan an authorized initial credential-on-file payment creates, or undefined when it creates none. */
+export function planFromInitialPayment(source: PlanSource, ctx: DomainContext): PaymentPlan | undefined {
+  const { payment, credentialOnFile: cof } = source;
+  if (cof.initialPayment !== true || cof.type === undefined) return undefined;
+  const now = ctx.now;
+  const order = payment.details.order;
+  const base = {
+    id: ctx.newId('plan'),
+    scope: payment.scope,
+    status: 'ACTIVE' as const,
+    ...(source.merchantCustomerId !== undefined ? { merchantCustomerId: source.merchantCustomerId } : {}),
+    ...(payment.customerId !== undefined ? { customerId: payment.customerId } : {}),
+    ...(order?.description !== undefined ? { description: order.description } : payment.details.statementDescriptor !== undefined ? { description: payment.details.statementDescriptor } : {}),
+    currency: payment.currency,
+    amountValue: payment.amount.value,
+    paidInstallments: 0,
+    initialPayId: payment.payId,
+    ...(source.storedPaymentMethod ? { storedPaymentMethodId: source.storedPaymentMethod.id, card: source.storedPaymentMethod.card } : {}),
+    ...(order?.merchantReference !== undefined || order?.invoiceId !== undefined
+      ? { order: { ...(order.merchantReference !== undefined ? { merchantReference: order.merchantReference } : {}), ...(order.invoiceId !== undefined ? { invoiceId: order.invoiceId } : {}) } }
+      : {}),
+    createdAt: iso(now),
+    lastBillingAt: iso(now),
+    version: 1,
+  };
+  switch (cof.type) {
+    case 'RECURRING': {
+      const start = day(cof.recurring?.startDate);
+      const frequency = cof.recurring?.frequency ?? 'MONTHLY';
+      const next = start && start > now ? start : advance(now, frequency);
+      const expires = day(cof.recurring?.expiryDate);
+      return { ...base, type: 'RECURRING', triggerType: 'AUTOMATIC', frequency, nextPaymentDate: planDateTime(next), ...(expires ? { expirationDate: planDateTime(expires) } : {}) };
+    }
+    case 'INSTALLMENTS': {
+      const total = Math.max(1, Math.trunc(cof.installments?.total ?? 1));
+      const paid = Math.min(total, Math.max(1, Math.trunc(cof.installments?.curIdx ?? 1)));
+      const frequency = cof.installments?.frequency ?? 'MONTHLY';
+      const expires = day(cof.installments?.expiryDate);
+      return {
+        ...base,
+        type: 'INSTALLMENTS',
+        triggerType: 'AUTOMATIC',
+        status: paid >= total ? 'COMPLETED' : 'ACTIVE',
+        frequency,
+        totalInstallments: total,
+        paidInstallments: paid,
+        ...(paid < total ? { nextPaymentDate: planDateTime(advance(now, frequency)) } : {}),
+        ...(expires ? { expirationDate: planDateTime(expires) } : {}),
+      };
+    }
+    case 'UNSCHEDULED':
+      return cof.unscheduled?.subType === 'MIT'
+        ? { ...base, type: 'UNSCHEDULED_MIT', triggerType: 'MANUAL' }
+        : { ...base, type: 'DELAYED_SHIPMENT', triggerType: 'MANUAL' };
+  }
+}
+
+/** The plan payment that records the initial payment, or a charge. */
+export function planPayment(plan: PaymentPlan, payment: Payment, ctx: DomainContext): PlanPayment {
+  return {
+    paymentPlanId: plan.id,
+    payId: payment.payId,
+    scope: plan.scope,
+    status: payment.state,
+    amount: { value: payment.amount.value, currency: payment.currency },
+    billingDate: iso(ctx.now),
+  };
+}
+
+export type ChargeDecision =
+  /** Charge it: create `payment`, then store `plan`. */
+  | { outcome: 'ok'; plan: PaymentPlan; payment: NewPayment }
+  /** The request breaks the plan type's amount rule: a 400 naming the field. */
+  | { outcome: 'invalid'; field: string; message: string }
+  /** The plan cannot be charged (not active): 422 with the charge result. */
+  | { outcome: 'refused'; code: ResponseCodeName };
+
+/** A charge of a plan, by the document's amount rules per plan type. */
+export function chargePlan(plan: PaymentPlan, request: Schemas['PlanChargeRequest'], initial: Payment, ctx: DomainContext): ChargeDecision {
+  const sent = request.amount?.value;
+  if (plan.type === 'RECURRING' && sent !== undefined) {
+    return { outcome: 'invalid', field: 'amount', message: 'not applicable to recurring plans: their amount is fixed' };
+  }
+  if (plan.type === 'UNSCHEDULED_MIT' && sent === undefined) {
+    return { outcome: 'invalid', field: 'amount.value', message: 'required for unscheduled merchant-initiated plans' };
+  }
+  if (plan.status !== 'ACTIVE') return { outcome: 'refused', code: 'PLAN_NOT_ACTIVE' };
+  const value = sent ?? plan.amountValue ?? initial.amount.value;
+  if (value <= 0) return { outcome: 'refused', code: 'AMOUNT_NOT_POSITIVE' };
+
+  let next: PaymentPlan = { ...plan, lastBillingAt: iso(ctx.now), version: plan.version + 1 };
+  if (plan.type === 'INSTALLMENTS') {
+    const paid = plan.paidInstallments + 1;
+    const done = paid >= (plan.totalInstallments ?? paid);
+    const { nextPaymentDate: _, ...rest } = next;
+    next = done ? { ...rest, paidInstallments: paid, status: 'COMPLETED' } : { ...next, paidInstallments: paid, nextPaymentDate: planDateTime(advance(ctx.now, plan.frequency)) };
+  } else if (plan.type === 'RECURRING') {
+    next = { ...next, nextPaymentDate: planDateTime(advance(ctx.now, plan.frequency)) };
+  }
+  const order = request.order;
+  return {
+    outcome: 'ok',
+    plan: next,
+    payment: {
+      scope: plan.scope,
+      transId: request.transId,
+      ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+      amount: { value, currency: plan.currency },
+      captureMethod: { type: 'AUTOMATIC' },
+      integrationType: 'DIRECT',
+      ...(initial.paymentMethodType !== undefined ? { paymentMethodType: initial.paymentMethodType } : {}),
+      details: {
+        referencePayId: plan.initialPayId,
+        ...(order ? { order } : {}),
+        ...(request.statementDescriptor !== undefined ? { statementDescriptor: request.statementDescriptor } : {}),
+        ...(initial.details.customerInfo ? { customerInfo: initial.details.customerInfo } : {}),
+      },
+      ...(plan.customerId !== undefined ? { customerId: plan.customerId } : {}),
+      paymentPlanId: plan.id,
+      ...(plan.storedPaymentMethodId !== undefined ? { storedPaymentMethodId: plan.storedPaymentMethodId } : {}),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies
+
+const currencyAmount = (plan: PaymentPlan): Schemas['CurrencyAmount'] | undefined =>
+  plan.amountValue !== undefined ? { value: plan.amountValue, currency: plan.currency } : undefined;
+
+export function planListItem(plan: PaymentPlan): Schemas['PaymentPlanListItem'] {
+  const amount = currencyAmount(plan);
+  return {
+    id: plan.id,
+    paymentPlanType: plan.type,
+    planStatus: plan.status,
+    ...(plan.merchantCustomerId !== undefined ? { merchantCustomerId: plan.merchantCustomerId } : {}),
+    ...(plan.description !== undefined ? { description: plan.description } : {}),
+    ...(plan.lastBillingAt !== undefined ? { lastBillingDate: plan.lastBillingAt } : {}),
+    ...(amount ? { amount } : {}),
+  };
+}
+
+export function planBody(plan: PaymentPlan): Schemas['PaymentPlan'] {
+  const amount = currencyAmount(plan);
+  const dates = {
+    ...(plan.nextPaymentDate !== undefined ? { nextPaymentDate: plan.nextPaymentDate } : {}),
+    ...(plan.expirationDate !== undefined ? { expirationDate: plan.expirationDate } : {}),
+  };
+  const frequency = plan.frequency as Schemas['PlanFrequency'] | undefined;
+  return {
+    id: plan.id,
+    paymentPlanType: plan.type,
+    planStatus: plan.status,
+    triggerType: plan.triggerType,
+    ...(plan.merchantCustomerId !== undefined ? { merchantCustomerId: plan.merchantCustomerId } : {}),
+    ...(plan.description !== undefined ? { description: plan.description } : {}),
+    creationDate: plan.createdAt,
+    ...(plan.cancelledAt !== undefined ? { cancellationDate: plan.cancelledAt } : {}),
+    ...(plan.lastBillingAt !== undefined ? { lastBillingDate: plan.lastBillingAt } : {}),
+    ...(plan.order ? { order: plan.order } : {}),
+    ...(plan.card ? { paymentMethod: { type: 'CARD' as const, card: plan.card } } : {}),
+    ...(plan.type === 'RECURRING' ? { recurring: { ...(amount ? { amount } : {}), ...(frequency ? { frequency } : {}), ...dates } } : {}),
+    ...(plan.type === 'INSTALLMENTS'
+      ? { installments: { ...(plan.totalInstallments !== undefined ? { totalInstallments: plan.totalInstallments } : {}), paidInstallments: plan.paidInstallments, ...(frequency ? { frequency } : {}), ...dates } }
+      : {}),
+    ...(plan.type === 'DELAYED_SHIPMENT' ? { delayedShipment: {} } : {}),
+    ...(plan.type === 'UNSCHEDULED_MIT' ? { unscheduledMit: { currency: plan.currency } } : {}),
+  };
+}
+
+export function planPaymentBody(p: PlanPayment): Schemas['PlanPayment'] {
+  return { payId: p.payId, status: p.status, amount: p.amount, billingDate: p.billingDate };
+}

@@ -1,0 +1,130 @@
+// The sandbox's HTTP server (fastify): every operation of the contract under both roots, the test
+// root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
+import { createHmac } from 'node:crypto';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Environment, Scope } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+import { createAuthenticator } from './auth.js';
+import type { Contract, OperationContract } from './contract.js';
+import { createHandlers } from './handlers/index.js';
+import { newId } from './ids.js';
+import { operationHandler, REPLAY_HEADER } from './pipeline.js';
+import { problemBody } from './problems.js';
+
+/** The roots and the environment each stands for. Test requests never touch live data. */
+export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
+  { root: '/api/v2', environment: 'test' },
+  { root: '/live/api/v2', environment: 'live' },
+];
+
+/** Larger request bodies are answered 413 before they are read to the end. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The operations a browser may call (CORS): only the payment intent confirmation, which the mobile
+ * SDK (or a web app) calls with a short-lived bearer token. Everything else takes the API key or
+ * merchant credentials, which belong on servers: no CORS, so a browser cannot call it.
+ */
+export const BROWSER_OPERATIONS: ReadonlySet<string> = new Set(['confirmPaymentIntent']);
+
+export interface SandboxAppOptions {
+  contract: Contract;
+  store: Store;
+  /** The address links point at (hosted pages), e.g. `http://127.0.0.1:4020`. */
+  publicUrl: string;
+  /** One line per request on stdout (the CLI's default; off for tests and benchmarks). */
+  log?: (line: string) => void;
+  /** The time of a scope (default: the wall clock). */
+  now?: (scope: Scope) => Date;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operationId?: string;
+  }
+}
+
+export async function createSandboxApp(options: SandboxAppOptions): Promise<FastifyInstance> {
+  const { contract, store } = options;
+  const auth = await createAuthenticator(store);
+  const pseudoKey = await store.setting('pseudo-number-key', () => newId('operation') + newId('operation'));
+  const handlers = createHandlers(auth);
+  const missing = [...contract.operations.keys()].filter((id) => !handlers[id]);
+  if (missing.length > 0) throw new Error(`the contract has operations without a handler: ${missing.join(', ')}`);
+  const deps = {
+    contract,
+    store,
+    auth,
+    handlers,
+    publicUrl: options.publicUrl.replace(/\/+$/, ''),
+    now: options.now ?? (() => new Date()),
+    fingerprint: (text: string) => createHmac('sha256', pseudoKey).update(text).digest('hex'),
+  };
+
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, caseSensitive: true, return503OnClosing: true });
+
+  // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
+  // the token endpoint's form likewise; any other media type is refused with 415.
+  app.removeAllContentTypeParsers();
+  for (const mediaType of ['application/json', 'application/x-www-form-urlencoded']) {
+    app.addContentTypeParser(mediaType, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  }
+
+  await app.register(cors, {
+    hook: 'onRequest',
+    delegator: (request, callback) => {
+      const operationId = request.routeOptions.config.operationId ?? operationOfPreflight(contract, request)?.id;
+      callback(null, operationId && BROWSER_OPERATIONS.has(operationId)
+        ? { origin: true, methods: ['POST'], allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposedHeaders: [REPLAY_HEADER], maxAge: 600 }
+        : { origin: false });
+    },
+  });
+
+  for (const { root, environment } of ROOTS) {
+    for (const operation of contract.operations.values()) {
+      app.route({
+        method: operation.method.toUpperCase() as 'GET',
+        url: root + operation.path.replace(/\{([^}]+)\}/g, ':$1'),
+        config: { operationId: operation.id },
+        handler: operationHandler(deps, operation, environment, root),
+      });
+    }
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).header('content-type', 'application/json; charset=utf-8').send(
+      JSON.stringify({ type: 'https://developer.payment-service.example/problems/not-found', title: 'No such operation.', status: 404, detail: `${request.method} ${request.url.split('?')[0]} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.` }),
+    );
+  });
+
+  // Errors before or outside the handler: a too large body (413), a media type without a parser
+  // (415), anything else (500), each in the body the operation's contract gives for that status.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const operation = contract.operations.get(request.routeOptions.config.operationId as never);
+    const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : 500;
+    if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
+    const detail =
+      status === 413 ? `The body exceeds ${BODY_LIMIT_BYTES} bytes.` : status === 415 ? `Send the body as ${operation?.requestMediaType ?? 'application/json'}.` : 'The sandbox failed to process the request.';
+    const title = status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : 'Internal server error.';
+    const body = operation ? problemBody(contract, operation, status, { title, detail }, { traceId: newId('trace'), instance: request.url.split('?')[0]! }) : undefined;
+    reply.code(operation?.responses.has(status) ? status : 500).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: detail }));
+  });
+
+  if (options.log) {
+    const log = options.log;
+    app.addHook('onResponse', async (request, reply) => {
+      log(`${new Date().toISOString()} ${request.method} ${request.url} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`);
+    });
+  }
+  return app;
+}
+
+/** The operation an OPTIONS preflight asks about (its route is the CORS plugin's, not the operation's). */
+function operationOfPreflight(contract: Contract, request: FastifyRequest): OperationContract | undefined {
+  const method = request.headers['access-control-request-method'];
+  if (request.method !== 'OPTIONS' || typeof method !== 'string') return undefined;
+  const path = request.url.split('?')[0]!;
+  const root = ROOTS.find((r) => path.startsWith(`${r.root}/`));
+  return root ? contract.match(method, path.slice(root.root.length))?.operation : undefined;
+}

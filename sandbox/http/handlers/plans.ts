@@ -1,0 +1,97 @@
+// Payment plans: the filtered, paged list; one plan; a charge by the plan type's amount rules; the
+// payments of a plan; the plans of a customer.
+import { chargePlan, planBody, planListItem, planPayment, planPaymentBody } from '../../domain/plans.js';
+import { operationResult } from '../../domain/payments.js';
+import type { Schemas } from '../../domain/types.js';
+import type { Page, PlanFilter } from '../../store/store.js';
+import type { Handler, Reply, RequestContext } from '../pipeline.js';
+import { invalid, notFound, param, read, startPayment, write } from './shared.js';
+
+/** Items per page of every list (the interface document does not give the page size). */
+export const PAGE_SIZE = 20;
+
+const pageOf = (ctx: RequestContext) => ({ page: typeof ctx.query.Page === 'number' ? ctx.query.Page : 1, pageSize: PAGE_SIZE });
+
+/** The page envelope of the contract around a page of items. */
+export function envelope<T, U>(page: Page<T>, request: { page: number; pageSize: number }, map: (item: T) => U) {
+  return {
+    totalNumberOfPages: Math.ceil(page.total / request.pageSize),
+    totalNumberOfItems: page.total,
+    page: request.page,
+    pageSize: request.pageSize,
+    data: page.items.map(map),
+  };
+}
+
+/** The list's filters, from the query parameters the contract gives. */
+function planFilter(query: Record<string, unknown>): PlanFilter {
+  const text = (k: string) => (typeof query[k] === 'string' ? (query[k] as string) : undefined);
+  const num = (k: string) => (typeof query[k] === 'number' ? (query[k] as number) : undefined);
+  const filter: PlanFilter = {
+    createdFrom: text('CreatedAtFrom'),
+    createdTo: text('CreatedAtTo'),
+    lastBillingFrom: text('LastBillingFrom'),
+    lastBillingTo: text('LastBillingTo'),
+    paymentPlanId: text('PaymentPlanId'),
+    merchantCustomerId: text('MerchantCustomerId'),
+    currency: text('Currency'),
+    amountFrom: num('AmountFrom'),
+    amountTo: num('AmountTo'),
+    amount: num('Amount'),
+    status: text('PlanStatus') as PlanFilter['status'],
+    type: text('PlanType') as PlanFilter['type'],
+  };
+  return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as PlanFilter;
+}
+
+const planNotFound = (ctx: RequestContext, id: string): Reply => notFound(ctx, 'Payment plan', id);
+
+export const planHandlers = {
+  listPaymentPlans: read(async (ctx, store) => {
+    const request = pageOf(ctx);
+    const page = await store.transaction((tx) => tx.plans.list(ctx.scope, planFilter(ctx.query), request));
+    return { status: 200, body: envelope(page, request, planListItem) satisfies Schemas['PaymentPlanPage'] };
+  }),
+
+  getPaymentPlan: read(async (ctx, store) => {
+    const id = param(ctx, 'paymentPlanId');
+    const plan = await store.transaction((tx) => tx.plans.get(ctx.scope, id));
+    return plan ? { status: 200, body: planBody(plan) } : planNotFound(ctx, id);
+  }),
+
+  chargePaymentPlan: write(async (ctx, tx) => {
+    const id = param(ctx, 'paymentPlanId');
+    const plan = await tx.plans.get(ctx.scope, id, { lock: true });
+    if (!plan) return planNotFound(ctx, id);
+    const initial = await tx.payments.get(ctx.scope, plan.initialPayId);
+    if (!initial) throw new Error(`plan ${plan.id} lost its initial payment ${plan.initialPayId}`);
+    const body = ctx.body as Schemas['PlanChargeRequest'];
+    const charge = chargePlan(plan, body, initial, ctx.domain);
+    if (charge.outcome === 'invalid') return invalid(ctx, charge.field, charge.message);
+    if (charge.outcome === 'refused') {
+      const code = ctx.domain.codes[charge.code];
+      const refused: Schemas['PlanChargeResult'] = { paymentPlanId: plan.id, merchantId: ctx.scope.merchantId, transId: body.transId, ...(body.refNr !== undefined ? { refNr: body.refNr } : {}), status: 'FAILED', ...code };
+      return { status: 422, body: refused };
+    }
+    const started = await startPayment(ctx, tx, charge.payment, {});
+    if ('status' in started) return started.status === 422 ? { status: 422, body: { ...(started.body as object), paymentPlanId: plan.id } } : started;
+    const { decision } = started;
+    await tx.plans.update(charge.plan);
+    await tx.planPayments.insert(planPayment(charge.plan, decision.payment, ctx.domain));
+    const { paymentMethods: _, ...result } = operationResult(decision.payment, decision.reported);
+    return { status: decision.outcome === 'ok' ? 201 : 422, body: { paymentPlanId: plan.id, ...result } satisfies Schemas['PlanChargeResult'] };
+  }),
+
+  listPaymentPlanPayments: read(async (ctx, store) => {
+    const id = param(ctx, 'paymentPlanId');
+    const request = pageOf(ctx);
+    const page = await store.transaction(async (tx) => ((await tx.plans.get(ctx.scope, id)) ? tx.planPayments.list(ctx.scope, id, request) : undefined));
+    return page ? { status: 200, body: envelope(page, request, planPaymentBody) satisfies Schemas['PlanPaymentPage'] } : planNotFound(ctx, id);
+  }),
+
+  listCustomerPaymentPlans: read(async (ctx, store) => {
+    const request = pageOf(ctx);
+    const page = await store.transaction((tx) => tx.plans.list(ctx.scope, { customerId: param(ctx, 'customerId') }, request));
+    return { status: 200, body: envelope(page, request, planListItem) satisfies Schemas['PaymentPlanPage'] };
+  }),
+} satisfies Record<string, Handler>;

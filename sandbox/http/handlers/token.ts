@@ -1,0 +1,16 @@
+// The token endpoint: OAuth 2.0 client credentials (RFC 6749 §4.4). The merchant authenticated by
+// the pipeline (HTTP Basic, or a bearer token) gets a short-lived JWT for the root it asked on.
+import type { Schemas } from '../../domain/types.js';
+import type { Authenticator } from '../auth.js';
+import type { Handler } from '../pipeline.js';
+import { read } from './shared.js';
+
+export const tokenHandlers = (auth: Authenticator) =>
+  ({
+    createAccessToken: read(async (ctx) => {
+      const body = ctx.body as Schemas['TokenRequest'];
+      const { token, expiresIn } = await auth.issueToken(ctx.merchant, ctx.environment, body.scope);
+      const response: Schemas['TokenResponse'] = { access_token: token, token_type: 'Bearer', expires_in: expiresIn, ...(body.scope !== undefined ? { scope: body.scope } : {}) };
+      return { status: 200, body: response };
+    }),
+  }) satisfies Record<string, Handler>;

@@ -1,0 +1,217 @@
+// One request through one operation: authenticate → parse and validate (body, path, query,
+// headers, content type) → idempotency → the operation's handler → a response the contract declares.
+// A write handler runs in one store transaction, together with the completion of its idempotency
+// key: the state change, its operation record and the response kept for replays commit together.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OperationId } from '../../generated/operations.js';
+import type { DomainContext } from '../domain/context.js';
+import type { Environment, Merchant, Scope } from '../domain/types.js';
+import { DuplicateKeyError, type Store, type StoreTransaction, type StoredResponse } from '../store/store.js';
+import type { Authenticator } from './auth.js';
+import type { Contract, FieldErrors, OperationContract } from './contract.js';
+import { newId } from './ids.js';
+import { problemBody, type ProblemInput } from './problems.js';
+
+/** How long a claimed Idempotency-Key holds before a retry may take it over (its request crashed). */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+/** How long a completed Idempotency-Key replays its response. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
+/** The header that marks a replayed response (declared in the contract). */
+export const REPLAY_HEADER = 'idempotent-replayed';
+
+export interface Reply {
+  status: number;
+  /** JSON-serialized as the body; undefined for an empty body (204). */
+  body?: unknown;
+  /** A body already serialized as JSON (a stored payment document): sent as it is. */
+  json?: string;
+}
+
+export interface RequestContext {
+  operation: OperationContract;
+  environment: Environment;
+  scope: Scope;
+  merchant: Merchant;
+  /** Path parameters, validated and typed. */
+  path: Record<string, unknown>;
+  /** Query parameters, validated and typed. */
+  query: Record<string, unknown>;
+  /** The request body, validated (parsed JSON, or the form as an object). */
+  body: unknown;
+  domain: DomainContext;
+  /** Where the sandbox is reachable, for links (hosted pages). */
+  publicUrl: string;
+  /** A problem body of this operation for `status`. */
+  problem(status: number, input: ProblemInput): Reply;
+  /** Keyed hash of a card number or IBAN (the key is the installation's, shared through the store). */
+  fingerprint(text: string): string;
+}
+
+export type Handler =
+  | { kind: 'read'; run(ctx: RequestContext, store: Store): Promise<Reply> }
+  | { kind: 'write'; run(ctx: RequestContext, tx: StoreTransaction): Promise<Reply> };
+
+export interface PipelineDeps {
+  contract: Contract;
+  store: Store;
+  auth: Authenticator;
+  handlers: Readonly<Record<OperationId, Handler>>;
+  publicUrl: string;
+  /** The sandbox's time for a scope (the test clock of the next issue replaces it). */
+  now(scope: Scope): Date;
+  fingerprint(text: string): string;
+}
+
+/** The canonical form of a JSON value (object keys sorted), so that key order does not change a request's hash. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]!.trim().toLowerCase();
+
+export function operationHandler(deps: PipelineDeps, operation: OperationContract, environment: Environment, root: string) {
+  const handler = deps.handlers[operation.id];
+  if (!handler) throw new Error(`no handler for ${operation.id}`);
+
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const traceId = newId('trace');
+    const instance = request.url.split('?')[0]!;
+    const problem = (status: number, input: ProblemInput): Reply => ({ status, body: problemBody(deps.contract, operation, status, input, { traceId, instance }) });
+    const send = (r: Reply, extra?: Record<string, string>) => {
+      if (!operation.responses.has(r.status)) throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
+      reply.code(r.status);
+      if (extra) reply.headers(extra);
+      if (r.body === undefined) return reply.send();
+      return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(r.body));
+    };
+
+    // 1. Credentials
+    const auth = await deps.auth.authenticate(operation.security, request.headers, environment);
+    if (!auth.ok) return send(problem(401, { title: 'Authentication required.', detail: auth.detail }));
+    const merchant = auth.merchant;
+    const scope: Scope = { merchantId: merchant.merchantId, environment };
+
+    // 2. Input: content type, body, parameters
+    let body: unknown;
+    const raw = request.body as string | undefined;
+    if (operation.requestMediaType) {
+      const mediaType = mediaTypeOf(request.headers['content-type']);
+      if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
+        return send(problem(415, { title: 'Unsupported media type.', detail: `Send the body as ${operation.requestMediaType}.` }));
+      }
+      if (raw === undefined || raw === '') {
+        if (operation.requestBodyRequired) return send(problem(400, { title: 'One or more validation errors occurred.', detail: 'The request body is required.', errors: { '(body)': ['is required'] } }));
+      } else if (operation.requestMediaType === 'application/json') {
+        try {
+          body = JSON.parse(raw);
+        } catch (err) {
+          return send(problem(400, { title: 'Malformed JSON.', detail: (err as Error).message, errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] } }));
+        }
+      } else {
+        body = Object.fromEntries(new URLSearchParams(raw));
+      }
+    }
+    const parameters = operation.validateParameters({
+      path: request.params as Record<string, string>,
+      query: request.query as Record<string, unknown>,
+      headers: request.headers as Record<string, unknown>,
+    });
+    const errors: FieldErrors = { ...parameters.errors, ...(body !== undefined ? operation.validateBody(body) : {}) };
+    if (Object.keys(errors).length > 0) {
+      return send(problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors }));
+    }
+
+    const ctx: RequestContext = {
+      operation,
+      environment,
+      scope,
+      merchant,
+      path: parameters.values.path,
+      query: parameters.values.query,
+      body,
+      domain: { now: deps.now(scope), newId: (kind) => newId(kind, deps.now(scope)), ...deps.contract.tables },
+      publicUrl: deps.publicUrl,
+      problem,
+      fingerprint: deps.fingerprint,
+    };
+
+    // 3. Idempotency: a replay, a conflict, or a claim that the handler's transaction completes
+    const key = parameters.values.headers['idempotency-key'];
+    let claim: { key: string; token: string } | undefined;
+    if (operation.idempotent && typeof key === 'string') {
+      const requestHash = createHash('sha256').update(`${operation.id}\n${canonical(parameters.values.path)}\n${canonical(body ?? null)}`).digest('hex');
+      const result = await deps.store.idempotency.claim({
+        scope,
+        key,
+        operationId: operation.id,
+        requestHash,
+        now: new Date().toISOString(),
+        leaseMs: IDEMPOTENCY_LEASE_MS,
+        retentionMs: IDEMPOTENCY_RETENTION_MS,
+      });
+      if (result.outcome === 'replay') {
+        reply.code(result.response.status).headers({ ...result.response.headers, [REPLAY_HEADER]: 'true' });
+        return reply.send(result.response.body === '' ? undefined : result.response.body);
+      }
+      if (result.outcome === 'conflict') {
+        return send(
+          problem(409, {
+            title: 'Idempotency-Key conflict.',
+            detail:
+              result.reason === 'in_progress'
+                ? 'A request with this Idempotency-Key is still in progress: retry later.'
+                : 'This Idempotency-Key was used with a different request (operation, path or body).',
+          }),
+        );
+      }
+      claim = { key, token: result.token };
+    }
+
+    // 4. The operation
+    try {
+      let answer: { reply: Reply; response: StoredResponse };
+      if (handler.kind === 'read') {
+        const r = await handler.run(ctx, deps.store);
+        answer = { reply: r, response: stored(r) };
+      } else {
+        answer = await inTransaction(deps.store, async (tx) => {
+          const r = await handler.run(ctx, tx);
+          const response = stored(r);
+          if (claim) await tx.idempotency.complete({ scope, key: claim.key, token: claim.token, response, now: new Date().toISOString() });
+          return { reply: r, response };
+        });
+      }
+      if (!operation.responses.has(answer.reply.status)) throw new Error(`${operation.id} would answer ${answer.reply.status}, which the contract does not declare`);
+      reply.code(answer.reply.status).headers(answer.response.headers);
+      return reply.send(answer.response.body === '' ? undefined : answer.response.body);
+    } catch (err) {
+      if (claim) await deps.store.idempotency.release({ scope, key: claim.key, token: claim.token }).catch(() => undefined);
+      throw err;
+    }
+  };
+}
+
+/** The response as it is sent and kept for replays. */
+function stored(r: Reply): StoredResponse {
+  const body = r.json ?? (r.body === undefined ? undefined : JSON.stringify(r.body));
+  return body === undefined ? { status: r.status, headers: {}, body: '' } : { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
+}
+
+/**
+ * A write in one transaction. A unique key taken by a concurrent request (a transId, on PostgreSQL
+ * where transactions run side by side) rolls the first attempt back; the second sees the winner's
+ * row and answers as the domain says (422 duplicate transaction).
+ */
+async function inTransaction<T>(store: Store, work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+  try {
+    return await store.transaction(work);
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    return store.transaction(work);
+  }
+}

@@ -1,0 +1,70 @@
+// Error bodies in the contract's shapes. Which shape an operation's status takes is read off the
+// response schema (see BodyShape in contract.ts); only the fields that schema declares are sent.
+import { propertiesOf } from '../../src/openapi/walker.js';
+import type { Contract, FieldErrors, OperationContract } from './contract.js';
+
+const PROBLEM_TYPES: Record<number, string> = {
+  400: 'validation-error',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  409: 'idempotency-conflict',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  422: 'unprocessable',
+  429: 'too-many-requests',
+  500: 'internal-error',
+};
+const PROBLEM_BASE = 'https://developer.payment-service.example/problems/';
+
+/** OAuth 2.0 error codes (RFC 6749 §5.2) for the token endpoint's statuses. */
+const OAUTH_ERRORS: Record<number, string> = { 400: 'invalid_request', 401: 'invalid_client' };
+
+export interface ProblemInput {
+  title: string;
+  detail?: string;
+  errors?: FieldErrors;
+  /** OAuth 2.0 error code, for the token endpoint (default by status). */
+  oauthError?: string;
+}
+
+export interface RequestInfo {
+  traceId: string;
+  /** The request path, the plan problems' `instance`. */
+  instance: string;
+}
+
+/** The body an operation answers `status` with, for a problem; undefined when the contract declares no such status. */
+export function problemBody(contract: Contract, op: OperationContract, status: number, input: ProblemInput, request: RequestInfo): unknown {
+  const response = op.responses.get(status);
+  if (!response) return undefined;
+  switch (response.shape) {
+    case 'oauthError': {
+      // RFC 6749 §5.2: a grant type other than client_credentials is unsupported_grant_type.
+      const grantType = input.errors?.grant_type;
+      const error = input.oauthError ?? (grantType && !grantType.includes('is required') ? 'unsupported_grant_type' : (OAUTH_ERRORS[status] ?? 'invalid_request'));
+      const description = input.errors ? Object.entries(input.errors).map(([field, messages]) => `${field} ${messages.join('; ')}`).join('. ') : input.detail;
+      return { error, ...(description ? { error_description: description.slice(0, 1024) } : {}) };
+    }
+    case 'resultCode':
+      return { responseCode: '99999999', responseDescription: input.detail ?? input.title };
+    default: {
+      const candidate: Record<string, unknown> = {
+        type: `${PROBLEM_BASE}${PROBLEM_TYPES[status] ?? 'error'}`,
+        title: input.title,
+        status: response.shape === 'planProblem' ? String(status) : status,
+        detail: input.detail,
+        instance: request.instance,
+        traceId: request.traceId,
+        errors: input.errors && Object.keys(input.errors).length > 0 ? capErrors(input.errors) : undefined,
+      };
+      const declared = response.schemaPointer ? propertiesOf(contract.document, { $ref: response.schemaPointer }) : new Map();
+      return Object.fromEntries(Object.entries(candidate).filter(([k, v]) => v !== undefined && declared.has(k)));
+    }
+  }
+}
+
+/** The contract bounds the errors map (200 fields, 50 messages each). */
+function capErrors(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).slice(0, 200).map(([k, v]) => [k, v.slice(0, 50)]));
+}
