@@ -1553,6 +1553,23 @@ export interface components {
         } & components["schemas"]["OperationResult"];
         /** @description Inferred: the payment details record is not shown; modelled as the operation result of the payment plus the request fields it was created with and the history of its operations. */
         PaymentDetails: {
+            /**
+             * @description Where the payment stands in its lifecycle: `PENDING` (HOSTED: waiting for the customer on the hosted page), `PENDING_CONFIRMATION` (DIRECT, multi-step method: waiting for the confirmation), `AUTHORIZED`, `PARTIALLY_CAPTURED`, `CAPTURED`, `PARTIALLY_REFUNDED`, `REFUNDED`, `REVERSED` or `FAILED`. An open set: expect other values.
+             * @example CAPTURED
+             */
+            state?: string;
+            /** @description Authorized in total (at creation plus incremental authorizations). */
+            authorizedAmount?: components["schemas"]["CurrencyAmount"];
+            /** @description Captured in total. */
+            capturedAmount?: components["schemas"]["CurrencyAmount"];
+            /** @description Refunded in total. */
+            refundedAmount?: components["schemas"]["CurrencyAmount"];
+            /** @description Authorization cancelled by reversals, in total. */
+            reversedAmount?: components["schemas"]["CurrencyAmount"];
+            /** @description For the `DELAYED` capture method, when the authorization is captured automatically. */
+            captureTime?: components["schemas"]["DateTime"];
+            /** @description The payment plan the payment belongs to (its initial payment, or a charge). */
+            paymentPlanId?: components["schemas"]["PaymentPlanId"];
             amount?: components["schemas"]["Amount"];
             integrationType?: components["schemas"]["IntegrationType"];
             /**
@@ -1684,7 +1701,7 @@ export interface components {
         /** @description Inferred: payment details records are not shown; one operation on the payment, modelled on the operation result. */
         PaymentOperation: {
             /**
-             * @description Kind of operation: an open set, for example AUTHORIZATION, CAPTURE, REVERSAL, REFUND, INCREMENTAL_AUTHORIZATION, CONFIRMATION; expect other values.
+             * @description Kind of operation: an open set, for example CREATION (a payment that waits for the customer or a confirmation), AUTHORIZATION, CAPTURE, REVERSAL, REFUND, INCREMENTAL_AUTHORIZATION, CONFIRMATION, UPDATE; expect other values.
              * @example CAPTURE
              */
             type?: string;
@@ -2419,6 +2436,7 @@ export interface components {
         /** @description Inferred: not shown; no resource with this id exists for the merchant. */
         NotFound: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -2428,10 +2446,20 @@ export interface components {
         /** @description Operation declined or rejected. The body is the operation result, with provider decline details under `paymentMethods` (for example `providerDeclineCategory`, `providerResponseText`, `providerResponseCode`). */
         OperationDeclined: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["OperationResult"];
+            };
+        };
+        /** @description Inferred: not shown; the request body is larger than the service accepts (1 MiB). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorProblem"];
             };
         };
         /** @description Internal server error of a payment operation. */
@@ -2461,6 +2489,15 @@ export interface components {
                 "application/json": components["schemas"]["PlanProblem"];
             };
         };
+        /** @description Inferred: not shown; the request body is larger than the service accepts (1 MiB). Payment plan problem body. */
+        PlanPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PlanProblem"];
+            };
+        };
         /** @description Internal server error of a payment plan endpoint. */
         PlanServerError: {
             headers: {
@@ -2482,6 +2519,15 @@ export interface components {
         };
         /** @description Inferred: not shown; credentials are missing or invalid (plan problem body). */
         PlanUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PlanProblem"];
+            };
+        };
+        /** @description Inferred: not shown; the request body is not application/json. Payment plan problem body. */
+        PlanUnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2519,6 +2565,15 @@ export interface components {
         };
         /** @description Inferred: statuses for missing or invalid credentials are not shown; credentials are missing or invalid (problem body as for 400). */
         Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorProblem"];
+            };
+        };
+        /** @description Inferred: not shown; the request body is not of the media type the operation takes (its Content-Type). */
+        UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2657,6 +2712,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Inferred: the interface document does not say how a repeated request with the same Idempotency-Key is answered. `true` when this response replays, byte for byte, the response to the first request with the same Idempotency-Key and the same body (the operation was not processed again); absent otherwise. Sent only by operations that accept the Idempotency-Key. A key is kept for 24 hours after its first use, per merchant and root (test or live); the same key with a different request, or while its first request is still in progress, is answered 409.
+         * @example true
+         */
+        IdempotentReplayed: boolean;
         /**
          * @description Inferred: throttling is not shown in the interface document; seconds to wait before retrying, as in RFC 9110 section 10.2.3.
          * @example 30
@@ -2830,16 +2890,20 @@ export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseIdempotencyConflict = components['responses']['IdempotencyConflict'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseOperationDeclined = components['responses']['OperationDeclined'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponsePaymentServerError = components['responses']['PaymentServerError'];
 export type ResponsePlanForbidden = components['responses']['PlanForbidden'];
 export type ResponsePlanNotFound = components['responses']['PlanNotFound'];
+export type ResponsePlanPayloadTooLarge = components['responses']['PlanPayloadTooLarge'];
 export type ResponsePlanServerError = components['responses']['PlanServerError'];
 export type ResponsePlanTooManyRequests = components['responses']['PlanTooManyRequests'];
 export type ResponsePlanUnauthorized = components['responses']['PlanUnauthorized'];
+export type ResponsePlanUnsupportedMediaType = components['responses']['PlanUnsupportedMediaType'];
 export type ResponsePlanValidationFailed = components['responses']['PlanValidationFailed'];
 export type ResponseRefundValidationFailed = components['responses']['RefundValidationFailed'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
 export type ResponseValidationFailed = components['responses']['ValidationFailed'];
 export type ResponseWebhookAcknowledged = components['responses']['WebhookAcknowledged'];
 export type ParameterAmountFilter = components['parameters']['AmountFilter'];
@@ -2864,6 +2928,7 @@ export type ParameterPlanStatusFilter = components['parameters']['PlanStatusFilt
 export type ParameterPlanTypeFilter = components['parameters']['PlanTypeFilter'];
 export type ParameterTransIdPath = components['parameters']['TransIdPath'];
 export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
+export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -2909,6 +2974,8 @@ export interface operations {
                     "application/json": components["schemas"]["TokenError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -2935,6 +3002,7 @@ export interface operations {
             /** @description Accepted; the body links to the hosted payment page. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2945,6 +3013,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -2971,6 +3041,7 @@ export interface operations {
             /** @description Inferred: the response of payment creation is not shown; the payment was created (operation result, with a redirect link for HOSTED). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +3052,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3014,6 +3087,7 @@ export interface operations {
             /** @description The payment was confirmed (operation result). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3025,6 +3099,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3058,6 +3134,7 @@ export interface operations {
             /** @description The additional amount was authorized (operation result). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3069,6 +3146,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3106,6 +3185,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3143,6 +3224,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3176,6 +3259,7 @@ export interface operations {
             /** @description The refund was processed (operation result with metadata and method details). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3187,6 +3271,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3217,6 +3303,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3318,6 +3406,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3347,6 +3437,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3376,6 +3468,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3408,6 +3502,7 @@ export interface operations {
             /** @description The payment was created (operation result). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3419,6 +3514,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OperationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
@@ -3579,6 +3676,17 @@ export interface operations {
             401: components["responses"]["PlanUnauthorized"];
             403: components["responses"]["PlanForbidden"];
             404: components["responses"]["PlanNotFound"];
+            413: components["responses"]["PlanPayloadTooLarge"];
+            415: components["responses"]["PlanUnsupportedMediaType"];
+            /** @description Inferred: not shown; the plan cannot be charged (it is not active, or the amount is zero), or the transId is taken. The body is the charge result with status `FAILED` and a response code that says why, as payment operations answer a violated precondition. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChargeResult"];
+                };
+            };
             429: components["responses"]["PlanTooManyRequests"];
             500: components["responses"]["PlanServerError"];
         };
@@ -3788,6 +3896,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3927,6 +4037,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3956,6 +4068,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3985,6 +4099,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -4014,6 +4130,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -4043,6 +4161,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };

@@ -375,9 +375,13 @@ export function operationResult(payment: Pick<Payment, 'payId' | 'scope'>, op: P
 
 const money = (value: number, currency: string): Schemas['CurrencyAmount'] => ({ value, currency });
 
-/** The payment details record: the payment's identity, its amounts and state, and its operations, oldest first. */
+/**
+ * The payment details record: the payment's identity, its amounts and state, and its operations,
+ * oldest first. Its result fields (xId, status, response code) are those of the last operation that
+ * succeeded: a refused capture attempt is in the history, but does not make the payment FAILED.
+ */
 export function paymentDetails(payment: Payment, operations: PaymentOperation[]): Schemas['PaymentDetails'] {
-  const last = operations.at(-1);
+  const last = operations.findLast((op) => op.status === 'OK') ?? operations.at(-1);
   const { details } = payment;
   return {
     payId: payment.payId,
@@ -385,7 +389,7 @@ export function paymentDetails(payment: Payment, operations: PaymentOperation[])
     transId: payment.transId,
     ...(last ? { xId: last.xId } : {}),
     ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
-    status: payment.state === 'FAILED' ? 'FAILED' : 'OK',
+    ...(last ? { status: last.status } : {}),
     ...(last ? { responseCode: last.responseCode, responseDescription: last.responseDescription } : {}),
     ...(payment.metadata ? { metadata: payment.metadata } : {}),
     state: payment.state,
@@ -416,5 +420,5 @@ export function paymentDetails(payment: Payment, operations: PaymentOperation[])
       ...(op.amount ? { amount: op.amount } : {}),
       creationDate: op.createdAt,
     })),
-  } as Schemas['PaymentDetails'];
+  };
 }

@@ -31,8 +31,8 @@ export const BROWSER_OPERATIONS: ReadonlySet<string> = new Set(['confirmPaymentI
 export interface SandboxAppOptions {
   contract: Contract;
   store: Store;
-  /** The address links point at (hosted pages), e.g. `http://127.0.0.1:4020`. */
-  publicUrl: string;
+  /** The address links point at (hosted pages), e.g. `http://127.0.0.1:4020` (known once the server listens). */
+  publicUrl: () => string;
   /** One line per request on stdout (the CLI's default; off for tests and benchmarks). */
   log?: (line: string) => void;
   /** The time of a scope (default: the wall clock). */
@@ -57,12 +57,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     store,
     auth,
     handlers,
-    publicUrl: options.publicUrl.replace(/\/+$/, ''),
+    publicUrl: () => options.publicUrl().replace(/\/+$/, ''),
     now: options.now ?? (() => new Date()),
     fingerprint: (text: string) => createHmac('sha256', pseudoKey).update(text).digest('hex'),
   };
 
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, caseSensitive: true, return503OnClosing: true });
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, routerOptions: { caseSensitive: true }, return503OnClosing: true });
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.

@@ -57,7 +57,7 @@ export interface PipelineDeps {
   store: Store;
   auth: Authenticator;
   handlers: Readonly<Record<OperationId, Handler>>;
-  publicUrl: string;
+  publicUrl: () => string;
   /** The sandbox's time for a scope (the test clock of the next issue replaces it). */
   now(scope: Scope): Date;
   fingerprint(text: string): string;
@@ -135,7 +135,7 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
       query: parameters.values.query,
       body,
       domain: { now: deps.now(scope), newId: (kind) => newId(kind, deps.now(scope)), ...deps.contract.tables },
-      publicUrl: deps.publicUrl,
+      publicUrl: deps.publicUrl(),
       problem,
       fingerprint: deps.fingerprint,
     };

@@ -1,0 +1,114 @@
+// npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
+//                 [-- --merchants merchants.json] [-- --quiet]
+// A stateful sandbox of the Payment Service API v2, driven by the contract; see the README, "Sandbox".
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { StoreOpenError } from './store/index.js';
+import { demoMerchant, startSandbox, type MerchantCredentials } from './server.js';
+
+const USAGE = `usage: npm run sandbox [-- options]
+
+  --port <n>          port to listen on (default 4020)
+  --host <h>          interface to listen on (default 127.0.0.1)
+  --db <path|url>     SQLite file (default .sandbox/sandbox.db), :memory: for none, or a
+                      postgres:// URL to share one sandbox database in a team
+  --merchants <file>  JSON array of { "merchantId", "apiKey", "webhookSecret" }; without it a demo
+                      merchant is created and its credentials printed
+  --quiet             no request log`;
+
+/** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
+function fail(message: string): never {
+  console.error(`sandbox: ${message}`);
+  process.exit(1);
+}
+
+function options() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string', default: '4020' },
+        host: { type: 'string', default: '127.0.0.1' },
+        db: { type: 'string', default: '.sandbox/sandbox.db' },
+        merchants: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    fail(`${(err as Error).message} (--help lists the options)`);
+  }
+}
+
+/** The merchants file, checked field by field. */
+export function readMerchants(path: string): MerchantCredentials[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read --merchants ${path}: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`--merchants ${path}: expected a non-empty JSON array of { merchantId, apiKey, webhookSecret }`);
+  return parsed.map((m, i) => {
+    for (const field of ['merchantId', 'apiKey', 'webhookSecret'] as const) {
+      const value = (m as Record<string, unknown> | null)?.[field];
+      if (typeof value !== 'string' || value === '') throw new Error(`--merchants ${path}: [${i}].${field} must be a non-empty string`);
+    }
+    return { merchantId: m.merchantId, apiKey: m.apiKey, webhookSecret: m.webhookSecret } as MerchantCredentials;
+  });
+}
+
+const values = options();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
+let merchants: MerchantCredentials[];
+try {
+  merchants = values.merchants ? readMerchants(values.merchants) : [demoMerchant()];
+} catch (err) {
+  fail((err as Error).message);
+}
+
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+try {
+  sandbox = await startSandbox({
+    host: values.host,
+    port,
+    database: values.db,
+    merchants,
+    ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
+  });
+} catch (err) {
+  const e = err as NodeJS.ErrnoException;
+  if (err instanceof StoreOpenError) fail(err.message);
+  if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') fail(`cannot listen on ${values.host}:${port} (${e.code}); choose another --port or --host`);
+  throw err;
+}
+
+const shown = (m: MerchantCredentials) => (values.merchants ? `${m.merchantId} (from ${values.merchants})` : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`);
+console.log(`Payment Service API v2 sandbox
+  test root    ${sandbox.url}/api/v2
+  live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
+  database     ${sandbox.store.location} (${sandbox.store.dialect})
+  merchant     ${merchants.map(shown).join('\n  merchant     ')}
+  try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
+Ctrl-C stops it.`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    sandbox.close().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(`sandbox: stopping failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,98 @@
+// openStore(): the store on embedded SQLite (a file, or `:memory:`) or on PostgreSQL (a URL),
+// migrated, ready. An unreachable database or an unusable path rejects with one line that says so.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import { kyselyStore } from './kysely-store.js';
+import { MIGRATIONS } from './migrations.js';
+import type { Database as Tables } from './schema.js';
+import type { OpenStoreOptions, Store } from './store.js';
+
+export * from './store.js';
+
+/** The database could not be opened or reached (the CLI prints the message and exits 1). */
+export class StoreOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreOpenError';
+  }
+}
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+async function migrate(db: Kysely<Tables>, location: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) throw new StoreOpenError(`cannot migrate the database at ${location}: ${(error as Error).message}`);
+}
+
+export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//.test(database);
+
+/** The URL without its password, for messages. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  return isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database);
+}
+
+async function openSqlite(path: string): Promise<Store> {
+  const memory = path === ':memory:';
+  const location = memory ? ':memory:' : resolve(path);
+  let database: Database.Database;
+  try {
+    if (!memory) mkdirSync(dirname(location), { recursive: true });
+    database = new Database(location);
+    // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
+    // sandbox process loses nothing it answered; only a power loss could cost the last commits.
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('foreign_keys = ON');
+  } catch (err) {
+    throw new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
+  }
+  // Kysely prepares a statement for every query; better-sqlite3's statements are reusable, so they
+  // are prepared once per SQL text.
+  const statements = new Map<string, Database.Statement>();
+  const cached = {
+    close: () => database.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = database.prepare(sql)));
+      return statement;
+    },
+  };
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
+  await migrate(db, location);
+  return kyselyStore(db, 'sqlite', location, () => db.destroy());
+}
+
+async function openPostgres(url: string): Promise<Store> {
+  const location = redact(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    // bigint columns (money) as JS numbers: values stay below 10^12, far under 2^53.
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+  });
+  pool.on('error', () => undefined); // an idle client's error (server restart) must not crash the sandbox
+  try {
+    await pool.query('select 1');
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new StoreOpenError(`cannot connect to PostgreSQL at ${location}: ${(err as Error).message || (err as { code?: string }).code}`);
+  }
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  await migrate(db, location);
+  return kyselyStore(db, 'postgres', location, () => db.destroy());
+}
