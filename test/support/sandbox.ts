@@ -1,0 +1,100 @@
+// A sandbox for tests, in this process on a free port of 127.0.0.1, with a `fetch` that holds every
+// response to the contract: a response whose status, headers or body the contract does not declare
+// for its operation fails the test that received it, at once, naming the violation. Tests (and the
+// SDK, through `fetch`) call the sandbox only through it, so every response the suite receives is
+// checked.
+import { randomBytes } from 'node:crypto';
+import { loadContract, type Contract } from '../../sandbox/http/contract.js';
+import { ROOTS } from '../../sandbox/http/app.js';
+import { startSandbox, type MerchantCredentials, type Sandbox } from '../../sandbox/server.js';
+import type { OperationId } from '../../generated/operations.js';
+
+let contract: Contract | undefined;
+/** The contract of the committed bundle, loaded once per test file. */
+export const sandboxContract = () => (contract ??= loadContract());
+
+export class ConformanceError extends Error {
+  constructor(readonly violations: string[]) {
+    super(`the sandbox sent a response the contract does not declare:\n  ${violations.join('\n  ')}`);
+    this.name = 'ConformanceError';
+  }
+}
+
+/** The operation a request to the sandbox addresses, or undefined (not an operation: a hosted page, a typo). */
+export function operationOf(url: string, method: string): { operationId: OperationId; environment: string } | undefined {
+  const path = new URL(url).pathname;
+  const root = ROOTS.find((r) => path.startsWith(`${r.root}/`));
+  if (!root) return undefined;
+  const match = sandboxContract().match(method, path.slice(root.root.length));
+  return match ? { operationId: match.operation.id, environment: root.environment } : undefined;
+}
+
+/** Checks one response of an operation; throws ConformanceError on the first one that breaks the contract. */
+export async function checkConformance(operationId: OperationId, response: Response): Promise<void> {
+  const body = await response.clone().text();
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  const violations = sandboxContract().checkResponse(operationId, response.status, headers, body);
+  if (violations.length > 0) throw new ConformanceError(violations);
+}
+
+/** `fetch`, with every response of a contract operation checked against the contract. */
+export const conformingFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const response = await fetch(request);
+  const operation = operationOf(request.url, request.method);
+  if (operation && request.method !== 'OPTIONS') await checkConformance(operation.operationId, response);
+  return response;
+};
+
+export interface TestSandbox {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** The test root: `${url}/api/v2`. */
+  baseUrl: string;
+  liveBaseUrl: string;
+  merchant: MerchantCredentials;
+  other: MerchantCredentials;
+  sandbox: Sandbox;
+  /** Basic credentials of `merchant` (or of `other`). */
+  basic(who?: MerchantCredentials): string;
+  /** JSON request to the test root (or a full URL) through conformingFetch. */
+  call(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; who?: MerchantCredentials; root?: 'test' | 'live' }): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export const newMerchant = (name: string): MerchantCredentials => ({
+  merchantId: `${name}_${randomBytes(3).toString('hex')}`,
+  apiKey: `sk_test_${randomBytes(16).toString('hex')}`,
+  webhookSecret: `whsec_${randomBytes(16).toString('hex')}`,
+});
+
+/** Two merchants (`merchant`, `other`) on a fresh database (`:memory:` unless given). */
+export async function startTestSandbox(options: { database?: string } = {}): Promise<TestSandbox> {
+  const merchant = newMerchant('shop');
+  const other = newMerchant('other');
+  const sandbox = await startSandbox({ port: 0, database: options.database ?? ':memory:', merchants: [merchant, other], contract: sandboxContract() });
+  const basic = (who: MerchantCredentials = merchant) => `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;
+  return {
+    url: sandbox.url,
+    baseUrl: `${sandbox.url}/api/v2`,
+    liveBaseUrl: `${sandbox.url}/live/api/v2`,
+    merchant,
+    other,
+    sandbox,
+    basic,
+    async call(method, path, opts = {}) {
+      const base = opts.root === 'live' ? `${sandbox.url}/live/api/v2` : `${sandbox.url}/api/v2`;
+      const headers: Record<string, string> = { authorization: basic(opts.who), ...opts.headers };
+      if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      const response = await conformingFetch(path.startsWith('http') ? path : `${base}${path}`, {
+        method,
+        headers,
+        ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    },
+    stop: () => sandbox.close(),
+  };
+}
