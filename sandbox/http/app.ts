@@ -62,7 +62,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     fingerprint: (text: string) => createHmac('sha256', pseudoKey).update(text).digest('hex'),
   };
 
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, routerOptions: { caseSensitive: true }, return503OnClosing: true });
+  // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, routerOptions: { caseSensitive: true, maxParamLength: 2048 }, return503OnClosing: true });
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.
