@@ -97,41 +97,52 @@ describe.each(STORES)('idempotency on %s', (kind) => {
   });
 });
 
-describe('idempotency keys in the store (SQLite)', () => {
+describe.each(STORES)('idempotency keys in the store (%s)', (kind) => {
   let t: TestSandbox;
   let store: Store;
   beforeAll(async () => {
-    t = await startTestSandbox();
+    t = await startTestSandbox({ database: await dbs.database(kind) });
     store = t.sandbox.store;
-  });
+  }, 60_000);
   afterAll(async () => {
     await t?.stop();
   });
   const scope = { merchantId: 'm', environment: 'test' as const };
   const claim = (k: string, now: string, requestHash = 'h') =>
     store.idempotency.claim({ scope, key: k, operationId: 'createPayment', requestHash, now, leaseMs: 30_000, retentionMs: 24 * 3_600_000 });
+  const complete = (k: string, token: string, now: string, body = '{}') =>
+    store.transaction((tx) => tx.idempotency.complete({ scope, key: k, token, response: { status: 201, headers: { 'content-type': 'application/json' }, body }, now }));
 
-  it('a key in flight is a conflict; after its lease ran out (its request died) it is taken over', async () => {
+  it('a key in flight is a conflict until its request completes or gives it up', async () => {
     const t0 = '2026-11-24T10:00:00.000Z';
-    const first = await claim('lease', t0);
+    const first = (await claim('flight', t0)) as { outcome: string; token: string };
     expect(first.outcome).toBe('claimed');
-    expect(await claim('lease', '2026-11-24T10:00:10.000Z')).toEqual({ outcome: 'conflict', reason: 'in_progress' });
-    const second = await claim('lease', '2026-11-24T10:00:31.000Z');
-    expect(second.outcome).toBe('claimed');
-    // the first request, if it ever comes back, can no longer complete the key
-    await expect(store.transaction((tx) => tx.idempotency.complete({ scope, key: 'lease', token: (first as { token: string }).token, response: { status: 201, headers: {}, body: '{}' }, now: t0 }))).rejects.toThrow(/took it over/);
+    expect(await claim('flight', '2026-11-24T10:00:10.000Z')).toEqual({ outcome: 'conflict', reason: 'in_progress' });
+    await store.idempotency.release({ scope, key: 'flight', token: first.token });
+    expect((await claim('flight', '2026-11-24T10:00:11.000Z')).outcome).toBe('claimed');
+  });
+
+  it.runIf(kind === 'postgres')('PostgreSQL: after its lease ran out (its process died), a key is taken over, and the old token can no longer complete it', async () => {
+    const t0 = '2026-11-24T10:00:00.000Z';
+    const first = (await claim('lease', t0)) as { token: string };
+    expect((await claim('lease', '2026-11-24T10:00:31.000Z')).outcome).toBe('claimed');
+    await expect(complete('lease', first.token, t0)).rejects.toThrow(/took it over/);
   });
 
   it('a completed key replays for 24 hours, then the key is new again', async () => {
     const t0 = '2026-11-24T10:00:00.000Z';
-    const first = await claim('retention', t0);
-    await store.transaction((tx) => tx.idempotency.complete({ scope, key: 'retention', token: (first as { token: string }).token, response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"a":1}' }, now: t0 }));
+    const first = (await claim('retention', t0)) as { token: string };
+    await complete('retention', first.token, t0, '{"a":1}');
     expect(await claim('retention', '2026-11-25T09:59:59.000Z')).toEqual({ outcome: 'replay', response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"a":1}' } });
-    expect((await claim('retention', '2026-11-25T10:00:01.000Z', 'other')).outcome).toBe('claimed');
+    expect(await claim('retention', '2026-11-25T09:59:59.000Z', 'other')).toEqual({ outcome: 'conflict', reason: 'different_request' });
+    const renewed = (await claim('retention', '2026-11-25T10:00:01.000Z', 'other')) as { outcome: string; token: string };
+    expect(renewed.outcome).toBe('claimed');
+    await complete('retention', renewed.token, '2026-11-25T10:00:01.000Z', '{"b":2}');
+    expect(await claim('retention', '2026-11-25T10:00:02.000Z', 'other')).toMatchObject({ outcome: 'replay', response: { body: '{"b":2}' } });
     expect(await store.idempotency.purgeExpired('2026-11-27T00:00:00.000Z')).toBeGreaterThanOrEqual(1);
   });
 
-  it('a completion rolls back with its transaction', async () => {
+  it('a completion rolls back with its transaction: nothing is replayed', async () => {
     const t0 = '2026-11-24T10:00:00.000Z';
     const first = (await claim('rollback', t0)) as { token: string };
     await expect(
@@ -140,6 +151,7 @@ describe('idempotency keys in the store (SQLite)', () => {
         throw new Error('the work failed');
       }),
     ).rejects.toThrow('the work failed');
-    expect(await claim('rollback', '2026-11-24T10:00:01.000Z')).toEqual({ outcome: 'conflict', reason: 'in_progress' });
+    await store.idempotency.release({ scope, key: 'rollback', token: first.token });
+    expect((await claim('rollback', '2026-11-24T10:00:01.000Z')).outcome).toBe('claimed');
   });
 });

@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../scripts/server-process.js';
+import { killGroup, startServerProcess, type ServerProcess } from '../scripts/server-process.js';
 import { openStore } from '../sandbox/store/index.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { startPostgres, type EmbeddedPostgresServer } from '../scripts/postgres.js';
 import { checkConformance, newMerchant } from './support/sandbox.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -18,7 +18,7 @@ const merchant = newMerchant('proc');
 const basic = `Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
 let dir: string;
 let merchantsFile: string;
-let postgres: TestPostgres;
+let postgres: EmbeddedPostgresServer;
 const running: ServerProcess[] = [];
 
 beforeAll(async () => {
@@ -156,10 +156,16 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 during a load of creates
 describe('npm run sandbox fails with one line', () => {
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      // Its own process group, killed after 20 s whatever happens: a hung child must not outlive the test.
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+      const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), 20_000);
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('close', (code) => done({ code, stderr }));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        killGroup(child.pid!, 'SIGKILL');
+        done({ code, stderr });
+      });
     });
 
   it.each([

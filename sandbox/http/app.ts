@@ -2,11 +2,11 @@
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
 import { createHmac } from 'node:crypto';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { createAuthenticator } from './auth.js';
-import type { Contract, OperationContract } from './contract.js';
+import type { Contract } from './contract.js';
 import { createHandlers } from './handlers/index.js';
 import { newId } from './ids.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
@@ -72,27 +72,6 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     app.addContentTypeParser(mediaType, { parseAs: 'string' }, (_request, body, done) => done(null, body));
   }
 
-  await app.register(cors, {
-    hook: 'onRequest',
-    delegator: (request, callback) => {
-      const operationId = request.routeOptions.config.operationId ?? operationOfPreflight(contract, request)?.id;
-      callback(null, operationId && BROWSER_OPERATIONS.has(operationId)
-        ? { origin: true, methods: ['POST'], allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposedHeaders: [REPLAY_HEADER], maxAge: 600 }
-        : { origin: false });
-    },
-  });
-
-  for (const { root, environment } of ROOTS) {
-    for (const operation of contract.operations.values()) {
-      app.route({
-        method: operation.method.toUpperCase() as 'GET',
-        url: root + operation.path.replace(/\{([^}]+)\}/g, ':$1'),
-        config: { operationId: operation.id },
-        handler: operationHandler(deps, operation, environment, root),
-      });
-    }
-  }
-
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).header('content-type', 'application/json; charset=utf-8').send(
       JSON.stringify({ type: 'https://developer.payment-service.example/problems/not-found', title: 'No such operation.', status: 404, detail: `${request.method} ${request.url.split('?')[0]} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.` }),
@@ -118,14 +97,28 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       log(`${new Date().toISOString()} ${request.method} ${request.url} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`);
     });
   }
+  // Routes last: a route takes the error handler and hooks of its context when it is registered.
+  for (const { root, environment } of ROOTS) {
+    for (const operation of contract.operations.values()) {
+      const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');
+      const route = { method: operation.method.toUpperCase() as 'GET', config: { operationId: operation.id }, handler: operationHandler(deps, operation, environment, root) };
+      if (!BROWSER_OPERATIONS.has(operation.id)) {
+        app.route({ ...route, url });
+        continue;
+      }
+      // CORS in a scope of its own, for this operation only: its preflight route and headers never
+      // touch the other operations (nor cost them anything).
+      const prefix = url.slice(0, url.indexOf('/:'));
+      await app.register(
+        async (scope) => {
+          await scope.register(cors, { origin: true, methods: [route.method], allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposedHeaders: [REPLAY_HEADER], maxAge: 600 });
+          scope.route({ ...route, url: url.slice(prefix.length) });
+        },
+        { prefix },
+      );
+    }
+  }
+
   return app;
 }
 
-/** The operation an OPTIONS preflight asks about (its route is the CORS plugin's, not the operation's). */
-function operationOfPreflight(contract: Contract, request: FastifyRequest): OperationContract | undefined {
-  const method = request.headers['access-control-request-method'];
-  if (request.method !== 'OPTIONS' || typeof method !== 'string') return undefined;
-  const path = request.url.split('?')[0]!;
-  const root = ROOTS.find((r) => path.startsWith(`${r.root}/`));
-  return root ? contract.match(method, path.slice(root.root.length))?.operation : undefined;
-}

@@ -66,12 +66,13 @@ export interface OperationContract {
   /** Accepts the Idempotency-Key header. */
   idempotent: boolean;
   responses: ReadonlyMap<number, ResponseInfo>;
-  /** Validates the body (JSON parsed, or the form as an object); errors name each offending field. */
-  validateBody(body: unknown): FieldErrors;
+  /** Validates the body (JSON parsed, or the form as an object): undefined when valid, else each offending field. */
+  validateBody(body: unknown): FieldErrors | undefined;
   /** Validates and coerces path, query and header parameters (strings in, typed values out). */
   validateParameters(input: { path: Record<string, string>; query: Record<string, unknown>; headers: Record<string, unknown> }): {
     values: { path: Record<string, unknown>; query: Record<string, unknown>; headers: Record<string, unknown> };
-    errors: FieldErrors;
+    /** undefined when valid */
+    errors: FieldErrors | undefined;
   };
 }
 
@@ -169,17 +170,18 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
       idempotent: headerNames.has('idempotency-key'),
       responses,
       validateBody: (value) => {
-        if (!bodyPointer) return {};
+        if (!bodyPointer) return undefined;
         const validate = validatorAt(bodyPointer);
-        return validate(value) ? {} : fieldErrors(validate.errors ?? [], (path) => path);
+        return validate(value) ? undefined : fieldErrors(validate.errors ?? [], (path) => path);
       },
       validateParameters: (input) => {
+        // Copies: Ajv coerces in place (query strings to integers), and the request's objects are fastify's.
         const values = { path: { ...input.path }, query: { ...input.query }, headers: {} as Record<string, unknown> };
         for (const name of headerNames.keys()) if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
-        const errors: FieldErrors = {};
+        let errors: FieldErrors | undefined;
         for (const [location, validate] of parameterValidators) {
           const target = location === 'path' ? values.path : location === 'query' ? values.query : values.headers;
-          if (!validate(target)) Object.assign(errors, fieldErrors(validate.errors ?? [], (path) => (location === 'header' ? (headerNames.get(path) ?? path) : path)));
+          if (!validate(target)) errors = { ...errors, ...fieldErrors(validate.errors ?? [], (path) => (location === 'header' ? (headerNames.get(path) ?? path) : path)) };
         }
         return { values, errors };
       },

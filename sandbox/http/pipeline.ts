@@ -79,9 +79,11 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
   if (!handler) throw new Error(`no handler for ${operation.id}`);
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const traceId = newId('trace');
-    const instance = request.url.split('?')[0]!;
-    const problem = (status: number, input: ProblemInput): Reply => ({ status, body: problemBody(deps.contract, operation, status, input, { traceId, instance }) });
+    // A trace id only when a problem body needs one.
+    const problem = (status: number, input: ProblemInput): Reply => ({
+      status,
+      body: problemBody(deps.contract, operation, status, input, { traceId: newId('trace'), instance: request.url.split('?')[0]! }),
+    });
     const send = (r: Reply, extra?: Record<string, string>) => {
       if (!operation.responses.has(r.status)) throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
       reply.code(r.status);
@@ -121,11 +123,12 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
       query: request.query as Record<string, unknown>,
       headers: request.headers as Record<string, unknown>,
     });
-    const errors: FieldErrors = { ...parameters.errors, ...(body !== undefined ? operation.validateBody(body) : {}) };
-    if (Object.keys(errors).length > 0) {
-      return send(problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors }));
+    const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
+    if (parameters.errors || bodyErrors) {
+      return send(problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors: { ...parameters.errors, ...bodyErrors } }));
     }
 
+    let domain: RequestContext['domain'] | undefined;
     const ctx: RequestContext = {
       operation,
       environment,
@@ -134,7 +137,14 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
       path: parameters.values.path,
       query: parameters.values.query,
       body,
-      domain: { now: deps.now(scope), newId: (kind) => newId(kind, deps.now(scope)), ...deps.contract.tables },
+      // Made on first use: a GET of a stored document never needs it.
+      get domain() {
+        if (!domain) {
+          const now = deps.now(scope);
+          domain = { now, newId: (kind) => newId(kind, now), ...deps.contract.tables };
+        }
+        return domain;
+      },
       publicUrl: deps.publicUrl(),
       problem,
       fingerprint: deps.fingerprint,

@@ -44,6 +44,22 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database);
 }
 
+/**
+ * Kysely prepares a statement for every query; better-sqlite3's statements are reusable, so they are
+ * prepared once per SQL text.
+ */
+function withStatementCache(database: Database.Database) {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = database.prepare(sql)));
+      return statement;
+    },
+  };
+}
+
 async function openSqlite(path: string): Promise<Store> {
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
@@ -60,20 +76,16 @@ async function openSqlite(path: string): Promise<Store> {
   } catch (err) {
     throw new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
   }
-  // Kysely prepares a statement for every query; better-sqlite3's statements are reusable, so they
-  // are prepared once per SQL text.
-  const statements = new Map<string, Database.Statement>();
-  const cached = {
-    close: () => database.close(),
-    prepare: (sql: string) => {
-      let statement = statements.get(sql);
-      if (!statement) statements.set(sql, (statement = database.prepare(sql)));
-      return statement;
-    },
-  };
+  const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
   await migrate(db, location);
-  return kyselyStore(db, 'sqlite', location, () => db.destroy());
+  if (memory) return kyselyStore(db, 'sqlite', location, () => db.destroy());
+  // A second connection for reads: in WAL mode they run beside the writer's transactions.
+  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(new Database(location, { readonly: true })) }) });
+  return kyselyStore(db, 'sqlite', location, async () => {
+    await reader.destroy();
+    await db.destroy();
+  }, reader);
 }
 
 async function openPostgres(url: string): Promise<Store> {

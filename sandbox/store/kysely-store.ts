@@ -57,7 +57,170 @@ async function paged<T>(
   return { total, items: rows.map((r) => parse<T>(r)) };
 }
 
-function repositories(db: Db, dialect: Dialect): StoreTransaction {
+/** A payment's row; the keys always in this order (precompiled inserts rely on it). */
+const paymentRow = (p: Payment, document: string) => ({
+  ...scopeOf(p.scope),
+  pay_id: p.payId,
+  kind: p.kind,
+  trans_id: p.transId,
+  state: p.state,
+  amount_value: p.amount.value,
+  currency: p.currency,
+  merchant_customer_id: p.details.customerInfo?.merchantCustomerId ?? null,
+  created_at: p.createdAt,
+  version: p.version,
+  data: JSON.stringify(p),
+  document,
+});
+
+const operationRow = (op: PaymentOperation, position: number) => ({ ...scopeOf(op.scope), x_id: op.xId, pay_id: op.payId, position, data: JSON.stringify(op) });
+
+type IdempotencyFields = Omit<Database['idempotency_keys'], 'merchant_id' | 'environment' | 'idempotency_key'>;
+const idempotencyRow = (scope: Scope, key: string, f: IdempotencyFields) => ({
+  ...scopeOf(scope),
+  idempotency_key: key,
+  operation_id: f.operation_id,
+  request_hash: f.request_hash,
+  state: f.state,
+  token: f.token,
+  locked_until: f.locked_until,
+  expires_at: f.expires_at,
+  response_status: f.response_status,
+  response_headers: f.response_headers,
+  response_body: f.response_body,
+});
+
+/**
+ * A query compiled once, with placeholder values, and run with each call's values in the same
+ * positions: the hot paths (GET a payment, create one) build no query per call.
+ */
+function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
+  const compiled = query.compile();
+  const expected = compiled.parameters.length;
+  return (executor: Db, parameters: readonly unknown[]) => {
+    if (parameters.length !== expected) throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
+    return executor.executeQuery<Row>({ ...compiled, parameters });
+  };
+}
+
+/** A sample row for compiling: every value a parameter (Kysely writes a null as the literal `null`). */
+const placeholders = <T extends Record<string, unknown>>(row: T): T => Object.fromEntries(Object.keys(row).map((k) => [k, ''])) as T;
+
+function hotQueries(db: Kysely<Database>) {
+  const samplePayment = paymentRow({ scope: { merchantId: '', environment: 'test' }, details: {}, amount: { value: 0, currency: '' } } as unknown as Payment, '');
+  const byScope = (table: 'payments') => db.selectFrom(table).where('merchant_id', '=', '').where('environment', '=', '');
+  const sampleClaim = idempotencyRow({ merchantId: '', environment: 'test' }, '', { operation_id: '', request_hash: '', state: '', token: '', locked_until: '', expires_at: '', response_status: null, response_headers: null, response_body: null });
+  const { merchant_id: _m, environment: _e, idempotency_key: _k, ...claimUpdate } = sampleClaim;
+  return {
+    document: precompiled(byScope('payments').select('document').where('pay_id', '=', '')),
+    documentByTransId: precompiled(byScope('payments').select('document').where('trans_id', '=', '')),
+    payment: precompiled(byScope('payments').select('data').where('pay_id', '=', '')),
+    paymentForUpdate: precompiled(byScope('payments').select('data').where('pay_id', '=', '').forUpdate()),
+    paymentByTransId: precompiled(byScope('payments').select('data').where('trans_id', '=', '')),
+    paymentByTransIdForUpdate: precompiled(byScope('payments').select('data').where('trans_id', '=', '').forUpdate()),
+    insertPayment: precompiled(db.insertInto('payments').values(placeholders(samplePayment))),
+    insertOperation: precompiled(db.insertInto('payment_operations').values(placeholders(operationRow({ scope: { merchantId: '', environment: 'test' } } as PaymentOperation, 0)))),
+    idempotencyRow: precompiled(
+      db.selectFrom('idempotency_keys').selectAll().where('merchant_id', '=', '').where('environment', '=', '').where('idempotency_key', '=', ''),
+    ),
+    /** Insert, or replace a key past its retention (SQLite writes a completed key at once). */
+    upsertIdempotency: precompiled(
+      db.insertInto('idempotency_keys').values(placeholders(sampleClaim)).onConflict((oc) => oc.columns(['merchant_id', 'environment', 'idempotency_key']).doUpdateSet(placeholders(claimUpdate))),
+    ),
+  };
+}
+type HotQueries = ReturnType<typeof hotQueries>;
+
+/**
+ * The keys in flight in this process (SQLite: one process owns the database, so a request in
+ * flight is known here; nothing is written before the work commits).
+ */
+class SqliteClaims {
+  private readonly inFlight = new Map<string, string>();
+  readonly pending = new Map<string, IdempotencyFields>();
+  get(k: string) {
+    return this.inFlight.get(k);
+  }
+  /** Claims synchronously (no await between the check and the set): true when it was free. */
+  take(k: string, token: string, fields: IdempotencyFields): boolean {
+    if (this.inFlight.has(k)) return false;
+    this.inFlight.set(k, token);
+    this.pending.set(token, fields);
+    return true;
+  }
+  delete(k: string, token: string) {
+    if (this.inFlight.get(k) === token) this.inFlight.delete(k);
+    this.pending.delete(token);
+  }
+}
+/**
+ * Group commit (SQLite): the transactions that arrive while one commit is being written run one
+ * after another in the next database transaction, each in a savepoint of its own (a failing one
+ * rolls back alone), and commit together. A commit costs about as much for ten as for one (its
+ * pages go to the WAL file), so concurrent writers share it; every caller still hears back only
+ * after its work is committed, so no acknowledged write can be lost.
+ */
+class GroupCommit {
+  private queue: Array<{ work: (tx: Transaction<Database>) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  private running = false;
+  constructor(private readonly db: Kysely<Database>) {}
+
+  submit<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      // The batch starts after the requests that this turn of the event loop read have queued
+      // their work (the writes themselves are synchronous: nothing would join a running batch).
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, 256);
+        const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+        try {
+          const trx = await this.db.startTransaction().execute();
+          try {
+            for (const item of batch) {
+              const point = await trx.savepoint('work').execute();
+              try {
+                const value = await item.work(point);
+                await point.releaseSavepoint('work').execute();
+                outcomes.push({ ok: true, value });
+              } catch (error) {
+                await point.rollbackToSavepoint('work').execute();
+                await point.releaseSavepoint('work').execute();
+                outcomes.push({ ok: false, error });
+              }
+            }
+            await trx.commit().execute();
+          } catch (error) {
+            await trx.rollback().execute().catch(() => undefined);
+            throw error;
+          }
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+          continue;
+        }
+        batch.forEach((item, i) => {
+          const outcome = outcomes[i]!;
+          if (outcome.ok) item.resolve(outcome.value);
+          else item.reject(outcome.error);
+        });
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+const claimKey = (scope: Scope, key: string) => `${scope.merchantId}\u0000${scope.environment}\u0000${key}`;
+
+function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteClaims | undefined): StoreTransaction {
   const lock = <Q extends { forUpdate(): Q }>(query: Q, options?: { lock?: boolean }) => (options?.lock && dialect === 'postgres' ? query.forUpdate() : query);
 
   const flows = <T extends { id: string; scope: Scope; status: string; createdAt: string }>(table: 'checkout_sessions' | 'payment_links' | 'payment_intents') => ({
@@ -80,20 +243,6 @@ function repositories(db: Db, dialect: Dialect): StoreTransaction {
     },
   });
 
-  const paymentRow = (p: Payment, document: string) => ({
-    ...scopeOf(p.scope),
-    pay_id: p.payId,
-    kind: p.kind,
-    trans_id: p.transId,
-    state: p.state,
-    amount_value: p.amount.value,
-    currency: p.currency,
-    merchant_customer_id: p.details.customerInfo?.merchantCustomerId ?? null,
-    created_at: p.createdAt,
-    version: p.version,
-    data: JSON.stringify(p),
-    document,
-  });
   const planRow = (p: PaymentPlan) => ({
     ...scopeOf(p.scope),
     id: p.id,
@@ -112,15 +261,15 @@ function repositories(db: Db, dialect: Dialect): StoreTransaction {
   return {
     payments: {
       async insert(payment, document) {
-        await mapped(db.insertInto('payments').values(paymentRow(payment, document)).execute());
+        await mapped(hot.insertPayment(db, Object.values(paymentRow(payment, document))));
       },
       async get(scope, payId, options) {
-        const row = await lock(db.selectFrom('payments').select('data').where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment).where('pay_id', '=', payId), options).executeTakeFirst();
-        return row ? parse<Payment>(row) : undefined;
+        const { rows } = await (options?.lock && dialect === 'postgres' ? hot.paymentForUpdate : hot.payment)(db, [scope.merchantId, scope.environment, payId]);
+        return rows[0] ? parse<Payment>(rows[0]) : undefined;
       },
       async getByTransId(scope, transId, options) {
-        const row = await lock(db.selectFrom('payments').select('data').where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment).where('trans_id', '=', transId), options).executeTakeFirst();
-        return row ? parse<Payment>(row) : undefined;
+        const { rows } = await (options?.lock && dialect === 'postgres' ? hot.paymentByTransIdForUpdate : hot.paymentByTransId)(db, [scope.merchantId, scope.environment, transId]);
+        return rows[0] ? parse<Payment>(rows[0]) : undefined;
       },
       async update(payment, document) {
         const { version: _, ...row } = paymentRow(payment, document);
@@ -157,22 +306,8 @@ function repositories(db: Db, dialect: Dialect): StoreTransaction {
       },
     },
     operations: {
-      async insert(op) {
-        // The next position in the payment's history; the payment row is written in the same
-        // transaction, which serializes writers of one payment.
-        const last = await db
-          .selectFrom('payment_operations')
-          .select((eb) => eb.fn.max<number>('position').as('last'))
-          .where('merchant_id', '=', op.scope.merchantId)
-          .where('environment', '=', op.scope.environment)
-          .where('pay_id', '=', op.payId)
-          .executeTakeFirst();
-        await mapped(
-          db
-            .insertInto('payment_operations')
-            .values({ ...scopeOf(op.scope), x_id: op.xId, pay_id: op.payId, position: Number(last?.last ?? 0) + 1, data: JSON.stringify(op) })
-            .execute(),
-        );
+      async insert(op, position) {
+        await mapped(hot.insertOperation(db, Object.values(operationRow(op, position))));
       },
       async listByPayment(scope, payId) {
         const rows = await db
@@ -187,7 +322,17 @@ function repositories(db: Db, dialect: Dialect): StoreTransaction {
       },
     },
     idempotency: {
-      async complete({ scope, key, token, response }) {
+      async complete({ scope, key, token, response, now }) {
+        if (claims) {
+          // SQLite: the claim lives in this process; the completed key is written now, in the work's transaction.
+          if (claims.get(claimKey(scope, key)) !== token) throw new StaleWriteError(`Idempotency-Key ${key} (not claimed by this request)`);
+          const claim = claims.pending.get(token)!;
+          const row = idempotencyRow(scope, key, { ...claim, state: 'done', token, locked_until: now, response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body });
+          const { merchant_id: _m, environment: _e, idempotency_key: _k, ...update } = row;
+          await hot.upsertIdempotency(db, [...Object.values(row), ...Object.values(update)]);
+          claims.delete(claimKey(scope, key), token);
+          return;
+        }
         const result = await db
           .updateTable('idempotency_keys')
           .set({ state: 'done', response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body })
@@ -380,23 +525,51 @@ function repositories(db: Db, dialect: Dialect): StoreTransaction {
 const addMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 /** The Store on a migrated Kysely instance. */
-export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: string, close: () => Promise<void>): Store {
-  // GET's path: compiled once, executed with each request's values (no query building per call).
-  const byPayId = db.selectFrom('payments').select('document').where('merchant_id', '=', '').where('environment', '=', '').where('pay_id', '=', '').compile();
-  const byTransId = db.selectFrom('payments').select('document').where('merchant_id', '=', '').where('environment', '=', '').where('trans_id', '=', '').compile();
-  const documentBy = async (query: CompiledQuery, scope: Scope, id: string) => {
-    const result = await db.executeQuery<{ document: string }>({ ...query, parameters: [scope.merchantId, scope.environment, id] });
-    return result.rows[0]?.document;
-  };
+/**
+ * The Store on a migrated Kysely instance. `reader` (SQLite on a file): a second connection for the
+ * reads outside transactions (GET's document, the claim's look-up), which WAL lets run beside the
+ * writer, so that they never wait for a commit. Default: the same instance.
+ */
+export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: string, close: () => Promise<void>, reader: Kysely<Database> = db): Store {
+  const hot = hotQueries(db);
+  const claims = dialect === 'sqlite' ? new SqliteClaims() : undefined;
+  const groupCommit = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
+  /** SQLite's claim: in flight in this process, or completed in the database (read only). */
+  async function claimInProcess(request: ClaimRequest): Promise<ClaimResult> {
+    const { scope, key, now } = request;
+    const token = randomUUID();
+    const fields: IdempotencyFields = {
+      operation_id: request.operationId,
+      request_hash: request.requestHash,
+      state: 'in_flight',
+      token,
+      locked_until: addMs(now, request.leaseMs),
+      expires_at: addMs(now, request.retentionMs),
+      response_status: null,
+      response_headers: null,
+      response_body: null,
+    };
+    const k = claimKey(scope, key);
+    if (!claims!.take(k, token, fields)) return { outcome: 'conflict', reason: 'in_progress' };
+    const row = (await hot.idempotencyRow(reader, [scope.merchantId, scope.environment, key])).rows[0];
+    if (!row || row.expires_at <= now) return { outcome: 'claimed', token };
+    claims!.delete(k, token);
+    if (row.operation_id !== request.operationId || row.request_hash !== request.requestHash) return { outcome: 'conflict', reason: 'different_request' };
+    return { outcome: 'replay', response: { status: row.response_status ?? 200, headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>, body: row.response_body ?? '' } };
+  }
+  const documentBy = async (query: HotQueries['document'], scope: Scope, id: string) => (await query(reader, [scope.merchantId, scope.environment, id])).rows[0]?.document;
 
   return {
     dialect,
     location,
-    transaction: (work) => db.transaction().execute((tx) => work(repositories(tx, dialect))),
-    paymentDocument: (scope, payId) => documentBy(byPayId, scope, payId),
-    paymentDocumentByTransId: (scope, transId) => documentBy(byTransId, scope, transId),
+    transaction: groupCommit
+      ? (work) => groupCommit.submit((tx) => work(repositories(tx, dialect, hot, claims)))
+      : (work) => db.transaction().execute((tx) => work(repositories(tx, dialect, hot, claims))),
+    paymentDocument: (scope, payId) => documentBy(hot.document, scope, payId),
+    paymentDocumentByTransId: (scope, transId) => documentBy(hot.documentByTransId, scope, transId),
     idempotency: {
       async claim(request: ClaimRequest): Promise<ClaimResult> {
+        if (claims) return claimInProcess(request);
         const { scope, key, now } = request;
         const fresh = () => ({
           operation_id: request.operationId,
@@ -457,6 +630,7 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
         return Number(taken.numUpdatedRows) === 1 ? { outcome: 'claimed', token } : { outcome: 'conflict', reason: 'in_progress' };
       },
       async release({ scope, key, token }) {
+        if (claims) return claims.delete(claimKey(scope, key), token);
         await db
           .deleteFrom('idempotency_keys')
           .where('merchant_id', '=', scope.merchantId)
@@ -480,11 +654,11 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
           .execute();
       },
       async get(merchantId) {
-        const row = await db.selectFrom('merchants').select('data').where('merchant_id', '=', merchantId).executeTakeFirst();
+        const row = await reader.selectFrom('merchants').select('data').where('merchant_id', '=', merchantId).executeTakeFirst();
         return row ? parse<Merchant>(row) : undefined;
       },
       async getByApiKeyHash(hash) {
-        const row = await db.selectFrom('merchants').select('data').where('api_key_hash', '=', hash).executeTakeFirst();
+        const row = await reader.selectFrom('merchants').select('data').where('api_key_hash', '=', hash).executeTakeFirst();
         return row ? parse<Merchant>(row) : undefined;
       },
       async list() {

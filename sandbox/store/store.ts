@@ -86,7 +86,12 @@ export type ClaimResult =
   | { outcome: 'conflict'; reason: 'in_progress' | 'different_request' };
 
 export interface IdempotencyStore {
-  /** Claims the key in a transaction of its own (committed before the work starts). */
+  /**
+   * Claims the key before the work starts. PostgreSQL: in a transaction of its own, so that every
+   * process sees the claim (a lease, taken over when its request died). SQLite, which one process
+   * owns: in that process (a request in flight is known there), with the database only read; the
+   * completed key is written by complete(), in the work's transaction.
+   */
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Gives a claimed key up (the work failed without a response worth keeping, e.g. a 500). */
   release(ref: IdempotencyKeyRef & { token: string }): Promise<void>;
@@ -134,7 +139,8 @@ export interface StoreTransaction {
     findDuplicates(scope: Scope, query: DuplicateQuery): Promise<string[]>;
   };
   operations: {
-    insert(operation: PaymentOperation): Promise<void>;
+    /** `position`: 1, 2, … in the payment's history (the caller knows the operations before it). */
+    insert(operation: PaymentOperation, position: number): Promise<void>;
     /** Oldest first. */
     listByPayment(scope: Scope, payId: string): Promise<PaymentOperation[]>;
   };

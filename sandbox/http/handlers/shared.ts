@@ -42,7 +42,7 @@ export async function persist(tx: StoreTransaction, decision: Decision, mode: 'i
   const document = JSON.stringify(paymentDetails(decision.payment, [...previous, ...decision.operations]));
   if (mode === 'insert') await tx.payments.insert(decision.payment, document);
   else await tx.payments.update(decision.payment, document);
-  for (const op of decision.operations) await tx.operations.insert(op);
+  for (const [i, op] of decision.operations.entries()) await tx.operations.insert(op, previous.length + i + 1);
   return document;
 }
 

