@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/paths.js';
+import { deref, operationById, type JsonObject } from '../src/openapi/walker.js';
 import { startPrism } from './prism.js';
 
 export interface MockFigures {
@@ -40,28 +41,14 @@ const CONNECTIONS = 10;
 const DURATION_S = 10;
 const WARM_UP_S = 2;
 
-interface Operation {
-  operationId?: string;
-  responses?: Record<string, unknown>;
-  requestBody?: { content: Record<string, { examples?: Record<string, { $ref?: string; value?: unknown }> }> };
-}
-interface Doc {
-  paths: Record<string, Record<string, Operation>>;
-  components: { examples: Record<string, { value: unknown }> };
-}
-
 /** An operation of the bundle: its path, lowest 2xx and first JSON request example. */
-function operation(doc: Doc, operationId: string): { path: string; status: number; body: unknown } {
-  for (const [path, item] of Object.entries(doc.paths)) {
-    for (const op of Object.values(item)) {
-      if (op?.operationId !== operationId) continue;
-      const status = Math.min(...Object.keys(op.responses ?? {}).filter((c) => /^2\d\d$/.test(c)).map(Number));
-      const example = Object.values(op.requestBody?.content['application/json']?.examples ?? {})[0];
-      const body = example?.$ref ? doc.components.examples[example.$ref.split('/').pop()!]?.value : example?.value;
-      return { path, status, body };
-    }
-  }
-  throw new Error(`no operation ${operationId} in ${SPEC}`);
+function operation(doc: JsonObject, operationId: string): { path: string; status: number; body: unknown } {
+  const entry = operationById(doc, operationId);
+  const status = Math.min(...Object.keys(entry.operation.responses ?? {}).filter((c) => /^2\d\d$/.test(c)).map(Number));
+  const body = entry.operation.requestBody ? deref<JsonObject>(doc, entry.operation.requestBody) : undefined;
+  const media = (body?.content as Record<string, { examples?: Record<string, unknown> }> | undefined)?.['application/json'];
+  const example = Object.values(media?.examples ?? {})[0];
+  return { path: entry.key, status, body: example === undefined ? undefined : deref<JsonObject>(doc, example).value };
 }
 
 async function measure(options: AutocannonOptions, expected: number): Promise<MockFigures> {
@@ -78,7 +65,7 @@ async function measure(options: AutocannonOptions, expected: number): Promise<Mo
 
 export async function benchMock(): Promise<{ get: MockFigures; post: MockFigures }> {
   if (!existsSync(SPEC)) throw new Error(`${SPEC} is missing: run \`npm run generate\` first`);
-  const doc = JSON.parse(readFileSync(SPEC, 'utf8')) as Doc;
+  const doc = JSON.parse(readFileSync(SPEC, 'utf8')) as JsonObject;
   const plan = operation(doc, 'getPaymentPlan');
   const session = operation(doc, 'createCheckoutSession');
   if (session.body === undefined) throw new Error('createCheckoutSession has no JSON request example');

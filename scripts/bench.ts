@@ -2,13 +2,16 @@
 //   1. `npm run generate`: each step's time and the total, median of 5 runs (child processes,
 //      exactly what a user runs, start-up included)
 //   2. the Prism mock: requests per second and p99 latency (autocannon)
-//   3. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
+//   3. the sandbox beside a bare node:http server and the mock: GET and POST throughput, p99,
+//      resident memory after 100 000 payments
+//   4. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { REPO_ROOT } from '../generator/paths.js';
 import { benchClient } from './bench-client.js';
 import { benchMock } from './bench-mock.js';
+import { benchSandbox } from './bench-sandbox.js';
 
 const RUNS = 5;
 
@@ -55,6 +58,19 @@ console.log('Prism mock (autocannon, 10 connections, 10 s each)');
 const mock = await benchMock();
 console.log(`  GET  ${Math.round(mock.get.rps)} req/s, p99 ${mock.get.p99} ms`);
 console.log(`  POST ${Math.round(mock.post.rps)} req/s, p99 ${mock.post.p99} ms (with request validation)\n`);
+
+console.log('sandbox (npm run sandbox; autocannon, 10 connections, 10 s each; GET: median of 3 rounds alternating with bare node:http)');
+const sandbox = await benchSandbox();
+const pct = (a: number, b: number) => `${Math.round((a / b) * 100)} %`;
+const line = (label: string, f: { rps: number; p99: number }) => `  ${label.padEnd(34)} ${String(Math.round(f.rps)).padStart(6)} req/s, p99 ${f.p99} ms`;
+console.log(line('bare node:http, fixed JSON', sandbox.bare));
+console.log(`${line('GET a payment, SQLite', sandbox.sqlite.get)}   ${pct(sandbox.sqlite.get.rps, sandbox.bare.rps)} of bare node:http (target ≥ 50 %; p99 target ≤ 5 ms)`);
+console.log(`${line('POST a payment, SQLite', sandbox.sqlite.post)}   ${(sandbox.sqlite.post.rps / mock.post.rps).toFixed(1)}× Prism's POST (target ≥ 5×; p99 target ≤ 5 ms)`);
+if (sandbox.postgres) {
+  console.log(line('GET a payment, PostgreSQL', sandbox.postgres.get));
+  console.log(line('POST a payment, PostgreSQL', sandbox.postgres.post));
+}
+console.log(`  resident memory after ${sandbox.sqlite.rssAfterPayments.payments} payments (SQLite): ${sandbox.sqlite.rssAfterPayments.mb} MB (target ≤ 200 MB)\n`);
 
 console.log('client SDK');
 const client = await benchClient();

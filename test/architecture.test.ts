@@ -1,6 +1,7 @@
 // The import direction of the repository: contract → generator → generated → SDK (src/).
 // scripts/ and generator/ may use src/ (types, the OpenAPI walker); nothing imports test/; the
-// generator never imports scripts/; the SDK imports neither tooling nor Node built-ins.
+// generator never imports scripts/; the SDK imports neither tooling nor Node built-ins. The sandbox's
+// layers: HTTP → domain (pure) → store (the only SQL).
 // Imports are read with TypeScript's own pre-processor (static, dynamic and type-only imports,
 // re-exports, require).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,15 +19,18 @@ interface SourceFile {
   imports: string[];
 }
 
-/** Top folder of a repository-relative path, or the specifier itself for a package. */
-function targetOf(file: string, specifier: string): { folder: string | undefined; packageName: string | undefined } {
+/** The imported module: its top folder and repository-relative path, or its package (`node:` for built-ins). */
+function targetOf(file: string, specifier: string): { folder: string | undefined; target: string | undefined; packageName: string | undefined } {
   if (specifier.startsWith('.')) {
     const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep).join('/');
-    return { folder: target.startsWith('..') ? '..' : target.split('/')[0], packageName: undefined };
+    return { folder: target.startsWith('..') ? '..' : target.split('/')[0], target, packageName: undefined };
   }
   const packageName = specifier.startsWith('node:') ? 'node:' : specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
-  return { folder: undefined, packageName };
+  return { folder: undefined, target: undefined, packageName };
 }
+
+/** The database libraries: only the store may use them. */
+const SQL_PACKAGES = new Set(['kysely', 'pg', 'better-sqlite3']);
 
 interface Rule {
   /** files under this repository-relative prefix */
@@ -34,7 +38,7 @@ interface Rule {
   /** why, for the message */
   because: string;
   /** true when the import is allowed */
-  allows(target: { folder: string | undefined; packageName: string | undefined; path: string }): boolean;
+  allows(target: { folder: string | undefined; target: string | undefined; packageName: string | undefined; path: string }): boolean;
 }
 
 const RULES: Rule[] = [
@@ -67,6 +71,26 @@ const RULES: Rule[] = [
     from: 'src/openapi/',
     because: 'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript)',
     allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-typescript' : folder === 'src'),
+  },
+  {
+    from: 'sandbox/domain/',
+    because: 'the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract\'s types only',
+    allows: ({ target }) => target !== undefined && (target.startsWith('sandbox/domain/') || target.startsWith('generated/')),
+  },
+  {
+    from: 'sandbox/store/',
+    because: 'the store sits under the domain: it knows the entities, never the HTTP layer',
+    allows: ({ target }) => target === undefined || target.startsWith('sandbox/store/') || target.startsWith('sandbox/domain/'),
+  },
+  {
+    from: 'sandbox/http/',
+    because: 'the HTTP layer uses the domain and the store, never scripts or tests',
+    allows: ({ folder, target }) => folder === undefined || folder === 'src' || folder === 'generated' || (target !== undefined && target.startsWith('sandbox/')),
+  },
+  {
+    from: '',
+    because: 'SQL lives in the sandbox store alone',
+    allows: ({ packageName, path }) => packageName === undefined || !SQL_PACKAGES.has(packageName) || path.startsWith('sandbox/store/') || path.startsWith('test/') || path.startsWith('scripts/'),
   },
 ];
 
@@ -120,6 +144,9 @@ describe('import direction', () => {
       { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
       { path: 'src/webhooks/signature.ts', imports: ['node:crypto'] },
       { path: 'generated/operations.ts', imports: ['../generator/operations.js'] },
+      { path: 'sandbox/domain/payments.ts', imports: ['node:crypto', '../store/store.js', 'kysely'] },
+      { path: 'sandbox/store/index.ts', imports: ['../http/app.js'] },
+      { path: 'sandbox/http/pipeline.ts', imports: ['better-sqlite3'] },
     ]);
     expect(found).toEqual([
       'scripts/mock.ts imports ../test/support/prism.js: nothing imports test/ (tests depend on the product, never the reverse)',
@@ -128,6 +155,12 @@ describe('import direction', () => {
       'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/webhooks/signature.ts imports node:crypto: the webhook helpers are web-standard and depend on nothing',
       'generated/operations.ts imports ../generator/operations.js: generated code imports only the SDK types it is written against',
+      "sandbox/domain/payments.ts imports node:crypto: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
+      "sandbox/domain/payments.ts imports ../store/store.js: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
+      "sandbox/domain/payments.ts imports kysely: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
+      'sandbox/domain/payments.ts imports kysely: SQL lives in the sandbox store alone',
+      'sandbox/store/index.ts imports ../http/app.js: the store sits under the domain: it knows the entities, never the HTTP layer',
+      'sandbox/http/pipeline.ts imports better-sqlite3: SQL lives in the sandbox store alone',
     ]);
   });
 
