@@ -72,10 +72,10 @@ export const operations = {
     "summary": "Create a checkout session",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": true,
@@ -99,10 +99,10 @@ export const operations = {
     "summary": "Create a payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": true,
@@ -126,10 +126,10 @@ export const operations = {
     "summary": "Confirm a payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": true,
@@ -155,10 +155,10 @@ export const operations = {
     "summary": "Increase the authorized amount",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": true,
@@ -184,10 +184,10 @@ export const operations = {
     "summary": "Reverse a payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -213,10 +213,10 @@ export const operations = {
     "summary": "Capture a payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -242,10 +242,10 @@ export const operations = {
     "summary": "Refund a payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": true,
@@ -271,10 +271,10 @@ export const operations = {
     "summary": "Refund without reference",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -298,10 +298,10 @@ export const operations = {
     "summary": "Retrieve a payment by payId",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -324,10 +324,10 @@ export const operations = {
     "summary": "Retrieve a payment by transId",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -350,10 +350,10 @@ export const operations = {
     "summary": "Update a payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -379,10 +379,10 @@ export const operations = {
     "summary": "Create a payment link",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -406,10 +406,10 @@ export const operations = {
     "summary": "Create a payment intent",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -459,10 +459,10 @@ export const operations = {
     "summary": "List payment plans",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ],
       [
         "apiKeyAuth"
@@ -504,10 +504,10 @@ export const operations = {
     "summary": "Retrieve a payment plan",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ],
       [
         "apiKeyAuth"
@@ -533,10 +533,10 @@ export const operations = {
     "summary": "Charge a payment plan",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ],
       [
         "apiKeyAuth"
@@ -565,10 +565,10 @@ export const operations = {
     "summary": "List the payments of a plan",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ],
       [
         "apiKeyAuth"
@@ -600,10 +600,10 @@ export const operations = {
     "summary": "List the payment plans of a customer",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ],
       [
         "apiKeyAuth"
@@ -635,10 +635,10 @@ export const operations = {
     "summary": "List customers",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -666,10 +666,10 @@ export const operations = {
     "summary": "Retrieve a customer",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -692,10 +692,10 @@ export const operations = {
     "summary": "Delete a customer",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -718,10 +718,10 @@ export const operations = {
     "summary": "Update a customer",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -747,10 +747,10 @@ export const operations = {
     "summary": "List a customer's payment methods",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -779,10 +779,10 @@ export const operations = {
     "summary": "Retrieve a customer's payment method",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -806,10 +806,10 @@ export const operations = {
     "summary": "Delete a customer's payment method",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -833,10 +833,10 @@ export const operations = {
     "summary": "Check a card BIN for currency conversion",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -860,10 +860,10 @@ export const operations = {
     "summary": "Quote a currency conversion",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -887,10 +887,10 @@ export const operations = {
     "summary": "Check for a duplicate payment",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -914,10 +914,10 @@ export const operations = {
     "summary": "Check a stored card for updates",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,
@@ -941,10 +941,10 @@ export const operations = {
     "summary": "Create a pseudo number",
     "security": [
       [
-        "bearerAuth"
+        "basicAuth"
       ],
       [
-        "basicAuth"
+        "bearerAuth"
       ]
     ],
     "idempotencyKey": false,

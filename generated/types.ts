@@ -830,14 +830,14 @@ export interface components {
          */
         AllowedPaymentMethod: "APPLEPAY" | "BOLETO" | "BANCONTACT" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "WERO";
         /** @description Amazon Pay result. */
-        AmazonPayResult: {
+        AmazonPayResult: components["schemas"]["ProviderResponseResult"] & {
             /** @description Status at the provider. */
             providerStatus?: string;
             /** @description Amazon Pay charge id. */
             chargeId?: string;
             /** @description Amazon Pay refund id. */
             refundId?: string;
-        } & components["schemas"]["ProviderResponseResult"];
+        };
         /**
          * @description Amount of a payment operation. `value` and `currency` are required in payment operations. All values are integers in the smallest currency unit.
          * @example {
@@ -849,7 +849,9 @@ export interface components {
          *       "grossShippingAmount": 595
          *     }
          */
-        Amount: {
+        Amount: components["schemas"]["CurrencyAmount"] & {
+            value: components["schemas"]["MinorUnitAmount"];
+            currency: components["schemas"]["CurrencyCode"];
             /** @description Total tax amount. */
             taxTotal?: components["schemas"]["MinorUnitAmount"];
             /** @description Net total of products, excluding shipping. */
@@ -862,7 +864,7 @@ export interface components {
             netDiscount?: components["schemas"]["MinorUnitAmount"];
             /** @description Gross discount amount. */
             grossDiscount?: components["schemas"]["MinorUnitAmount"];
-        } & WithRequired<components["schemas"]["CurrencyAmount"], "value" | "currency">;
+        };
         /** @description An amount given by its value only. Used by the payment plan charge request, whose currency is the plan's. */
         AmountValue: {
             /** @description Amount in the smallest currency unit; in payment operations the total amount including taxes, shipping and discounts. */
@@ -949,20 +951,22 @@ export interface components {
             delayed?: components["schemas"]["DelayedCapture"];
         };
         /** @description Inferred: the capture request body is not shown; modelled on the refund and incremental authorization requests (transId, refNr, amount, order, plus the refund's request-level fields). */
-        CaptureRequest: {
+        CaptureRequest: components["schemas"]["PaymentOperationRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             simulationMode?: components["schemas"]["SimulationMode"];
             metadata?: components["schemas"]["Metadata"];
             statementDescriptor?: components["schemas"]["StatementDescriptor"];
-        } & WithRequired<components["schemas"]["PaymentOperationRequestBase"], "transId" | "amount">;
+        };
         /**
          * @description Inferred: the service request bodies are not shown; the bank identification number, the first 6 to 8 digits of a card number.
          * @example 45717360
          */
         CardBin: string;
         /** @description Card result. `providerResponseCode` and `providerResponseText` are returned only for certain acquirers, the text only when the status is FAILED; `providerTransactionId` is returned only for one acquirer. */
-        CardResult: {
+        CardResult: components["schemas"]["ProviderResponseResult"] & {
             providerTransactionId?: components["schemas"]["ProviderTransactionId"];
-        } & components["schemas"]["ProviderResponseResult"];
+        };
         /** @description Masked card details. */
         CardSummary: {
             /** @description Last four digits of the card number. */
@@ -984,7 +988,9 @@ export interface components {
             _links: components["schemas"]["RedirectLinks"];
         };
         /** @description Creates a hosted payment page on which the customer chooses a payment method. Required: `transId`, `amount` (`value`, `currency`) and `urls` (`return`, `cancel`, `webhook`). */
-        CheckoutSessionRequest: {
+        CheckoutSessionRequest: components["schemas"]["PaymentRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             urls: components["schemas"]["SessionUrls"];
             customerInfo?: components["schemas"]["CustomerInfoWithEmail"];
             shipping?: components["schemas"]["SessionShipping"];
@@ -994,7 +1000,7 @@ export interface components {
             /** @description Payment methods the hosted page offers. When omitted, the merchant-level configuration decides which methods are shown. */
             allowedPaymentMethods?: components["schemas"]["AllowedPaymentMethod"][];
             paymentMethods?: components["schemas"]["SessionPaymentMethods"];
-        } & WithRequired<components["schemas"]["PaymentRequestBase"], "transId" | "amount">;
+        };
         /**
          * @description ISO 3166-1 alpha-2 country code.
          * @example DE
@@ -1083,17 +1089,17 @@ export interface components {
          */
         CurrencyCode: string;
         /** @description Inferred: customer records are not shown; a customer as stored by the service: its id, creation time and customer data. */
-        Customer: {
+        Customer: components["schemas"]["CustomerData"] & {
             id: components["schemas"]["CustomerId"];
             /** @description Creation of the customer in the service. */
             creationDate?: components["schemas"]["DateTime"];
-        } & components["schemas"]["CustomerData"];
+        };
         /** @description Inferred: customer records are not shown; the editable data of a customer, modelled on the payment requests' `customerInfo`, `billingAddress` and `shipping`. */
-        CustomerData: {
+        CustomerData: components["schemas"]["CustomerInfo"] & {
             billingAddress?: components["schemas"]["Address"];
             shipping?: components["schemas"]["Shipping"];
             metadata?: components["schemas"]["Metadata"];
-        } & components["schemas"]["CustomerInfo"];
+        };
         /**
          * @description Customer id assigned by the service.
          * @example cus_8f2d6a1b3c9e4d7f
@@ -1126,11 +1132,8 @@ export interface components {
             firstName?: string;
             /** @description Last name. */
             lastName?: string;
-            /**
-             * Format: email
-             * @description Email address. Required within `customerInfo` when the object is sent in checkout session and payment intent requests.
-             */
-            email?: string;
+            /** @description Email address. Required within `customerInfo` when the object is sent in checkout session and payment intent requests. */
+            email?: components["schemas"]["EmailAddress"];
             phone?: components["schemas"]["Phone"];
             /** @description Salutation. */
             salutation?: string;
@@ -1162,14 +1165,16 @@ export interface components {
             companyLegalForm?: string;
         };
         /** @description Customer details as sent in checkout session and payment intent requests, where `email` is required. */
-        CustomerInfoWithEmail: WithRequired<components["schemas"]["CustomerInfo"], "email">;
+        CustomerInfoWithEmail: components["schemas"]["CustomerInfo"] & {
+            email: components["schemas"]["EmailAddress"];
+        };
         /** @description Inferred: the customer list response is not shown; modelled on the payment plan page envelope. */
-        CustomerPage: {
+        CustomerPage: components["schemas"]["PageInfo"] & {
             /** @description The customers of this page. */
             data?: components["schemas"]["Customer"][];
-        } & components["schemas"]["PageInfo"];
+        };
         /** @description Inferred: the customer update body is not shown; the customer data fields to change (at least one). */
-        CustomerUpdateRequest: components["schemas"]["CustomerData"];
+        CustomerUpdateRequest: components["schemas"]["CustomerData"] & unknown;
         /**
          * Format: date-time
          * @description Date and time (RFC 3339, ISO 8601), for example `2026-11-21T09:14:03Z`.
@@ -1256,7 +1261,7 @@ export interface components {
             fraud?: string;
         };
         /** @description Hosted direct debit form template. */
-        DirectDebitTemplate: {
+        DirectDebitTemplate: components["schemas"]["StyledTemplate"] & {
             /** @description Background colour. */
             backgroundColor?: string;
             /** @description Background image. */
@@ -1267,7 +1272,7 @@ export interface components {
             tableWidth?: string;
             /** @description Table height. */
             tableHeight?: string;
-        } & components["schemas"]["StyledTemplate"];
+        };
         /** @description Inferred: the duplication check body is not shown; the identifiers of the payment about to be started. */
         DuplicationCheckRequest: {
             transId: components["schemas"]["TransId"];
@@ -1282,6 +1287,11 @@ export interface components {
             /** @description Payment ids of the earlier submissions. */
             payIds?: components["schemas"]["PaymentId"][];
         };
+        /**
+         * Format: email
+         * @description Email address.
+         */
+        EmailAddress: string;
         /** @description Inferred: the field layout of the enhanced payload is not shown (only that it contains the complete payment information); modelled as the payment details record. */
         EnhancedWebhookNotification: components["schemas"]["PaymentDetails"];
         /** @description Inferred: bodies of 401, 403, 404, 409 and 429 are not shown; modelled on the 400 problem body plus the `detail` and `instance` of the plan problem bodies. */
@@ -1319,10 +1329,12 @@ export interface components {
             zone?: string;
         };
         /** @description Increases the authorized amount of an existing card authorization whose authorized amount is insufficient. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
-        IncrementalAuthorizationRequest: {
+        IncrementalAuthorizationRequest: components["schemas"]["PaymentOperationRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             /** @description Additional days; only for merchants in industries such as hotel or car rental. Typed `number` as in the interface document. */
             duration?: number;
-        } & WithRequired<components["schemas"]["PaymentOperationRequestBase"], "transId" | "amount">;
+        };
         /**
          * @description `HOSTED`: the customer completes the payment on a hosted form of the payment method. `DIRECT`: server-to-server; the merchant runs the payment user interface.
          * @enum {string}
@@ -1337,10 +1349,10 @@ export interface components {
          */
         IsoDate: string;
         /** @description Klarna result. */
-        KlarnaResult: {
+        KlarnaResult: components["schemas"]["ProviderResponseResult"] & {
             /** @description Klarna invoice number. */
             invoiceNumber?: string;
-        } & components["schemas"]["ProviderResponseResult"];
+        };
         /**
          * @description IETF BCP 47 language tag.
          * @example de-DE
@@ -1379,11 +1391,11 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Response body of payment operations: identifiers, outcome and method-specific result details. */
-        OperationResult: {
+        OperationResult: components["schemas"]["OperationResultCore"] & {
             paymentMethods?: components["schemas"]["PaymentMethodResults"];
-        } & components["schemas"]["OperationResultCore"];
+        };
         /** @description Identifiers and outcome of one operation on a payment. `payId` stays the same for the whole payment; `xId` identifies this single operation. */
-        OperationResultCore: {
+        OperationResultCore: components["schemas"]["ResultCode"] & {
             payId?: components["schemas"]["PaymentId"];
             /** @description Merchant identifier assigned by the service. */
             merchantId?: string;
@@ -1401,12 +1413,12 @@ export interface components {
             status?: string;
             /** @description Free JSON key/value pairs sent by the merchant, returned unchanged. */
             metadata?: components["schemas"]["Metadata"];
-        } & components["schemas"]["ResultCode"];
+        };
         /** @description Order of a payment: merchant reference, number of articles, description, creation date, invoice id and items. */
-        Order: {
+        Order: components["schemas"]["OrderDetails"] & {
             /** @description Items of the order. */
             items?: components["schemas"]["OrderItem"][];
-        } & components["schemas"]["OrderDetails"];
+        };
         /**
          * @description Order of an operation on an existing payment (incremental authorization, refund): merchant reference, number of articles, description, creation date and invoice id. The interface document lists one further element whose name is illegible ("the service"); it is not modelled.
          * @example {
@@ -1417,12 +1429,12 @@ export interface components {
          *       "invoiceId": "INV-2026-0042"
          *     }
          */
-        OrderDetails: {
+        OrderDetails: components["schemas"]["OrderSummary"] & {
             /** @description Number of articles. Typed `number` as in the interface document. */
             numberOfArticles?: number;
             /** @description Date and time at which the order was created. */
             creationDate?: components["schemas"]["DateTime"];
-        } & components["schemas"]["OrderSummary"];
+        };
         /**
          * @description One item of an order. Prices and amounts are per single unit and in the smallest currency unit: net excludes tax and discounts; gross includes tax and excludes discounts.
          * @example {
@@ -1495,10 +1507,10 @@ export interface components {
             invoiceId?: string;
         };
         /** @description Order references with a description. Used by the payment plan charge request. */
-        OrderSummary: {
+        OrderSummary: components["schemas"]["OrderReference"] & {
             /** @description Description of the order. */
             description?: string;
-        } & components["schemas"]["OrderReference"];
+        };
         /** @description Paging fields of a list envelope. The page size of lists is not shown in the interface document. */
         PageInfo: {
             /**
@@ -1547,12 +1559,12 @@ export interface components {
             paymentMethods?: components["schemas"]["PaymentMethodData"];
         };
         /** @description Inferred: the payment response body is not shown; modelled on the operation result plus the checkout session's `_links.redirect`, present for the HOSTED integration type. */
-        PaymentCreated: {
+        PaymentCreated: components["schemas"]["OperationResult"] & {
             /** @description Links of the payment, present for the HOSTED integration type. */
             _links?: components["schemas"]["RedirectLinks"];
-        } & components["schemas"]["OperationResult"];
+        };
         /** @description Inferred: the payment details record is not shown; modelled as the operation result of the payment plus the request fields it was created with and the history of its operations. */
-        PaymentDetails: {
+        PaymentDetails: components["schemas"]["OperationResult"] & {
             /**
              * @description Where the payment stands in its lifecycle: `PENDING` (HOSTED: waiting for the customer on the hosted page), `PENDING_CONFIRMATION` (DIRECT, multi-step method: waiting for the confirmation), `AUTHORIZED`, `PARTIALLY_CAPTURED`, `CAPTURED`, `PARTIALLY_REFUNDED`, `REFUNDED`, `REVERSED` or `FAILED`. An open set: expect other values.
              * @example CAPTURED
@@ -1587,7 +1599,7 @@ export interface components {
             shipping?: components["schemas"]["Shipping"];
             /** @description Operations on the payment, oldest first. */
             operations?: components["schemas"]["PaymentOperation"][];
-        } & components["schemas"]["OperationResult"];
+        };
         /** @description Sub-merchant details, for payment facilitators. */
         PaymentFacilitator: {
             /** @description Sub-merchant id. */
@@ -1620,13 +1632,13 @@ export interface components {
          */
         PaymentIntentMethodType: "APPLEPAY" | "BANCONTACT" | "BOLETO" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "PAYU";
         /** @description Creates a payment intent from the merchant back end; its id initializes the mobile SDK. */
-        PaymentIntentRequest: {
+        PaymentIntentRequest: components["schemas"]["PaymentRequestBase"] & {
             urls?: components["schemas"]["PaymentUrls"];
             customerInfo?: components["schemas"]["CustomerInfoWithEmail"];
             credentialOnFile?: components["schemas"]["IntentCredentialOnFile"];
             /** @description Payment id of a previous related request. */
             referencePayId?: components["schemas"]["PaymentId"];
-        } & components["schemas"]["PaymentRequestBase"];
+        };
         /** @description Inferred: the payment link record is not shown; modelled on the checkout session response (a hosted page URL) plus the identifiers of the payment it creates. */
         PaymentLink: {
             /** @description Payment link id. */
@@ -1645,12 +1657,14 @@ export interface components {
             status?: string;
         };
         /** @description Inferred: the payment link request body is not shown; modelled on the checkout session request (shared fields, template and allowed methods), with `urls` optional because the link is opened later. */
-        PaymentLinkRequest: {
+        PaymentLinkRequest: components["schemas"]["PaymentRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             urls?: components["schemas"]["PaymentUrls"];
             template?: components["schemas"]["Template"];
             /** @description Payment methods the hosted page offers; omitted, the merchant configuration decides. */
             allowedPaymentMethods?: components["schemas"]["AllowedPaymentMethod"][];
-        } & WithRequired<components["schemas"]["PaymentRequestBase"], "transId" | "amount">;
+        };
         /** @description Method-specific data, keyed by payment method (the method objects of the payment intent confirmation). */
         PaymentMethodData: {
             applePay?: components["schemas"]["ApplePayData"];
@@ -1694,12 +1708,12 @@ export interface components {
             riverty?: components["schemas"]["RivertyResult"];
         };
         /** @description Integration type, payment method and method-specific data of a payment (the body of the payment intent confirmation). */
-        PaymentMethodSelection: {
+        PaymentMethodSelection: components["schemas"]["PaymentMethodData"] & {
             integrationType: components["schemas"]["IntegrationType"];
             type: components["schemas"]["PaymentIntentMethodType"];
-        } & components["schemas"]["PaymentMethodData"];
+        };
         /** @description Inferred: payment details records are not shown; one operation on the payment, modelled on the operation result. */
-        PaymentOperation: {
+        PaymentOperation: components["schemas"]["ResultCode"] & {
             /**
              * @description Kind of operation: an open set, for example CREATION (a payment that waits for the customer or a confirmation), AUTHORIZATION, CAPTURE, REVERSAL, REFUND, INCREMENTAL_AUTHORIZATION, CONFIRMATION, UPDATE; expect other values.
              * @example CAPTURE
@@ -1714,7 +1728,7 @@ export interface components {
             amount?: components["schemas"]["CurrencyAmount"];
             /** @description Time of the operation. */
             creationDate?: components["schemas"]["DateTime"];
-        } & components["schemas"]["ResultCode"];
+        };
         /** @description Fields shared by requests for operations on an existing payment (incremental authorization, refund; capture and reversal are modelled on them). */
         PaymentOperationRequestBase: {
             transId?: components["schemas"]["TransId"];
@@ -1725,7 +1739,7 @@ export interface components {
         /** @description Inferred: the contents of `paymentMethods` for payment creation are not shown; modelled on the payment intent confirmation body (integration type, method type and method data). */
         PaymentPaymentMethods: components["schemas"]["PaymentMethodSelection"];
         /** @description A payment plan (recurring, installments, delayed shipment or unscheduled merchant-initiated). */
-        PaymentPlan: {
+        PaymentPlan: components["schemas"]["PaymentPlanSummary"] & {
             /**
              * @description Whether the plan is triggered manually or automatically. The values are not listed in the interface document.
              * @example AUTOMATIC
@@ -1741,21 +1755,21 @@ export interface components {
             installments?: components["schemas"]["PlanInstallments"];
             delayedShipment?: components["schemas"]["PlanDelayedShipment"];
             unscheduledMit?: components["schemas"]["PlanUnscheduledMit"];
-        } & components["schemas"]["PaymentPlanSummary"];
+        };
         /**
          * @description Payment plan id.
          * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
          */
         PaymentPlanId: string;
         /** @description A payment plan in a list. */
-        PaymentPlanListItem: {
+        PaymentPlanListItem: components["schemas"]["PaymentPlanSummary"] & {
             amount?: components["schemas"]["CurrencyAmount"];
-        } & components["schemas"]["PaymentPlanSummary"];
+        };
         /** @description A page of payment plans. */
-        PaymentPlanPage: {
+        PaymentPlanPage: components["schemas"]["PageInfo"] & {
             /** @description The payment plans of this page. */
             data?: components["schemas"]["PaymentPlanListItem"][];
-        } & components["schemas"]["PageInfo"];
+        };
         /**
          * @description Status of a payment plan. Transitions between the states are not shown in the interface document.
          * @enum {string}
@@ -1779,12 +1793,14 @@ export interface components {
          */
         PaymentPlanType: "RECURRING" | "INSTALLMENTS" | "DELAYED_SHIPMENT" | "UNSCHEDULED_MIT";
         /** @description Starts a payment for one payment method, with the HOSTED or the DIRECT integration type. Required: `transId` and `amount`. Carries no `template` and no `allowedPaymentMethods`. */
-        PaymentRequest: {
+        PaymentRequest: components["schemas"]["PaymentRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             urls?: components["schemas"]["PaymentUrls"];
             /** @description Payment id of a previous related request (authorization and subsequent card installment payments of one connector type). */
             referencePayId?: components["schemas"]["PaymentId"];
             paymentMethods?: components["schemas"]["PaymentPaymentMethods"];
-        } & WithRequired<components["schemas"]["PaymentRequestBase"], "transId" | "amount">;
+        };
         /** @description Request fields shared by the checkout session, payment and payment intent requests. Each request composes these with its own fields and required list. */
         PaymentRequestBase: {
             transId?: components["schemas"]["TransId"];
@@ -1862,9 +1878,9 @@ export interface components {
             order?: components["schemas"]["OrderSummary"];
         };
         /** @description Result of a charge within a payment plan. */
-        PlanChargeResult: {
+        PlanChargeResult: components["schemas"]["OperationResultCore"] & {
             paymentPlanId?: components["schemas"]["PaymentPlanId"];
-        } & components["schemas"]["OperationResultCore"];
+        };
         /**
          * @description Date and time in the format YYYY-MM-DDTHH:MM:SS.milliseconds (no time zone), as the interface document gives it.
          * @example 2026-12-01T00:00:00.000
@@ -1917,15 +1933,15 @@ export interface components {
             card?: components["schemas"]["CardSummary"];
         };
         /** @description A page of the payments of a payment plan. */
-        PlanPaymentPage: {
+        PlanPaymentPage: components["schemas"]["PageInfo"] & {
             /** @description The payments of this page. */
             data?: components["schemas"]["PlanPayment"][];
-        } & components["schemas"]["PageInfo"];
+        };
         /** @description Problem body of payment plan endpoints: type, title, `status` (a string, as the interface document types it), detail and instance. */
-        PlanProblem: {
+        PlanProblem: components["schemas"]["ProblemCore"] & components["schemas"]["ProblemDetail"] & {
             /** @description HTTP status code, typed `string` as in the interface document. */
             status?: string;
-        } & (components["schemas"]["ProblemCore"] & components["schemas"]["ProblemDetail"]);
+        };
         /** @description Recurring plan details. */
         PlanRecurring: {
             amount?: components["schemas"]["CurrencyAmount"];
@@ -1940,11 +1956,11 @@ export interface components {
             currency?: components["schemas"]["CurrencyCode"];
         };
         /** @description Validation error (HTTP 400) of payment plan endpoints. */
-        PlanValidationProblem: {
+        PlanValidationProblem: components["schemas"]["PlanProblem"] & {
             errors?: components["schemas"]["ValidationErrors"];
-        } & components["schemas"]["PlanProblem"];
+        };
         /** @description Problem body of payment operations (the 400 shape without `errors`): type, title, integer `status` and a `traceId` to quote to support. */
-        Problem: {
+        Problem: components["schemas"]["ProblemCore"] & {
             /**
              * Format: int32
              * @description HTTP status code.
@@ -1952,7 +1968,7 @@ export interface components {
             status?: number;
             /** @description Trace id. */
             traceId?: string;
-        } & components["schemas"]["ProblemCore"];
+        };
         /** @description Problem type and summary, shared by all problem bodies (in the manner of RFC 9457). */
         ProblemCore: {
             /**
@@ -1999,10 +2015,10 @@ export interface components {
             providerResponseText?: number;
         };
         /** @description A provider's response code and text. */
-        ProviderResponseResult: {
+        ProviderResponseResult: components["schemas"]["ProviderTextResult"] & {
             /** @description Response code of the payment method provider. */
             providerResponseCode?: string;
-        } & components["schemas"]["ProviderTextResult"];
+        };
         /** @description A provider's response text. */
         ProviderTextResult: {
             /** @description Response text of the payment method provider. */
@@ -2042,7 +2058,7 @@ export interface components {
             accountHolderName?: string;
         };
         /** @description Ratepay result. `account` and `paymentReference` are provided only when the ratepay transfer type sent in the request is `BANK_TRANSFER`; `providerDeclineCategory`, `providerResponseText` and `providerResponseCode` are returned on declines. */
-        RatepayResult: {
+        RatepayResult: components["schemas"]["ProviderResponseResult"] & {
             /** @description Date and time at which the remaining uncancelled, uncaptured authorized amount is cancelled automatically; only on HTTP 201. */
             authorizationExpiry?: components["schemas"]["DateTime"];
             account?: components["schemas"]["RatepayAccount"];
@@ -2050,7 +2066,7 @@ export interface components {
             paymentReference?: string;
             providerTransactionId?: components["schemas"]["ProviderTransactionId"];
             providerDeclineCategory?: components["schemas"]["ProviderDeclineCategory"];
-        } & components["schemas"]["ProviderResponseResult"];
+        };
         /**
          * @description How long ago something (an account change, a first use of a shipping address) happened.
          * @enum {string}
@@ -2112,12 +2128,14 @@ export interface components {
             };
         };
         /** @description Refunds a captured payment. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
-        RefundRequest: {
+        RefundRequest: components["schemas"]["PaymentOperationRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             simulationMode?: components["schemas"]["SimulationMode"];
             metadata?: components["schemas"]["Metadata"];
             statementDescriptor?: components["schemas"]["StatementDescriptor"];
             paymentMethods?: components["schemas"]["RefundPaymentMethods"];
-        } & WithRequired<components["schemas"]["PaymentOperationRequestBase"], "transId" | "amount">;
+        };
         /** @description Response code of a transaction and its description. On its own, the body of a 500 response of a payment operation. The complete list of response codes is not shown in the interface document. */
         ResultCode: {
             /**
@@ -2132,14 +2150,15 @@ export interface components {
             responseDescription?: string;
         };
         /** @description Inferred: the reversal request body is not shown; modelled on the refund request, with `amount` optional (omitted, the whole uncaptured authorization is cancelled). */
-        ReversalRequest: {
+        ReversalRequest: components["schemas"]["PaymentOperationRequestBase"] & {
+            transId: components["schemas"]["TransId"];
             metadata?: components["schemas"]["Metadata"];
-        } & WithRequired<components["schemas"]["PaymentOperationRequestBase"], "transId">;
+        };
         /** @description Riverty result; `providerResponseCode` is typed `number` as in the interface document. */
-        RivertyResult: {
+        RivertyResult: components["schemas"]["ProviderTextResult"] & {
             /** @description Response code of Riverty, typed `number` as in the interface document. */
             providerResponseCode?: number;
-        } & components["schemas"]["ProviderTextResult"];
+        };
         /** @description Bancontact settings of a checkout session. */
         SessionBancontactOptions: {
             /** @description Selling point. */
@@ -2217,13 +2236,13 @@ export interface components {
             payPal?: components["schemas"]["SessionPayPalOptions"];
         };
         /** @description Shipping of a checkout session; its address also accepts a phone number. */
-        SessionShipping: {
+        SessionShipping: components["schemas"]["Shipping"] & {
             address?: components["schemas"]["SessionShippingAddress"];
-        } & components["schemas"]["Shipping"];
+        };
         /** @description Shipping address of a checkout session, which also accepts the recipient's phone. */
-        SessionShippingAddress: {
+        SessionShippingAddress: components["schemas"]["ShippingAddress"] & {
             phone?: components["schemas"]["Phone"];
-        } & components["schemas"]["ShippingAddress"];
+        };
         /**
          * @description Merchant URLs of a checkout session: `return`, `cancel` and `webhook` are required; `appRedirect` is optional.
          * @example {
@@ -2233,10 +2252,13 @@ export interface components {
          *       "appRedirect": "acmeshop://checkout"
          *     }
          */
-        SessionUrls: {
+        SessionUrls: components["schemas"]["PaymentUrls"] & {
+            return: components["schemas"]["Url"];
+            cancel: components["schemas"]["Url"];
+            webhook: components["schemas"]["Url"];
             /** @description Merchant base app URL used for redirection in one instant payment method. */
             appRedirect?: components["schemas"]["Url"];
-        } & WithRequired<components["schemas"]["PaymentUrls"], "return" | "cancel" | "webhook">;
+        };
         /** @description Shipping method and address. */
         Shipping: {
             /**
@@ -2247,14 +2269,14 @@ export interface components {
             address?: components["schemas"]["ShippingAddress"];
         };
         /** @description Shipping address with the recipient's name. */
-        ShippingAddress: {
+        ShippingAddress: components["schemas"]["Address"] & {
             /** @description Recipient's first name. */
             firstName?: string;
             /** @description Recipient's last name. */
             lastName?: string;
             /** @description Company name, for business recipients. */
             companyName?: string;
-        } & components["schemas"]["Address"];
+        };
         /**
          * @description Simulates a success or error case in the test environment; accepts predefined error codes. The list of codes is not in the interface document: `x-simulation-codes` gives this contract's. The code decides the outcome of the authorization (at creation for a DIRECT payment of a single-step method, at the confirmation of a multi-step one, on the hosted page for HOSTED) and of a capture, refund or refund without reference that carries it. A code outside the list is a validation error.
          * @example SUCCESS
@@ -2285,17 +2307,17 @@ export interface components {
          */
         StoredPaymentMethodId: string;
         /** @description Inferred: the stored payment method list response is not shown; modelled on the payment plan page envelope. */
-        StoredPaymentMethodPage: {
+        StoredPaymentMethodPage: components["schemas"]["PageInfo"] & {
             /** @description The stored payment methods of this page. */
             data?: components["schemas"]["StoredPaymentMethod"][];
-        } & components["schemas"]["PageInfo"];
+        };
         /** @description Hosted form template with font size and text colour. */
-        StyledTemplate: {
+        StyledTemplate: components["schemas"]["Template"] & {
             /** @description Font size. */
             fontSize?: string;
             /** @description Text colour. */
             textColor?: string;
-        } & components["schemas"]["Template"];
+        };
         /**
          * @description Hosted payment page template.
          * @example {
@@ -2384,14 +2406,16 @@ export interface components {
          */
         TransId: string;
         /** @description Inferred: the body of a refund without reference is not shown; modelled on the refund request plus the method data (for example a card token) and customer fields, since no earlier payment supplies them. */
-        UnreferencedRefundRequest: {
+        UnreferencedRefundRequest: components["schemas"]["PaymentOperationRequestBase"] & {
+            transId: components["schemas"]["TransId"];
+            amount: components["schemas"]["Amount"];
             simulationMode?: components["schemas"]["SimulationMode"];
             metadata?: components["schemas"]["Metadata"];
             statementDescriptor?: components["schemas"]["StatementDescriptor"];
             customerInfo?: components["schemas"]["CustomerInfo"];
             billingAddress?: components["schemas"]["Address"];
             paymentMethods: components["schemas"]["PaymentMethodData"];
-        } & WithRequired<components["schemas"]["PaymentOperationRequestBase"], "transId" | "amount">;
+        };
         /**
          * Format: uri
          * @description Absolute URL.
@@ -2410,9 +2434,9 @@ export interface components {
             [key: string]: string[];
         };
         /** @description Validation error (HTTP 400) of payment operations. */
-        ValidationProblem: {
+        ValidationProblem: components["schemas"]["Problem"] & {
             errors?: components["schemas"]["ValidationErrors"];
-        } & components["schemas"]["Problem"];
+        };
     };
     responses: {
         /** @description Inferred: not shown; the credentials are valid but not accepted for this operation or resource. */
@@ -2771,6 +2795,7 @@ export type Device = components['schemas']['Device'];
 export type DirectDebitTemplate = components['schemas']['DirectDebitTemplate'];
 export type DuplicationCheckRequest = components['schemas']['DuplicationCheckRequest'];
 export type DuplicationCheckResult = components['schemas']['DuplicationCheckResult'];
+export type EmailAddress = components['schemas']['EmailAddress'];
 export type EnhancedWebhookNotification = components['schemas']['EnhancedWebhookNotification'];
 export type ErrorProblem = components['schemas']['ErrorProblem'];
 export type FraudData = components['schemas']['FraudData'];
@@ -4206,6 +4231,3 @@ export interface operations {
         };
     };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

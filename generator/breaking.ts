@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { stringify } from 'yaml';
-import type { BundleResult, OpenApiDocument } from './bundle.js';
+import { merge as mergeAllOf, openApiMergeRules } from 'allof-merge';
+import { parse as parseYaml } from 'yaml';
+import { toPortableYaml, type BundleResult, type OpenApiDocument } from './bundle.js';
 import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
 import { SourceLocator } from './sourcemap.js';
+import { parsePointer } from '../src/openapi/walker.js';
 
 // The breaking-change gate: the contract against the last released contract, kept as a
 // single-file bundle in openapi/releases/<info.version>.yaml. Redocly's `diff` command finds and
@@ -237,7 +239,7 @@ export async function recordRelease(
   const file = join(options.dir ?? RELEASES_DIR, `${version}.yaml`);
   const replaced = existsSync(file);
   if (replaced && !options.force) throw new ReleaseExistsError(file);
-  const body = (bundle.yaml ?? stringify(bundle.document, { lineWidth: 0, aliasDuplicateObjects: false })).replace(/^(#[^\n]*\n)+/, '');
+  const body = (bundle.yaml ?? toPortableYaml(bundle.document)).replace(/^(#[^\n]*\n)+/, '');
   const header =
     `# Release ${version} of the contract: the bundle of openapi/openapi.yaml as released, recorded by\n` +
     '# `npm run check:breaking -- --record`. Do not edit: `npm run check:breaking` compares the contract\n' +
@@ -250,30 +252,59 @@ export async function recordRelease(
 // Running and reading `redocly diff`
 
 interface Prepared {
-  /** Absolute path handed to the CLI. */
+  /** Absolute path handed to the CLI: the flattened document, in a temporary file. */
   path: string;
   /** For messages. */
   label: string;
-  /** A path the user gave (its line numbers mean something), not a temp file. */
-  userFile: boolean;
-  bundle?: BundleResult;
+  /** Maps a pointer of the document to its file and line (the multi-file source, or the user's file). */
+  source?: { root: string; document: OpenApiDocument };
+}
+
+/**
+ * The document with every `allOf` merged into the schema that holds it (allof-merge, the way
+ * oasdiff's --flatten-allof compares): moving properties between a schema and its allOf members
+ * keeps the meaning (test/equivalence.test.ts proves it for this contract), but `redocly diff`
+ * compares the shapes and would rate such a restructure as breaking. Both sides are flattened,
+ * so a real change still shows, in the merged schema.
+ */
+export function flattenAllOf(document: OpenApiDocument): OpenApiDocument {
+  const problems: string[] = [];
+  const merged = mergeAllOf(structuredClone(document), {
+    rules: openApiMergeRules('3.1.x'),
+    mergeRefSibling: true,
+    onMergeError: (message, path) => problems.push(`${message} at #/${path.join('/')}`),
+    onRefResolveError: (message, path, ref) => problems.push(`${message}: ${ref} at #/${path.join('/')}`),
+  }) as OpenApiDocument;
+  if (problems.length > 0) throw new DiffError(`cannot merge the allOf schemas of the document: ${problems.join('; ')}`);
+  return merged;
 }
 
 async function prepare(input: ContractInput, tmp: string, side: 'baseline' | 'current'): Promise<Prepared> {
+  let document: OpenApiDocument;
+  let label: string;
+  let source: Prepared['source'];
   if (typeof input === 'string') {
     const path = resolve(input);
     if (!existsSync(path)) throw new DiffError(`${side} not found: ${input}`);
-    return { path, label: relative(process.cwd(), path), userFile: true };
-  }
-  const isBundle = 'document' in input && 'root' in input && !('openapi' in input);
-  const document = isBundle ? (input as BundleResult).document : (input as OpenApiDocument);
-  const path = join(tmp, `${side}.json`); // JSON: the CLI parses it faster than YAML
-  await writeFile(path, JSON.stringify(document));
-  if (isBundle) {
+    try {
+      document = parseYaml(await readFile(path, 'utf8')) as OpenApiDocument; // JSON is YAML too
+    } catch (err) {
+      throw new DiffError(`${side} ${input} does not parse: ${(err as Error).message}`);
+    }
+    label = relative(process.cwd(), path);
+    source = { root: path, document };
+  } else if ('document' in input && 'root' in input && !('openapi' in input)) {
     const bundle = input as BundleResult;
-    return { path, label: `${relative(process.cwd(), bundle.root)} (bundled)`, userFile: false, bundle };
+    document = bundle.document;
+    label = `${relative(process.cwd(), bundle.root)} (bundled)`;
+    source = { root: bundle.root, document };
+  } else {
+    document = input as OpenApiDocument;
+    label = `${side} document`;
   }
-  return { path, label: `${side} document`, userFile: false };
+  const path = join(tmp, `${side}.json`); // JSON: the CLI parses it faster than YAML
+  await writeFile(path, JSON.stringify(flattenAllOf(document)));
+  return { path, label, ...(source ? { source } : {}) };
 }
 
 interface ReportLocation {
@@ -325,38 +356,30 @@ async function runDiff(base: string, revision: string, config: string): Promise<
 
 type Locate = (loc: ReportLocation | undefined) => ChangeLocation | undefined;
 
-/** Maps report locations to the user's files: the release file, or the multi-file source. */
+/**
+ * Maps report locations (pointers into the flattened documents) to the user's files: the release
+ * file, or the multi-file source; a pointer into a merged schema maps to the nearest node the
+ * source has.
+ */
 function locator(base: Prepared, rev: Prepared): Locate {
-  let source: SourceLocator | undefined;
+  const sources = new Map<Prepared, SourceLocator>();
   return (loc) => {
     if (!loc) return undefined;
     const file = resolve(loc.file);
     const side = file === rev.path ? rev : file === base.path ? base : undefined;
     const which = side === rev ? 'current' : 'baseline';
     const pointer = loc.pointer;
-    if (side?.bundle) {
-      source ??= new SourceLocator(side.bundle.root, side.bundle.document);
+    if (side?.source) {
+      let source = sources.get(side);
+      if (!source) sources.set(side, (source = new SourceLocator(side.source.root, side.source.document)));
       const hit = source.locate(pointerTokens(pointer));
       if (hit) return { file: relative(process.cwd(), hit.file), line: hit.line, col: hit.col, pointer, side: which };
     }
-    if (side && !side.userFile) return { pointer, side: which };
-    return { file: relative(process.cwd(), file), line: loc.line, col: loc.col, pointer, side: which };
+    return { pointer, side: which };
   };
 }
 
-function pointerTokens(pointer: string): string[] {
-  const body = pointer.replace(/^#\/?/, '');
-  if (!body) return [];
-  return body.split('/').map((t) => {
-    let s = t;
-    try {
-      s = decodeURIComponent(t);
-    } catch {
-      // not URI-encoded
-    }
-    return s.replace(/~1/g, '/').replace(/~0/g, '~');
-  });
-}
+const pointerTokens = (pointer: string): string[] => parsePointer(pointer.replace(/^#\/$/, '#'));
 
 function toChange(c: ReportChange, locate: Locate): Change {
   const findings: Finding[] = (c.verdicts ?? []).map((v) => ({ ruleId: v.ruleId, impact: v.impact, message: v.message, location: locate(v.location) }));

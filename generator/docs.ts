@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { stringify } from 'yaml';
+import { toPortableYaml } from './bundle.js';
 import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
@@ -103,7 +103,7 @@ export async function buildDocs(document: OpenApiDocument, outDir: string, optio
     [
       join(docsDir, 'openapi.yaml'),
       '# Payment Service API v2: the bundled contract, as generated/openapi.yaml. Do not edit: edit openapi/.\n' +
-        stringify(document, { lineWidth: 0, aliasDuplicateObjects: false }),
+        toPortableYaml(document),
     ],
   ];
   for (const [path, content] of outputs) await writeFileAtomic(path, content);

@@ -105,6 +105,21 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     expect(r.breaking[0]!.location).toMatchObject({ side: 'current', pointer: '#/components/schemas/Channel/enum', file: expect.stringMatching(/enum-without-POS\.json$/) });
   });
 
+  it('passes an allOf restructure that keeps the meaning, and still catches a real change made inside it', async () => {
+    // Move a composed schema's own properties into an allOf member of their own (the contract's
+    // shape rule), first as it is, then with a newly required field in the member.
+    const restructure = (d: JsonObject, extraRequired: string[]) => {
+      const s = schema(d, 'PlanChargeRequest');
+      const { properties, required, ...rest } = s;
+      for (const k of Object.keys(s)) delete s[k];
+      Object.assign(s, rest, { allOf: [{ type: 'object', required: [...((required as string[]) ?? []), ...extraRequired], properties }] });
+    };
+    expect(await against('restructured', (d) => restructure(d, []))).toMatchObject({ ok: true, breaking: [] });
+    const changed = await against('restructured-required', (d) => restructure(d, ['refNr']));
+    expect(changed.ok).toBe(false);
+    expect(rules(changed)).toEqual(['required-properties-added']);
+  });
+
   it('accepts a purely additive change: a new optional request property and a new operation (non-breaking)', async () => {
     const r = await against('additive', (d) => {
       const s = schema(d, 'PlanChargeRequest');

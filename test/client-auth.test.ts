@@ -183,7 +183,7 @@ describe('API key alone ({ apiKey })', () => {
   it('names the problem clearly (payments.capture with an API key alone)', async () => {
     const fetchSpy = vi.fn(globalThis.fetch);
     const client = createPaymentClient({ apiKey, baseUrl: 'http://127.0.0.1:9', fetch: fetchSpy });
-    await expect(client.payments.capture('pay-1', { transId: 't-1', amount: { value: 1, currency: 'EUR' } })).rejects.toThrow(/payments\.capture \(capturePayment\) accepts bearerAuth or basicAuth; this client has an API key alone/);
+    await expect(client.payments.capture('pay-1', { transId: 't-1', amount: { value: 1, currency: 'EUR' } })).rejects.toThrow(/payments\.capture \(capturePayment\) accepts basicAuth or bearerAuth; this client has an API key alone/);
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 

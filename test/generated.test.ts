@@ -3,7 +3,9 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toPortableYaml } from '../generator/bundle.js';
 import { generate } from '../generator/index.js';
 import { DEFAULT_OUT } from '../generator/paths.js';
 
@@ -57,5 +59,20 @@ describe('generated/', () => {
   it('is current', async () => {
     const diff = differences(first, await snapshot(DEFAULT_OUT));
     if (diff.length) throw new Error(`generated/ is stale: run npm run generate\n  ${diff.join('\n  ')}`);
+  });
+});
+
+describe('generated/openapi.yaml under YAML 1.1 loaders', () => {
+  it("reads the same with js-yaml's default schema (YAML 1.1 types: timestamps, yes/no) as openapi.json", async () => {
+    const yaml = await readFile(join(DEFAULT_OUT, 'openapi.yaml'), 'utf8');
+    const json = JSON.parse(await readFile(join(DEFAULT_OUT, 'openapi.json'), 'utf8')) as unknown;
+    expect(jsYaml.load(yaml, { schema: jsYaml.DEFAULT_SCHEMA })).toEqual(json);
+    // the docs' copy too
+    expect(jsYaml.load(await readFile(join(DEFAULT_OUT, 'docs', 'openapi.yaml'), 'utf8'))).toEqual(json);
+  });
+
+  it('would not without quoting (the check can fail): an unquoted date becomes a Date', () => {
+    expect(jsYaml.load('birthDate: 1990-04-17')).toEqual({ birthDate: new Date('1990-04-17T00:00:00Z') });
+    expect(jsYaml.load(toPortableYaml({ birthDate: '1990-04-17', answer: 'yes' }))).toEqual({ birthDate: '1990-04-17', answer: 'yes' });
   });
 });

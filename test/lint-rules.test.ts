@@ -5,17 +5,23 @@ import { describe, expect, it } from 'vitest';
 import houseBoundedStrings from '../generator/lint-rules/houseBoundedStrings.js';
 import houseCamelCaseOperationId from '../generator/lint-rules/houseCamelCaseOperationId.js';
 import houseCamelCaseProperties from '../generator/lint-rules/houseCamelCaseProperties.js';
+import houseCompositionShape from '../generator/lint-rules/houseCompositionShape.js';
 import houseInferredHasReason from '../generator/lint-rules/houseInferredHasReason.js';
 import houseMoneyInteger from '../generator/lint-rules/houseMoneyInteger.js';
 import houseOperationDocumented from '../generator/lint-rules/houseOperationDocumented.js';
 import houseOperationExamples from '../generator/lint-rules/houseOperationExamples.js';
 import type { HouseRule } from '../generator/lint-rules/types.js';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lintContract } from '../generator/lint.js';
 import { loadBundle } from './support/openapi.js';
 
 const RULES: Record<string, HouseRule> = {
   houseBoundedStrings,
   houseCamelCaseOperationId,
   houseCamelCaseProperties,
+  houseCompositionShape,
   houseInferredHasReason,
   houseMoneyInteger,
   houseOperationDocumented,
@@ -69,6 +75,26 @@ describe('house rules', () => {
     expect(run(houseCamelCaseProperties, documentWith({ Token: { ...snake, 'x-naming': 'rfc6749' } }))).toEqual([]);
   });
 
+  it('house-composition-shape: properties, required or other keywords beside allOf; a required naming an inherited property', () => {
+    const found = run(
+      houseCompositionShape,
+      documentWith({
+        Beside: { type: 'object', description: 'ok', allOf: [{ $ref: '#/components/schemas/Thing' }], properties: { extra: { type: 'string', maxLength: 9 } }, required: ['extra'], minProperties: 1 },
+        Inherited: { allOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'object', required: ['name'], properties: { other: { type: 'integer' } } }] },
+        Fine: { type: 'object', 'x-provenance': 'inferred', allOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 9 } } }] },
+        Conditional: { type: 'object', properties: { kind: { type: 'string', enum: ['A'] } }, if: { required: ['kind'] }, then: { required: ['extra'] } },
+      }),
+    );
+    expect(found.map((f) => f.path)).toEqual([
+      'components/schemas/Beside/properties',
+      'components/schemas/Beside/required',
+      'components/schemas/Beside/minProperties',
+      'components/schemas/Inherited/allOf/1/required',
+    ]);
+    expect(found[0]!.message).toMatch(/stands beside `allOf`/);
+    expect(found[3]!.message).toMatch(/`name`, not declared in this schema's own properties/);
+  });
+
   it('house-inferred-has-reason: a marker without a reason, a reason without a marker, another marker value', () => {
     const found = run(
       houseInferredHasReason,
@@ -104,4 +130,25 @@ describe('house rules', () => {
       { path: 'components/responses/Thing/content/application/json', message: 'Response 200 media type "application/json" has no example or examples.' },
     ]);
   });
+});
+
+describe('house rules in npm run lint', () => {
+  it('report at the source file and line (house-composition-shape on a copy of the contract)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lint-rules-'));
+    try {
+      await cp(join(import.meta.dirname, '..', 'openapi'), join(dir, 'openapi'), { recursive: true });
+      const file = join(dir, 'openapi', 'components', 'schemas', 'Amount.yaml');
+      const lines = (await readFile(file, 'utf8')).split('\n');
+      const at = lines.findIndex((l) => l.startsWith('allOf:'));
+      lines.splice(at, 0, 'minProperties: 1');
+      await writeFile(file, lines.join('\n'));
+      const result = await lintContract({ root: join(dir, 'openapi', 'openapi.yaml') });
+      const problem = result.problems.find((p) => p.rule === 'house-composition-shape');
+      expect(problem, JSON.stringify(result.problems.slice(0, 5))).toMatchObject({ severity: 'error', line: at + 1 });
+      expect(problem!.file.endsWith(join('components', 'schemas', 'Amount.yaml'))).toBe(true);
+      expect(result.ok).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

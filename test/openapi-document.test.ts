@@ -44,25 +44,15 @@ describe('OpenAPI document', () => {
     expect(new Set(sdk).size).toBe(sdk.length);
   });
 
-  it('declares every required key where the generated types can see it', () => {
-    // openapi-typescript applies a schema's `required` only to its own properties and to those of
-    // the schemas its allOf $refs directly; a key declared deeper would silently become optional
-    // in the client. Keep composed schemas in the shape {allOf: [$ref], required, properties}.
-    const schemas = (doc.components as JsonObject).schemas as Record<string, JsonObject>;
-    const problems: string[] = [];
-    for (const [name, schema] of Object.entries(schemas)) {
-      for (const key of (schema.required ?? []) as string[]) {
-        const own = (schema.properties as JsonObject | undefined)?.[key] !== undefined;
-        const viaRef = ((schema.allOf ?? []) as JsonObject[]).some((m) => {
-          const target = typeof m.$ref === 'string' ? schemas[m.$ref.split('/').pop()!] : m;
-          return (target?.properties as JsonObject | undefined)?.[key] !== undefined;
-        });
-        if (!own && !viaRef) problems.push(`${name}.required: ${key}`);
-      }
-      for (const member of (schema.allOf ?? []) as JsonObject[]) {
-        if (member.required && !member.properties) problems.push(`${name}: put \`required\` at the root, not in an allOf member`);
-      }
+  it('lists security alternatives in one order everywhere: Basic, bearer, API key', () => {
+    // The contract's choice (openapi/info-description.md): tools that take the first alternative send
+    // the merchant id and API key; tools that take the last agree with them on which comes first.
+    const ORDER = ['basicAuth', 'bearerAuth', 'apiKeyAuth'];
+    const lists = [doc.security as JsonObject[], ...operations(doc, ['paths']).map((o) => (o.operation.security ?? doc.security) as JsonObject[])];
+    for (const list of lists) {
+      const names = list.map((requirement) => Object.keys(requirement)[0]!);
+      expect(names).toEqual([...names].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)));
     }
-    expect(problems).toEqual([]);
+    expect(lists.some((l) => l.length === 3)).toBe(true);
   });
 });
