@@ -356,6 +356,21 @@ export function propertiesOf(root: unknown, schema: unknown): Map<string, unknow
   return out;
 }
 
+/** The property names a schema requires for certain: its own `required` and its `allOf` members', through `$ref`s. */
+export function requiredOf(root: unknown, schema: unknown): Set<string> {
+  const out = new Set<string>();
+  const seen = new Set<unknown>();
+  const visit = (node: unknown) => {
+    const s = derefLenient<unknown>(root, node);
+    if (!isObject(s) || seen.has(s)) return;
+    seen.add(s);
+    if (Array.isArray(s.required)) for (const name of s.required) out.add(String(name));
+    if (Array.isArray(s.allOf)) s.allOf.forEach(visit);
+  };
+  visit(schema);
+  return out;
+}
+
 /** The types a schema admits (`[]` when it sets no `type`). */
 export function schemaTypes(schema: unknown): string[] {
   if (!isObject(schema)) return [];
