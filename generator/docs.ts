@@ -145,13 +145,19 @@ export function postProcess(html: string, guideTitles: string[] = []): string {
   return out;
 }
 
+/** Redoc's slug of a tag or heading: `Payment plans` → `payment-plans`. */
+export const sectionSlug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+
+/** The page anchor Redoc gives an operation: `#/<tag slug>/<operationId in lower case>`. */
+export const operationAnchor = (tag: string, operationId: string) => `#/${sectionSlug(tag)}/${operationId.toLowerCase()}`;
+
 /**
  * Guides are prose: their sections take the width of the empty right-hand (samples) panel. Redoc
  * marks each section with `data-section-id="/<slug of the tag>[/<slug of the heading>]"`; if that
  * ever changes the guides merely stay narrower.
  */
 function guideSectionCss(title: string): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = sectionSlug(title);
   const sections = `[data-section-id="/${slug}"],[data-section-id^="/${slug}/"]`;
   const scope = (sel: string) => sections.split(',').map((s) => `${s} ${sel}`).join(',');
   return `\n${scope('[data-testid="right-panel"]')}{display:none}${scope('[data-testid="middle-panel"]')}{flex:1 1 auto;max-width:100%;width:auto}`;

@@ -1,6 +1,6 @@
 // npm run generate [-- --watch]
 // The one pipeline from the contract to everything derived from it:
-//   lint → bundle → types → operations → docs
+//   lint → bundle → types → operations → resources → docs
 // Every step starts as soon as its input exists (all but lint need only the bundle), so they run
 // concurrently; their files are written in pipeline order, each atomically, and only after the
 // step and every step before it succeeded. The first failure stops the run with the tool's own
@@ -15,6 +15,7 @@ import { buildDocs } from './docs.js';
 import { writeFileAtomic } from './fs.js';
 import { formatProblem, lintContract } from './lint.js';
 import { renderOperations } from './operations.js';
+import { renderResources } from './resources.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, REPO_ROOT } from './paths.js';
 import { renderTypes } from './types.js';
 
@@ -78,6 +79,7 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     const content = await fromBundle(renderOperations);
     return { artifacts: [{ path: 'operations.ts', content }], detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations` };
   }, bundling);
+  timed('resources', async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }), bundling);
   timed('docs', async () => {
     const document = (await bundling).document;
     const tmp = await mkdtemp(join(tmpdir(), 'generate-docs-'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, type Guide } from '../generator/docs.js';
+import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, operationAnchor, type Guide } from '../generator/docs.js';
 import { chromiumLaunchOptions } from './support/browser.js';
 import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
 import { deref, operations, type OperationObject } from '../src/openapi/walker.js';
@@ -283,6 +283,17 @@ describe('the page in Chromium, from disk, offline', () => {
     }
     expect(broken, 'guide links without a target (Redoc routes are #/<tag slug>/<operationId in lower case>)').toEqual([]);
   }, 60_000);
+
+  it('has the sections the SDK links to (operationAnchor, the `@see` of every method)', async () => {
+    const broken: string[] = [];
+    for (const { operation } of operations(bundle, ['paths'])) {
+      const link = operationAnchor(String((operation.tags as string[])[0]), String(operation.operationId));
+      await page.evaluate((hash) => (window.location.hash = hash), link);
+      const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
+      if (!(await section.waitFor({ state: 'attached', timeout: 5000 }).then(() => true, () => false))) broken.push(link);
+    }
+    expect(broken).toEqual([]);
+  }, 120_000);
 
   it('saves a full-page screenshot', async () => {
     await page.goto(pathToFileURL(join(outDir, 'docs', 'index.html')).href);

@@ -6,7 +6,8 @@ import type { paths, TokenResponse } from '../../generated/types.js';
 import { API_KEY, API_KEY_HEADER, BASIC, BEARER, basicAuthorization, chooseRequirement, createAccessTokens, type AuthMode } from './auth.js';
 import { PaymentApiError, PaymentCredentialsError, PaymentError, PaymentNetworkError, PaymentTimeoutError, type PaymentErrorContext } from './errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, untilAborted } from './retry.js';
-import type { Environment, IdempotentCallOptions, Resources } from './types.js';
+import type { Resources } from '../../generated/resources.js';
+import type { Environment, IdempotentCallOptions } from './types.js';
 
 export interface PaymentClientSettings {
   /** Which of the contract's servers to call (default `test`). */
@@ -364,7 +365,7 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     resource[methodName] = (...args: unknown[]) => execute(plan, args);
     if (info.pagination) resource[listAllName(methodName)] = (...args: unknown[]) => walkPages(plan, args);
   }
-  return client as PaymentClient;
+  return client as unknown as PaymentClient;
 }
 
 /** `list` → `listAll`, `listPayments` → `listAllPayments`; the type ListAllName says the same. */

@@ -12,7 +12,8 @@ import type {
   PaymentPlanPage,
   TokenResponse,
 } from '../../generated/types.js';
-import { createPaymentClient, PaymentApiError, type PaymentClient, type SuccessBody } from '../../src/client/index.js';
+import type { Resources as DocumentedResources } from '../../generated/resources.js';
+import { createPaymentClient, PaymentApiError, type PaymentClient, type Resources as DerivedResources, type SuccessBody } from '../../src/client/index.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 declare function expectType<T extends true>(): void;
@@ -99,3 +100,21 @@ export async function negative(): Promise<void> {
   // @ts-expect-error the environments are test and live
   createPaymentClient({ apiKey: 'k', environment: 'staging' });
 }
+
+// The documented signatures (generated/resources.ts, what an editor shows) are the derived ones
+// (src/client/types.ts, from openapi-typescript's `paths`): every method of every resource, both ways.
+type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type EveryLeafTrue<T> = T extends true ? true : T extends false ? false : { [K in keyof T]-?: EveryLeafTrue<T[K]> }[keyof T] extends true ? true : false;
+type SameSignatures = {
+  [R in keyof DerivedResources]: R extends keyof DocumentedResources
+    ? { [M in keyof DerivedResources[R]]: M extends keyof DocumentedResources[R] ? MutuallyAssignable<DocumentedResources[R][M], DerivedResources[R][M]> : false }
+    : false;
+};
+expectType<EveryLeafTrue<SameSignatures>>();
+expectType<Equal<keyof DocumentedResources, keyof DerivedResources>>();
+expectType<Equal<keyof DocumentedResources['paymentPlans'], keyof DerivedResources['paymentPlans']>>();
+// The check can fail: two different methods are not the same signature.
+// @ts-expect-error capture is not retrieve
+expectType<MutuallyAssignable<DocumentedResources['payments']['capture'], DerivedResources['payments']['retrieve']>>();
+// @ts-expect-error a documented list is not another list's page walker
+expectType<MutuallyAssignable<DocumentedResources['paymentPlans']['listAll'], DerivedResources['customers']['listAll']>>();
