@@ -11,7 +11,7 @@
 //   extra-property    an example with an undeclared property, where the schema forbids them.
 //
 // Deterministic: the same contract gives the same corpus, in the same order.
-import { deref, derefLenient, isObject, locate, operations, propertiesOf, requiredOf, schemaTypes, toPointer, walkSchemas, type JsonObject } from '../../src/openapi/walker.js';
+import { deref, derefLenient, escapeToken, isObject, locate, operations, parsePointer, propertiesOf, requiredOf, schemaTypes, toPointer, tryResolve, walkSchemas, type JsonObject } from '../../src/openapi/walker.js';
 
 export interface CorpusValue {
   /** component schema name, e.g. 'CheckoutSessionRequest' */
@@ -138,4 +138,116 @@ function walkMedia(doc: JsonObject, visit: (schema: unknown, example: unknown, l
       if (isObject(h) && isObject(h.content)) for (const mediaType of Object.keys(h.content)) media(toPointer([...at, 'content', mediaType]));
     }
   }
+}
+
+/**
+ * A value that tests one validation keyword of the contract: a corpus example of an object schema
+ * changed at one place where that keyword applies, so that the keyword alone decides its verdict.
+ * Readers of the contract (zod schemas other generators make) show by their verdicts which keywords
+ * they enforce.
+ */
+export interface KeywordProbe {
+  /** component schema name of the whole value */
+  schema: string;
+  /** 'minProperties', 'oneOf', 'if/then', 'format: email', … */
+  keyword: string;
+  /** pointer to the schema object that carries the keyword */
+  at: string;
+  label: string;
+  value: unknown;
+  /** the contract's verdict */
+  valid: boolean;
+  /** for an invalid probe: the only keywords a JSON Schema validator may report (the probe's isolation) */
+  failsOn: string[];
+}
+
+type Replacement = Omit<KeywordProbe, 'schema' | 'label' | 'value' | 'at'> & { replacement: unknown; note: string };
+
+/** Strings that break each string format (and nothing else, as the tests check). */
+const FORMAT_BREAKERS: Record<string, string> = {
+  email: 'lena.schmidt.example.org',
+  date: '21.11.2026',
+  'date-time': '21.11.2026 10:15',
+  uri: 'shop.example.com/return',
+  'uri-reference': 'https://shop.example.com/a b',
+};
+
+/**
+ * Every keyword probe the examples of the contract allow. `matches(pointer, value)` is a JSON
+ * Schema validator's verdict for the schema at `pointer` (for `if` and `oneOf` branches).
+ */
+export function buildKeywordProbes(doc: JsonObject, corpus: CorpusValue[], matches: (pointer: string, value: unknown) => boolean): KeywordProbe[] {
+  interface Occurrence { schema: string; root: unknown; path: (string | number)[]; pointer: string; node: JsonObject; value: unknown }
+  const occurrences: Occurrence[] = [];
+  const valuesAt = new Map<string, unknown[]>();
+  const visit = (schema: string, root: unknown, ref: unknown, at: string, value: unknown, path: (string | number)[], depth = 0): void => {
+    const resolved = tryResolve<unknown>(doc, ref, parsePointer(at));
+    if (depth > 20 || !resolved || !isObject(resolved.node) || value === undefined) return;
+    const [node, pointer] = [resolved.node, resolved.tokens ? toPointer(resolved.tokens) : at];
+    occurrences.push({ schema, root, path, pointer, node, value });
+    valuesAt.set(pointer, [...(valuesAt.get(pointer) ?? []), value]);
+    if (Array.isArray(node.allOf)) node.allOf.forEach((member, i) => visit(schema, root, member, `${pointer}/allOf/${i}`, value, path, depth + 1));
+    if (isObject(value) && isObject(node.properties)) {
+      for (const [key, sub] of Object.entries(node.properties)) if (key in value) visit(schema, root, sub, `${pointer}/properties/${escapeToken(key)}`, value[key], [...path, key], depth + 1);
+    }
+    if (Array.isArray(value) && node.items !== undefined) value.forEach((item, i) => visit(schema, root, node.items, `${pointer}/items`, item, [...path, i], depth + 1));
+  };
+  for (const example of corpus) {
+    if (example.kind === 'example' && isObject(example.value)) visit(example.schema, example.value, { $ref: `${SCHEMA_PREFIX}${escapeToken(example.schema)}` }, '', example.value, []);
+  }
+
+  const replacements = ({ node, value, pointer }: Occurrence): Replacement[] => {
+    const out: Replacement[] = [];
+    const invalid = (keyword: string, replacement: unknown, note: string, failsOn = [keyword]) => out.push({ keyword, replacement, note, valid: false, failsOn });
+    if (typeof node.minProperties === 'number' && node.minProperties > 0 && isObject(value) && requiredOf(doc, node).size === 0) invalid('minProperties', {}, 'an empty object');
+    if (typeof node.maxProperties === 'number' && isObject(value) && Object.keys(value).length > 0) {
+      const filler = Object.values(value)[0];
+      const grown: JsonObject = { ...value };
+      for (let i = 1; Object.keys(grown).length <= node.maxProperties; i++) grown[`extra${i}`] = filler as JsonObject[string];
+      invalid('maxProperties', grown, `${node.maxProperties + 1} properties`);
+    }
+    if (node.uniqueItems === true && Array.isArray(value) && value.length > 0) invalid('uniqueItems', [...value, value[0]], 'its first item twice');
+    if (isObject(node.if) && isObject(node.then) && Array.isArray(node.then.required) && isObject(value) && matches(`${pointer}/if`, value)) {
+      const key = node.then.required.map(String).find((k) => k in value);
+      if (key !== undefined) {
+        const { [key]: _, ...rest } = value;
+        invalid('if/then', rest, `without ${key}, which its \`then\` requires`, ['required', 'if']);
+      }
+    }
+    if (Array.isArray(node.oneOf) && isObject(value)) {
+      const branches = node.oneOf;
+      const branchOf = (v: unknown) => branches.findIndex((_, i) => matches(`${pointer}/oneOf/${i}`, v));
+      const own = branchOf(value);
+      const other = (valuesAt.get(pointer) ?? []).find((v) => isObject(v) && branchOf(v) !== own);
+      if (isObject(other)) invalid('oneOf', { ...other, ...value }, 'matching two branches');
+    }
+    if (typeof node.format === 'string' && typeof value === 'string' && FORMAT_BREAKERS[node.format] !== undefined) {
+      invalid(`format: ${node.format}`, FORMAT_BREAKERS[node.format], `"${FORMAT_BREAKERS[node.format]}"`, ['format']);
+      if (node.format === 'date-time' && value.endsWith('Z')) out.push({ keyword: 'format: date-time', replacement: `${value.slice(0, -1)}+01:00`, note: 'with a UTC offset', valid: true, failsOn: [] });
+    }
+    if (node.format === 'int64' && typeof value === 'number') invalid('format: int64', String(value), 'as a numeric string', ['type']);
+    return out;
+  };
+
+  const probes: KeywordProbe[] = [];
+  const seen = new Set<string>();
+  for (const occurrence of occurrences) {
+    for (const { replacement, note, ...probe } of replacements(occurrence)) {
+      const key = `${occurrence.schema} ${probe.keyword} ${occurrence.pointer} ${probe.valid}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const where = occurrence.path.length > 0 ? occurrence.path.join('.') : 'the value';
+      probes.push({ schema: occurrence.schema, at: occurrence.pointer, label: `${occurrence.schema} with ${where} ${note}`, value: replaceAt(occurrence.root, occurrence.path, replacement), ...probe });
+    }
+  }
+  return probes;
+}
+
+/** A copy of `root` with the value at `path` replaced. */
+function replaceAt(root: unknown, path: (string | number)[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  const copy = (Array.isArray(root) ? [...root] : { ...(root as JsonObject) }) as Record<string | number, unknown>;
+  copy[head] = replaceAt(copy[head], rest, value);
+  return copy;
 }
