@@ -3,10 +3,10 @@
 // answers 5xx, always answers as the contract declares (conformingFetch checks each response), and
 // the server keeps serving. Deterministic (fixed seed): a failure reproduces.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deref, isObject, operations, parametersOf, type JsonObject } from '../src/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
-import { conformingFetch, sandboxContract, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+import { conformingFetch, sandboxContract, sandboxPerSuite } from './support/sandbox.js';
 
 const dbs = databases();
 const RUNS = { sqlite: 40, postgres: 15 } as const;
@@ -66,13 +66,7 @@ function mutation(value: unknown): fc.Arbitrary<unknown> {
 }
 
 describe.each(STORES)('fuzzing every operation (%s)', (kind) => {
-  let t: TestSandbox;
-  beforeAll(async () => {
-    t = await startTestSandbox({ database: await dbs.database(kind) });
-  }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   const cases = operationCases();
   let unique = 0;
@@ -97,9 +91,9 @@ describe.each(STORES)('fuzzing every operation (%s)', (kind) => {
         const search = new URLSearchParams(Object.entries(query as Record<string, unknown>).map(([k, v]) => [k, String(v)])).toString();
         const form = type === 'application/x-www-form-urlencoded';
         const encoded = body === undefined ? undefined : form && isObject(body) ? new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString() : JSON.stringify(body);
-        const response = await conformingFetch(`${t.baseUrl}${path}${search ? `?${search}` : ''}`, {
+        const response = await conformingFetch(`${sandbox().baseUrl}${path}${search ? `?${search}` : ''}`, {
           method: c.method,
-          headers: { authorization: t.basic(), ...(encoded !== undefined ? { 'content-type': type } : {}) },
+          headers: { authorization: sandbox().basic(), ...(encoded !== undefined ? { 'content-type': type } : {}) },
           ...(encoded !== undefined ? { body: encoded } : {}),
         });
         expect(response.status, `${c.method} ${path}`).toBeLessThan(500);
@@ -109,6 +103,6 @@ describe.each(STORES)('fuzzing every operation (%s)', (kind) => {
   });
 
   it('keeps serving afterwards', async () => {
-    expect((await t.call('GET', '/customers')).status).toBe(200);
+    expect((await sandbox().call('GET', '/customers')).status).toBe(200);
   });
 });

@@ -2,10 +2,10 @@
 // contract under both roots; credentials per operation; validation of every part of a request with
 // the contract's 400 naming each field; 413 and 415; the roots and merchants keep their data
 // apart; CORS only where a browser may call. Every response goes through the conformance check.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operations as contractOperations } from '../src/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
-import { ConformanceError, conformingFetch, sandboxContract, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+import { ConformanceError, conformingFetch, sandboxContract, sandboxPerSuite } from './support/sandbox.js';
 
 const dbs = databases();
 
@@ -18,71 +18,65 @@ const cardPayment = (transId: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe.each(STORES)('the sandbox on %s', (kind) => {
-  let t: TestSandbox;
-  beforeAll(async () => {
-    t = await startTestSandbox({ database: await dbs.database(kind) });
-  }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   it('routes every operation of the contract under both roots (no "No such operation" 404)', async () => {
     const doc = sandboxContract().document;
     for (const { key, method } of contractOperations(doc, ['paths'])) {
-      for (const root of [t.baseUrl, t.liveBaseUrl]) {
+      for (const root of [sandbox().baseUrl, sandbox().liveBaseUrl]) {
         const path = key.replace(/\{[^}]+\}/g, 'unknown_id');
         // No credentials: every operation answers its contract's 401, proving the route exists.
         const response = await conformingFetch(`${root}${path}`, { method: method.toUpperCase() });
         expect(response.status, `${method.toUpperCase()} ${root}${path}`).toBe(401);
       }
     }
-    const unknown = await fetch(`${t.baseUrl}/payments/unknown/explode`, { method: 'POST' });
+    const unknown = await fetch(`${sandbox().baseUrl}/payments/unknown/explode`, { method: 'POST' });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).title).toBe('No such operation.');
   });
 
   describe('credentials', () => {
     it('401 without credentials, with a wrong key, with an unknown merchant', async () => {
-      for (const authorization of [undefined, `Basic ${Buffer.from(`${t.merchant.merchantId}:wrong`).toString('base64')}`, `Basic ${Buffer.from('nobody:key').toString('base64')}`, 'Digest abc']) {
-        const r = await t.call('GET', '/customers', { headers: authorization ? { authorization } : { authorization: '' } });
+      for (const authorization of [undefined, `Basic ${Buffer.from(`${sandbox().merchant.merchantId}:wrong`).toString('base64')}`, `Basic ${Buffer.from('nobody:key').toString('base64')}`, 'Digest abc']) {
+        const r = await sandbox().call('GET', '/customers', { headers: authorization ? { authorization } : { authorization: '' } });
         expect(r.status, String(authorization)).toBe(401);
         expect(r.body.type).toMatch(/problems\/unauthorized$/);
       }
     });
 
     it('a bearer token from the token endpoint works, expires with the root it was issued on, and is refused elsewhere', async () => {
-      const token = await t.call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const token = await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(token.status).toBe(200);
       expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
       const bearer = { authorization: `Bearer ${token.body.access_token}` };
-      expect((await t.call('GET', '/customers', { headers: bearer })).status).toBe(200);
+      expect((await sandbox().call('GET', '/customers', { headers: bearer })).status).toBe(200);
       // issued for the test root: the live root refuses it
-      const live = await t.call('GET', '/customers', { headers: bearer, root: 'live' });
+      const live = await sandbox().call('GET', '/customers', { headers: bearer, root: 'live' });
       expect(live.status).toBe(401);
       expect(live.body.detail).toMatch(/not issued for the live root/);
       // a forged token
       const [h, p] = String(token.body.access_token).split('.');
-      expect((await t.call('GET', '/customers', { headers: { authorization: `Bearer ${h}.${p}.forged` } })).status).toBe(401);
+      expect((await sandbox().call('GET', '/customers', { headers: { authorization: `Bearer ${h}.${p}.forged` } })).status).toBe(401);
     });
 
     it('the token endpoint answers OAuth 2.0 errors: invalid_client, unsupported_grant_type', async () => {
       const form = { 'content-type': 'application/x-www-form-urlencoded' };
-      const wrong = await t.call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { ...form, authorization: `Basic ${Buffer.from(`${t.merchant.merchantId}:nope`).toString('base64')}` } });
+      const wrong = await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { ...form, authorization: `Basic ${Buffer.from(`${sandbox().merchant.merchantId}:nope`).toString('base64')}` } });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error).toBe('invalid_client');
-      const grant = await t.call('POST', '/authorization/oauth/token', { body: 'grant_type=password', headers: form });
+      const grant = await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=password', headers: form });
       expect(grant.status).toBe(400);
       expect(grant.body.error).toBe('unsupported_grant_type');
     });
 
     it('X-API-Key works on payment plan operations only; Basic is refused on the bearer-only intent confirmation', async () => {
-      const key = { authorization: '', 'x-api-key': t.merchant.apiKey };
-      expect((await t.call('GET', '/payment-plans', { headers: key })).status).toBe(200);
-      const customers = await t.call('GET', '/customers', { headers: key });
+      const key = { authorization: '', 'x-api-key': sandbox().merchant.apiKey };
+      expect((await sandbox().call('GET', '/payment-plans', { headers: key })).status).toBe(200);
+      const customers = await sandbox().call('GET', '/customers', { headers: key });
       expect(customers.status).toBe(401);
       expect(customers.body.detail).toMatch(/accepts (HTTP Basic .*|a bearer token) or (HTTP Basic .*|a bearer token), not the X-API-Key header/);
-      const intent = await t.call('POST', '/payment-intents', { body: { amount: { value: 100, currency: 'EUR' } } });
-      const confirm = await t.call('POST', `/payment-intents/${intent.body.id}/confirm`, { body: { integrationType: 'DIRECT', type: 'CARD' } });
+      const intent = await sandbox().call('POST', '/payment-intents', { body: { amount: { value: 100, currency: 'EUR' } } });
+      const confirm = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, { body: { integrationType: 'DIRECT', type: 'CARD' } });
       expect(confirm.status).toBe(401);
       expect(confirm.body.detail).toMatch(/accepts a bearer token, not HTTP Basic/);
     });
@@ -90,37 +84,37 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
 
   describe('validation', () => {
     it('400 names every offending field of the body, path, query and headers, and nothing is created', async () => {
-      const r = await t.call('POST', '/payments/sessions', { body: { transId: 'x'.repeat(65), amount: { value: 12.5, currency: 'EURO' }, urls: {}, captureMethod: { type: 'DELAYED' } } });
+      const r = await sandbox().call('POST', '/payments/sessions', { body: { transId: 'x'.repeat(65), amount: { value: 12.5, currency: 'EURO' }, urls: {}, captureMethod: { type: 'DELAYED' } } });
       expect(r.status).toBe(400);
       expect(Object.keys(r.body.errors).sort()).toEqual(['amount.currency', 'amount.value', 'captureMethod.delayed', 'transId', 'urls.cancel', 'urls.return', 'urls.webhook']);
-      const q = await t.call('GET', '/payment-plans?Page=0&PlanStatus=PAUSED&page=2');
+      const q = await sandbox().call('GET', '/payment-plans?Page=0&PlanStatus=PAUSED&page=2');
       expect(q.status).toBe(400);
       expect(Object.keys(q.body.errors).sort()).toEqual(['Page', 'PlanStatus', 'page']);
       expect(q.body.status).toBe('400'); // plan problems carry the status as a string
-      const h = await t.call('POST', '/payments', { body: cardPayment('VAL-1'), headers: { 'idempotency-key': 'k'.repeat(256) } });
+      const h = await sandbox().call('POST', '/payments', { body: cardPayment('VAL-1'), headers: { 'idempotency-key': 'k'.repeat(256) } });
       expect(h.status).toBe(400);
       expect(Object.keys(h.body.errors)).toEqual(['Idempotency-Key']);
-      expect((await t.call('GET', '/payments/getByTransId/VAL-1')).status).toBe(404);
+      expect((await sandbox().call('GET', '/payments/getByTransId/VAL-1')).status).toBe(404);
     });
 
     it('malformed JSON is a 400, a missing body a 400, a wrong media type a 415, an oversized body a 413', async () => {
-      const malformed = await t.call('POST', '/payments', { body: '{"transId": ' });
+      const malformed = await sandbox().call('POST', '/payments', { body: '{"transId": ' });
       expect(malformed.status).toBe(400);
       expect(malformed.body.errors['(body)'][0]).toMatch(/not valid JSON/);
-      expect((await t.call('POST', '/payments', { body: '' })).status).toBe(400);
-      const media = await t.call('POST', '/payments', { body: 'transId=1', headers: { 'content-type': 'text/plain' } });
+      expect((await sandbox().call('POST', '/payments', { body: '' })).status).toBe(400);
+      const media = await sandbox().call('POST', '/payments', { body: 'transId=1', headers: { 'content-type': 'text/plain' } });
       expect(media.status).toBe(415);
-      const form = await t.call('POST', '/payments', { body: 'transId=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const form = await sandbox().call('POST', '/payments', { body: 'transId=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(form.status).toBe(415);
-      const big = await t.call('POST', '/payments', { body: JSON.stringify({ transId: 'BIG', metadata: { blob: 'x'.repeat(1_100_000) } }) });
+      const big = await sandbox().call('POST', '/payments', { body: JSON.stringify({ transId: 'BIG', metadata: { blob: 'x'.repeat(1_100_000) } }) });
       expect(big.status).toBe(413);
-      const plan = await t.call('POST', '/payment-plans/pp_x/charge', { body: 'x', headers: { 'content-type': 'text/plain' } });
+      const plan = await sandbox().call('POST', '/payment-plans/pp_x/charge', { body: 'x', headers: { 'content-type': 'text/plain' } });
       expect(plan.status).toBe(415);
       expect(plan.body.status).toBe('415');
     });
 
     it('an unknown simulation code is invalid input, not a decline', async () => {
-      const r = await t.call('POST', '/payments', { body: cardPayment('SIM-UNKNOWN', { simulationMode: 'NOT_A_CODE' }) });
+      const r = await sandbox().call('POST', '/payments', { body: cardPayment('SIM-UNKNOWN', { simulationMode: 'NOT_A_CODE' }) });
       expect(r.status).toBe(400);
       expect(r.body.errors.simulationMode[0]).toMatch(/unknown simulation code; the contract lists SUCCESS, DECLINED/);
     });
@@ -128,17 +122,17 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
 
   describe('scopes', () => {
     it('another merchant never sees a payment (404 as if it did not exist); the live root has its own data', async () => {
-      const created = await t.call('POST', '/payments', { body: cardPayment('SCOPE-1') });
+      const created = await sandbox().call('POST', '/payments', { body: cardPayment('SCOPE-1') });
       expect(created.status).toBe(201);
       const payId = created.body.payId;
-      expect((await t.call('GET', `/payments/getByPayId/${payId}`)).status).toBe(200);
-      expect((await t.call('GET', `/payments/getByPayId/${payId}`, { who: t.other })).status).toBe(404);
-      expect((await t.call('POST', `/payments/${payId}/captures`, { who: t.other, body: { transId: 'SCOPE-1-C', amount: { value: 100, currency: 'USD' } } })).status).toBe(404);
-      expect((await t.call('GET', `/payments/getByPayId/${payId}`, { root: 'live' })).status).toBe(404);
+      expect((await sandbox().call('GET', `/payments/getByPayId/${payId}`)).status).toBe(200);
+      expect((await sandbox().call('GET', `/payments/getByPayId/${payId}`, { who: sandbox().other })).status).toBe(404);
+      expect((await sandbox().call('POST', `/payments/${payId}/captures`, { who: sandbox().other, body: { transId: 'SCOPE-1-C', amount: { value: 100, currency: 'USD' } } })).status).toBe(404);
+      expect((await sandbox().call('GET', `/payments/getByPayId/${payId}`, { root: 'live' })).status).toBe(404);
       // the same transId is free on the live root and for the other merchant
-      expect((await t.call('POST', '/payments', { body: cardPayment('SCOPE-1'), root: 'live' })).status).toBe(201);
-      expect((await t.call('POST', '/payments', { body: cardPayment('SCOPE-1'), who: t.other })).status).toBe(201);
-      const duplicate = await t.call('POST', '/payments', { body: cardPayment('SCOPE-1') });
+      expect((await sandbox().call('POST', '/payments', { body: cardPayment('SCOPE-1'), root: 'live' })).status).toBe(201);
+      expect((await sandbox().call('POST', '/payments', { body: cardPayment('SCOPE-1'), who: sandbox().other })).status).toBe(201);
+      const duplicate = await sandbox().call('POST', '/payments', { body: cardPayment('SCOPE-1') });
       expect(duplicate.status).toBe(422);
       expect(duplicate.body).toMatchObject({ status: 'FAILED', responseCode: '22000001' });
     });
@@ -148,13 +142,13 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
     it('a browser may call the payment intent confirmation only', async () => {
       const origin = 'http://localhost:3000';
       const preflight = (path: string) =>
-        fetch(`${t.baseUrl}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+        fetch(`${sandbox().baseUrl}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
       const confirm = await preflight('/payment-intents/pi_123/confirm');
       expect(confirm.headers.get('access-control-allow-origin')).toBe(origin);
       expect(confirm.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
       const payments = await preflight('/payments');
       expect(payments.headers.get('access-control-allow-origin')).toBeNull();
-      const get = await conformingFetch(`${t.baseUrl}/customers`, { headers: { origin, authorization: t.basic() } });
+      const get = await conformingFetch(`${sandbox().baseUrl}/customers`, { headers: { origin, authorization: sandbox().basic() } });
       expect(get.headers.get('access-control-allow-origin')).toBeNull();
     });
   });

@@ -2,9 +2,9 @@
 // request replays the first response byte for byte (Idempotent-Replayed: true); the same key with a
 // different request is a 409; concurrent requests with one key make one payment; keys are scoped per
 // merchant and root and kept 24 hours; a request that failed validation keeps nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { databases, STORES } from './support/postgres.js';
-import { conformingFetch, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+import { conformingFetch, sandboxPerSuite } from './support/sandbox.js';
 import type { Store } from '../sandbox/store/store.js';
 
 const dbs = databases();
@@ -13,17 +13,11 @@ const key = () => `key-${process.pid}-${Date.now()}-${++seq}`;
 const payment = (transId: string) => ({ transId, amount: { value: 2500, currency: 'USD' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } });
 
 describe.each(STORES)('idempotency on %s', (kind) => {
-  let t: TestSandbox;
-  beforeAll(async () => {
-    t = await startTestSandbox({ database: await dbs.database(kind) });
-  }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   /** The raw exchange, to compare bytes. */
-  const post = async (path: string, body: unknown, k: string, who = t.merchant, root = t.baseUrl) => {
-    const response = await conformingFetch(`${root}${path}`, { method: 'POST', headers: { authorization: t.basic(who), 'content-type': 'application/json', 'idempotency-key': k }, body: JSON.stringify(body) });
+  const post = async (path: string, body: unknown, k: string, who = sandbox().merchant, root = sandbox().baseUrl) => {
+    const response = await conformingFetch(`${root}${path}`, { method: 'POST', headers: { authorization: sandbox().basic(who), 'content-type': 'application/json', 'idempotency-key': k }, body: JSON.stringify(body) });
     return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
   };
 
@@ -38,7 +32,7 @@ describe.each(STORES)('idempotency on %s', (kind) => {
     const second = await post('/payments', reordered, k);
     expect(second).toEqual({ ...first, replayed: 'true' });
     const payId = JSON.parse(first.text).payId;
-    const details = (await t.call('GET', `/payments/getByPayId/${payId}`)).body;
+    const details = (await sandbox().call('GET', `/payments/getByPayId/${payId}`)).body;
     expect(details.operations.map((o: { type: string }) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE']); // AUTOMATIC, once
   });
 
@@ -56,7 +50,7 @@ describe.each(STORES)('idempotency on %s', (kind) => {
     const r2 = await post(`/payments/${payId}/refunds`, refund, refundKey);
     expect(r1.status).toBe(200);
     expect(r2).toEqual({ ...r1, replayed: 'true' });
-    expect((await t.call('GET', `/payments/getByPayId/${payId}`)).body.refundedAmount.value).toBe(500);
+    expect((await sandbox().call('GET', `/payments/getByPayId/${payId}`)).body.refundedAmount.value).toBe(500);
   });
 
   it('the same key with a different body, path or operation is a 409', async () => {
@@ -71,8 +65,8 @@ describe.each(STORES)('idempotency on %s', (kind) => {
   it('keys are scoped per merchant and per root', async () => {
     const k = key();
     const a = await post('/payments', payment(`IDEM-S-${seq}`), k);
-    const b = await post('/payments', payment(`IDEM-S-${seq}`), k, t.other);
-    const c = await post('/payments', payment(`IDEM-S-${seq}`), k, t.merchant, t.liveBaseUrl);
+    const b = await post('/payments', payment(`IDEM-S-${seq}`), k, sandbox().other);
+    const c = await post('/payments', payment(`IDEM-S-${seq}`), k, sandbox().merchant, sandbox().liveBaseUrl);
     expect([a.status, b.status, c.status]).toEqual([201, 201, 201]);
     expect([b.replayed, c.replayed]).toEqual([null, null]);
     expect(new Set([a.text, b.text, c.text].map((x) => JSON.parse(x).payId)).size).toBe(3);
@@ -93,19 +87,15 @@ describe.each(STORES)('idempotency on %s', (kind) => {
     expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
     expect(new Set(created.map((a) => JSON.parse(a.text).payId)).size).toBe(1);
     expect(created.filter((a) => a.replayed === null)).toHaveLength(1);
-    expect((await t.call('GET', `/payments/getByTransId/${body.transId}`)).status).toBe(200);
+    expect((await sandbox().call('GET', `/payments/getByTransId/${body.transId}`)).status).toBe(200);
   });
 });
 
 describe.each(STORES)('idempotency keys in the store (%s)', (kind) => {
-  let t: TestSandbox;
+  const sandbox = sandboxPerSuite(() => dbs.database(kind));
   let store: Store;
-  beforeAll(async () => {
-    t = await startTestSandbox({ database: await dbs.database(kind) });
-    store = t.sandbox.store;
-  }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
+  beforeAll(() => {
+    store = sandbox().sandbox.store;
   });
   const scope = { merchantId: 'm', environment: 'test' as const };
   const claim = (k: string, now: string, requestHash = 'h') =>

@@ -3,10 +3,10 @@
 // refunds up to what was captured, incremental authorization of card payments, confirmation of
 // multi-step methods, the payId that never changes and an xId per operation), the contract's
 // simulation codes, payment links, checkout sessions and payment intents.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isObject } from '../src/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
-import { sandboxContract, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+import { sandboxContract, sandboxPerSuite } from './support/sandbox.js';
 
 const dbs = databases();
 let seq = 0;
@@ -23,32 +23,26 @@ function responseCodes(): Record<string, { responseCode: string; responseDescrip
 }
 
 describe.each(STORES)('payments on %s', (kind) => {
-  let t: TestSandbox;
-  beforeAll(async () => {
-    t = await startTestSandbox({ database: await dbs.database(kind) });
-  }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
-  const create = (body: Record<string, unknown>) => t.call('POST', '/payments', { body });
+  const create = (body: Record<string, unknown>) => sandbox().call('POST', '/payments', { body });
   const direct = (id: string, value: number, captureType: string, extra: Record<string, unknown> = {}) =>
     create({ transId: id, amount: { value, currency: 'USD' }, captureMethod: { type: captureType, ...(captureType === 'DELAYED' ? { delayed: { delayedHours: 48 } } : {}) }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' }, ...extra });
   const details = async (payId: string) => {
-    const r = await t.call('GET', `/payments/getByPayId/${payId}`);
+    const r = await sandbox().call('GET', `/payments/getByPayId/${payId}`);
     expect(r.status).toBe(200);
     return r.body;
   };
-  const op = (payId: string, kind: string, body: Record<string, unknown>) => t.call('POST', `/payments/${payId}/${kind}`, { body });
+  const op = (payId: string, kind: string, body: Record<string, unknown>) => sandbox().call('POST', `/payments/${payId}/${kind}`, { body });
 
   it('the documented example: 25.00 USD with transId MYSHOP-42 comes back as itself, by payId and by transId', async () => {
     const id = transId('MYSHOP-42');
     const created = await direct(id, 2500, 'MANUAL');
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ merchantId: t.merchant.merchantId, transId: id, status: 'OK', responseCode: '00000000' });
+    expect(created.body).toMatchObject({ merchantId: sandbox().merchant.merchantId, transId: id, status: 'OK', responseCode: '00000000' });
     const byPayId = await details(created.body.payId);
     expect(byPayId).toMatchObject({ payId: created.body.payId, transId: id, state: 'AUTHORIZED', amount: { value: 2500, currency: 'USD' }, authorizedAmount: { value: 2500, currency: 'USD' } });
-    const byTransId = await t.call('GET', `/payments/getByTransId/${id}`);
+    const byTransId = await sandbox().call('GET', `/payments/getByTransId/${id}`);
     expect(byTransId.body).toEqual(byPayId);
   });
 
@@ -123,7 +117,7 @@ describe.each(STORES)('payments on %s', (kind) => {
 
   it('a refund without reference is a payment of its own, retrievable', async () => {
     const id = transId('URF');
-    const r = await t.call('POST', '/payments/refunds', { body: { transId: id, amount: { value: 700, currency: 'EUR' }, paymentMethods: { card: { pseudoNumber: 'pn_x' } } } });
+    const r = await sandbox().call('POST', '/payments/refunds', { body: { transId: id, amount: { value: 700, currency: 'EUR' }, paymentMethods: { card: { pseudoNumber: 'pn_x' } } } });
     expect(r.status).toBe(200);
     expect(await details(r.body.payId)).toMatchObject({ state: 'REFUNDED', refundedAmount: { value: 700, currency: 'EUR' }, paymentMethodType: 'CARD' });
   });
@@ -152,17 +146,17 @@ describe.each(STORES)('payments on %s', (kind) => {
     expect((await op(klarna.body.payId, 'confirms', { transId: transId('KL-again') })).body.responseCode).toBe(responseCodes().NOT_AWAITING_CONFIRMATION!.responseCode);
 
     const hosted = await create({ transId: transId('HOST'), amount: { value: 4990, currency: 'EUR' }, paymentMethods: { integrationType: 'HOSTED', type: 'PAYPAL' } });
-    expect(hosted.body._links.redirect.href).toMatch(new RegExp(`^${t.url}/hosted/payments/test/`));
+    expect(hosted.body._links.redirect.href).toMatch(new RegExp(`^${sandbox().url}/hosted/payments/test/`));
     expect((await details(hosted.body.payId)).state).toBe('PENDING');
   });
 
   it('PATCH updates the descriptive fields and keeps the money', async () => {
     const payId = (await direct(transId('UPD'), 3000, 'MANUAL')).body.payId;
-    const r = await t.call('PATCH', `/payments/${payId}`, { body: { refNr: 'INV-9', metadata: { note: 'gift' }, order: { merchantReference: 'ORD-9' } } });
+    const r = await sandbox().call('PATCH', `/payments/${payId}`, { body: { refNr: 'INV-9', metadata: { note: 'gift' }, order: { merchantReference: 'ORD-9' } } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ payId, refNr: 'INV-9', metadata: { note: 'gift' }, order: { merchantReference: 'ORD-9' }, state: 'AUTHORIZED', authorizedAmount: { value: 3000 } });
     expect(r.body.operations.at(-1).type).toBe('UPDATE');
-    expect((await t.call('PATCH', `/payments/${payId}`, { body: {} })).status).toBe(400); // minProperties 1
+    expect((await sandbox().call('PATCH', `/payments/${payId}`, { body: {} })).status).toBe(400); // minProperties 1
   });
 
   it.each(simulationCodes())('simulationMode $simulationMode forces its response code at authorization, capture and refund', async (code) => {
@@ -189,30 +183,30 @@ describe.each(STORES)('payments on %s', (kind) => {
   });
 
   it('payment links, checkout sessions and payment intents', async () => {
-    const link = await t.call('POST', '/payments/links', { body: { transId: transId('LINK'), amount: { value: 1500, currency: 'EUR' } } });
+    const link = await sandbox().call('POST', '/payments/links', { body: { transId: transId('LINK'), amount: { value: 1500, currency: 'EUR' } } });
     expect(link.status).toBe(201);
     expect(link.body).toMatchObject({ status: 'ACTIVE', amount: { value: 1500, currency: 'EUR' } });
-    expect(link.body.url).toMatch(new RegExp(`^${t.url}/hosted/links/test/`));
-    const session = await t.call('POST', '/payments/sessions', {
+    expect(link.body.url).toMatch(new RegExp(`^${sandbox().url}/hosted/links/test/`));
+    const session = await sandbox().call('POST', '/payments/sessions', {
       body: { transId: transId('SES'), amount: { value: 1500, currency: 'EUR' }, urls: { return: 'https://shop.example/ok', cancel: 'https://shop.example/no', webhook: 'https://shop.example/hook' } },
     });
     expect(session.status).toBe(202);
-    expect(session.body._links.redirect.href).toMatch(new RegExp(`^${t.url}/hosted/sessions/test/`));
+    expect(session.body._links.redirect.href).toMatch(new RegExp(`^${sandbox().url}/hosted/sessions/test/`));
 
-    const intent = await t.call('POST', '/payment-intents', { body: { transId: transId('PI'), amount: { value: 990, currency: 'EUR' }, captureMethod: { type: 'MANUAL' } } });
+    const intent = await sandbox().call('POST', '/payment-intents', { body: { transId: transId('PI'), amount: { value: 990, currency: 'EUR' }, captureMethod: { type: 'MANUAL' } } });
     expect(intent.status).toBe(201);
-    const token = (await t.call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.access_token;
+    const token = (await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.access_token;
     const bearer = { authorization: `Bearer ${token}` };
-    const confirmed = await t.call('POST', `/payment-intents/${intent.body.id}/confirm`, { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } });
+    const confirmed = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } });
     expect(confirmed.status).toBe(201);
     expect(await details(confirmed.body.payId)).toMatchObject({ state: 'AUTHORIZED', amount: { value: 990 } });
-    const again = await t.call('POST', `/payment-intents/${intent.body.id}/confirm`, { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } });
+    const again = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } });
     expect(again.status).toBe(422);
     expect(again.body.responseCode).toBe(responseCodes().INTENT_ALREADY_CONFIRMED!.responseCode);
-    const noAmount = await t.call('POST', '/payment-intents', { body: { transId: transId('PI0') } });
-    const incomplete = await t.call('POST', `/payment-intents/${noAmount.body.id}/confirm`, { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } });
+    const noAmount = await sandbox().call('POST', '/payment-intents', { body: { transId: transId('PI0') } });
+    const incomplete = await sandbox().call('POST', `/payment-intents/${noAmount.body.id}/confirm`, { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } });
     expect(incomplete.body.responseCode).toBe(responseCodes().INTENT_INCOMPLETE!.responseCode);
-    expect((await t.call('POST', '/payment-intents/pi_nothere/confirm', { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } })).status).toBe(404);
+    expect((await sandbox().call('POST', '/payment-intents/pi_nothere/confirm', { headers: bearer, body: { integrationType: 'DIRECT', type: 'CARD' } })).status).toBe(404);
   });
 
   it('every response code the sandbox sends is in the contract, with its description', async () => {

@@ -1,7 +1,7 @@
 // Checkout sessions, payment links and payment intents: records that become a payment later, when
 // the customer pays on the hosted page (next issue) or the mobile SDK confirms the intent.
 import type { DomainContext, ResponseCodeName } from './context.js';
-import type { NewPayment } from './payments.js';
+import { descriptiveFields, type NewPayment } from './payments.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas, Scope } from './types.js';
 
 /** How long a checkout session stays open when the request gives no expirationTime. */
@@ -73,19 +73,8 @@ export function confirmIntent(intent: PaymentIntent, selection: Schemas['Payment
       ...(captureMethod ? { captureMethod } : {}),
       integrationType: selection.integrationType,
       paymentMethodType: selection.type,
-      details: {
-        ...(rest.order ? { order: rest.order } : {}),
-        ...(rest.customerInfo ? { customerInfo: rest.customerInfo } : {}),
-        ...(rest.billingAddress ? { billingAddress: rest.billingAddress } : {}),
-        ...(rest.shipping ? { shipping: rest.shipping } : {}),
-        ...(rest.urls ? { urls: rest.urls } : {}),
-        ...(rest.channel ? { channel: rest.channel } : {}),
-        ...(rest.statementDescriptor !== undefined ? { statementDescriptor: rest.statementDescriptor } : {}),
-        ...(rest.expirationTime !== undefined ? { expirationTime: rest.expirationTime } : {}),
-        ...(rest.language !== undefined ? { language: rest.language } : {}),
-        ...(rest.externalIntegrationId !== undefined ? { externalIntegrationId: rest.externalIntegrationId } : {}),
-        ...(rest.referencePayId !== undefined ? { referencePayId: rest.referencePayId } : {}),
-      },
+      // the intent's credentialOnFile is of its own kind: the payment does not take it over
+      details: descriptiveFields({ ...rest, credentialOnFile: undefined }),
       ...(metadata ? { metadata } : {}),
       ...(simulationMode !== undefined ? { simulationMode } : {}),
     },

@@ -9,7 +9,7 @@
 //        │ declined: FAILED                                   │ reversal                     │ refund ─▶ PARTIALLY_REFUNDED ─▶ REFUNDED
 //                                                             ▼ REVERSED
 import type { DomainContext, ResponseCode, ResponseCodeName, Simulated } from './context.js';
-import type { CaptureMode, OperationType, Payment, PaymentDescriptiveFields, PaymentOperation, PaymentState, Schemas, Scope } from './types.js';
+import { DESCRIPTIVE_FIELDS, type CaptureMode, type OperationType, type Payment, type PaymentDescriptiveFields, type PaymentOperation, type PaymentState, type Schemas, type Scope } from './types.js';
 
 /**
  * Methods whose DIRECT flow has a second step (the customer approves at the provider, then the
@@ -132,6 +132,11 @@ export function settledState(payment: Pick<Payment, 'kind' | 'authorizedValue' |
 }
 
 /** Minor units still authorized and not captured (or reversed). */
+/** The descriptive fields a request sends; those it leaves out stay absent, as the stored payment shows them. */
+export function descriptiveFields(request: PaymentDescriptiveFields): PaymentDescriptiveFields {
+  return Object.fromEntries(DESCRIPTIVE_FIELDS.filter((key) => request[key] !== undefined).map((key) => [key, request[key]])) as PaymentDescriptiveFields;
+}
+
 export const capturable = (p: Payment) => p.authorizedValue - p.reversedValue - p.capturedValue;
 /** Minor units captured and not refunded. */
 export const refundable = (p: Payment) => p.capturedValue - p.refundedValue;

@@ -92,24 +92,23 @@ export interface Payment {
   version: number;
 }
 
-/** The fields of a payment that describe it rather than its money. */
-export type PaymentDescriptiveFields = Partial<
-  Pick<
-    Schemas['PaymentRequest'],
-    | 'order'
-    | 'customerInfo'
-    | 'billingAddress'
-    | 'shipping'
-    | 'urls'
-    | 'channel'
-    | 'statementDescriptor'
-    | 'expirationTime'
-    | 'credentialOnFile'
-    | 'language'
-    | 'externalIntegrationId'
-    | 'referencePayId'
-  >
->;
+/** The fields of a payment that describe it rather than its money, as a payment request names them. */
+export const DESCRIPTIVE_FIELDS = [
+  'order',
+  'customerInfo',
+  'billingAddress',
+  'shipping',
+  'urls',
+  'channel',
+  'statementDescriptor',
+  'expirationTime',
+  'credentialOnFile',
+  'language',
+  'externalIntegrationId',
+  'referencePayId',
+] as const satisfies ReadonlyArray<keyof Schemas['PaymentRequest']>;
+
+export type PaymentDescriptiveFields = Partial<Pick<Schemas['PaymentRequest'], (typeof DESCRIPTIVE_FIELDS)[number]>>;
 
 /** CREATION: a payment that waits (for the customer or a confirmation) before it is authorized. */
 export type OperationType = 'CREATION' | 'AUTHORIZATION' | 'CAPTURE' | 'REVERSAL' | 'REFUND' | 'INCREMENTAL_AUTHORIZATION' | 'CONFIRMATION' | 'UPDATE';

@@ -4,6 +4,7 @@
 // SDK, through `fetch`) call the sandbox only through it, so every response the suite receives is
 // checked.
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { loadContract, type Contract } from '../../sandbox/http/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
 import { startSandbox, type MerchantCredentials, type Sandbox } from '../../sandbox/server.js';
@@ -96,5 +97,23 @@ export async function startTestSandbox(options: { database?: string } = {}): Pro
       return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
     },
     stop: () => sandbox.close(),
+  };
+}
+
+/**
+ * For a suite on one store: a sandbox on `database()` starts before the suite's tests and stops
+ * after them. Call inside the suite; the returned function gives the running sandbox.
+ */
+export function sandboxPerSuite(database: () => Promise<string>): () => TestSandbox {
+  let sandbox: TestSandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ database: await database() });
+  }, 60_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+  return () => {
+    if (!sandbox) throw new Error('the sandbox of this suite has not started');
+    return sandbox;
   };
 }

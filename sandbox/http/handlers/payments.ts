@@ -4,6 +4,7 @@ import {
   capturePayment,
   confirmPayment,
   createUnreferencedRefund,
+  descriptiveFields,
   duplicateTransaction,
   incrementAuthorization,
   operationResult,
@@ -49,21 +50,8 @@ export const paymentHandlers = {
     const body = ctx.body as Schemas['PaymentRequest'];
     const problem = simulationProblem(ctx, body.simulationMode);
     if (problem) return problem;
-    const { transId, refNr, amount, captureMethod, metadata, simulationMode, paymentMethods, credentialOnFile, ...rest } = body;
-    const details = {
-      ...(rest.order ? { order: rest.order } : {}),
-      ...(rest.customerInfo ? { customerInfo: rest.customerInfo } : {}),
-      ...(rest.billingAddress ? { billingAddress: rest.billingAddress } : {}),
-      ...(rest.shipping ? { shipping: rest.shipping } : {}),
-      ...(rest.urls ? { urls: rest.urls } : {}),
-      ...(rest.channel ? { channel: rest.channel } : {}),
-      ...(rest.statementDescriptor !== undefined ? { statementDescriptor: rest.statementDescriptor } : {}),
-      ...(rest.expirationTime !== undefined ? { expirationTime: rest.expirationTime } : {}),
-      ...(rest.language !== undefined ? { language: rest.language } : {}),
-      ...(rest.externalIntegrationId !== undefined ? { externalIntegrationId: rest.externalIntegrationId } : {}),
-      ...(rest.referencePayId !== undefined ? { referencePayId: rest.referencePayId } : {}),
-      ...(credentialOnFile ? { credentialOnFile } : {}),
-    };
+    const { transId, refNr, amount, captureMethod, metadata, simulationMode, paymentMethods, credentialOnFile } = body;
+    const details = descriptiveFields(body);
     const started = await startPayment(
       ctx,
       tx,
