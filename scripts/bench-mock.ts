@@ -4,42 +4,14 @@
 // run. Prism runs quietly (-v error) on a free port and is stopped afterwards.
 // Called by scripts/bench.ts; alone: `npx tsx scripts/bench-mock.ts`.
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/paths.js';
 import { deref, operationById, type JsonObject } from '../src/openapi/walker.js';
+import { CONNECTIONS, DURATION_S, measure, type Figures, type LoadRequest } from './load.js';
 import { startPrism } from './prism.js';
 
-export interface MockFigures {
-  /** requests per second (mean of the per-second samples) */
-  rps: number;
-  /** 99th percentile latency, ms */
-  p99: number;
-}
-
-// autocannon ships no type declarations; the part used here.
-interface AutocannonOptions {
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  connections?: number;
-  duration?: number;
-}
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
-
 const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
-const CONNECTIONS = 10;
-const DURATION_S = 10;
-const WARM_UP_S = 2;
 
 /** An operation of the bundle: its path, lowest 2xx and first JSON request example. */
 function operation(doc: JsonObject, operationId: string): { path: string; status: number; body: unknown } {
@@ -51,19 +23,15 @@ function operation(doc: JsonObject, operationId: string): { path: string; status
   return { path: entry.key, status, body: example === undefined ? undefined : deref<JsonObject>(doc, example).value };
 }
 
-async function measure(options: AutocannonOptions, expected: number): Promise<MockFigures> {
-  const res = await fetch(options.url, { method: options.method, headers: options.headers, body: options.body });
+/** One request first, to see it answered with the operation's documented status, then the load. */
+async function measureOperation(baseUrl: string, request: LoadRequest, expected: number): Promise<Figures> {
+  const res = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
   await res.arrayBuffer();
-  if (res.status !== expected) throw new Error(`${options.method} ${options.url} answered ${res.status}, expected ${expected}`);
-  // Warm-up, not measured: Prism compiles each validator on first use, and the JIT needs a moment.
-  await autocannon({ ...options, connections: CONNECTIONS, duration: WARM_UP_S });
-  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_S });
-  const failed = result.errors + result.timeouts + result.non2xx;
-  if (failed > 0) throw new Error(`${options.method} ${options.url}: ${failed} of ${result.requests.total} requests failed or were not 2xx`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  if (res.status !== expected) throw new Error(`${request.method} ${request.path} answered ${res.status}, expected ${expected}`);
+  return measure(baseUrl, [request]);
 }
 
-export async function benchMock(): Promise<{ get: MockFigures; post: MockFigures }> {
+export async function benchMock(): Promise<{ get: Figures; post: Figures }> {
   if (!existsSync(SPEC)) throw new Error(`${SPEC} is missing: run \`npm run generate\` first`);
   const doc = JSON.parse(readFileSync(SPEC, 'utf8')) as JsonObject;
   const plan = operation(doc, 'getPaymentPlan');
@@ -72,10 +40,11 @@ export async function benchMock(): Promise<{ get: MockFigures; post: MockFigures
   const authorization = `Basic ${Buffer.from('merchant:key').toString('base64')}`;
   const prism = await startPrism({ specPath: SPEC, logLevel: 'error' });
   try {
-    const planUrl = `${prism.baseUrl}${plan.path.replace('{paymentPlanId}', 'pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P')}`;
-    const get = await measure({ url: planUrl, method: 'GET', headers: { authorization } }, plan.status);
-    const post = await measure(
-      { url: `${prism.baseUrl}${session.path}`, method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(session.body) },
+    const planPath = plan.path.replace('{paymentPlanId}', 'pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P');
+    const get = await measureOperation(prism.baseUrl, { method: 'GET', path: planPath, headers: { authorization } }, plan.status);
+    const post = await measureOperation(
+      prism.baseUrl,
+      { method: 'POST', path: session.path, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(session.body) },
       session.status,
     );
     return { get, post };

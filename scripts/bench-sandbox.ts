@@ -7,54 +7,17 @@
 // 100 000 payments. Every server is a child process in its own process group, stopped at the end.
 // Called by scripts/bench.ts; alone: `npx tsx scripts/bench-sandbox.ts`.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/paths.js';
+import { CONNECTIONS, DURATION_S, load, measure, type Figures, type LoadRequest } from './load.js';
 import { startPostgres } from './postgres.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
-const CONNECTIONS = 10;
-const DURATION_S = 10;
 /** Alternating rounds of bare node:http and the sandbox's GET. */
 const ROUNDS = 3;
-const WARM_UP_S = 2;
 const MEMORY_PAYMENTS = 100_000;
-
-interface Request {
-  method: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-  setupRequest?: (request: Request) => Request;
-}
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
-
-export interface Figures {
-  rps: number;
-  p99: number;
-}
-
-async function load(url: string, requests: Request[], options: { duration?: number; amount?: number } = {}): Promise<Figures & { total: number }> {
-  const result = await autocannon({ url, connections: CONNECTIONS, requests, ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? DURATION_S }) });
-  const failed = result.errors + result.timeouts + result.non2xx;
-  if (failed > 0) throw new Error(`${requests[0]!.method} ${url}${requests[0]!.path}: ${failed} of ${result.requests.total} requests failed or were not 2xx`);
-  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
-}
-
-async function measure(url: string, requests: Request[]): Promise<Figures> {
-  await load(url, requests, { duration: WARM_UP_S });
-  const { rps, p99 } = await load(url, requests);
-  return { rps, p99 };
-}
 
 /** A bare node:http server answering a fixed JSON body of about a payment's size. */
 function bareServer(): Promise<ServerProcess> {
@@ -75,7 +38,7 @@ function sandboxServer(database: string, merchants: string): Promise<ServerProce
 }
 
 let counter = 0;
-const createRequest = (): Request => ({
+const createRequest = (): LoadRequest => ({
   method: 'POST',
   path: '/api/v2/payments',
   headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
@@ -109,7 +72,7 @@ async function createdPayment(server: ServerProcess): Promise<string> {
   if (created.status !== 201) throw new Error(`creating a payment answered ${created.status}: ${await created.text()}`);
   return ((await created.json()) as { payId: string }).payId;
 }
-const getRequest = (payId: string): Request[] => [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }];
+const getRequest = (payId: string): LoadRequest[] => [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }];
 
 async function benchStore(database: string, merchants: string): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
   const server = await sandboxServer(database, merchants);
