@@ -1841,6 +1841,8 @@ export interface components {
         };
         /**
          * @description Merchant URLs of a payment.
+         *
+         *     Inferred (the interface document does not show it): the hosted payment page sends the customer to `return` after paying or declining, with the query parameters `payId`, `transId`, `status` (the payment's state: `AUTHORIZED`, `CAPTURED` or `FAILED`) and, when the page came from a checkout session or a payment link, `sessionId` or `linkId`; to `cancel` with `transId` and `payId`, `sessionId` or `linkId`. Parameters already in the URL are kept. Query parameters can be forged: confirm the result with retrieve-by-payId or the webhook before fulfilling an order.
          * @example {
          *       "return": "https://shop.example.com/checkout/success",
          *       "cancel": "https://shop.example.com/checkout/cancel",

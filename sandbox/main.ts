@@ -12,8 +12,12 @@ const USAGE = `usage: npm run sandbox [-- options]
   --host <h>          interface to listen on (default 127.0.0.1)
   --db <path|url>     SQLite file (default .sandbox/sandbox.db), :memory: for none, or a
                       postgres:// URL to share one sandbox database in a team
-  --merchants <file>  JSON array of { "merchantId", "apiKey", "webhookSecret" }; without it a demo
-                      merchant is created and its credentials printed
+  --merchants <file>  JSON array of { "merchantId", "apiKey", "webhookSecret" } (webhookSecret: a
+                      string, or a list while one is rotated; optional "webhookKind": "basic" or
+                      "enhanced"); without it a demo merchant is created and its credentials printed
+  --webhook-attempts <n>     attempts before a webhook delivery is dead-lettered (default 6)
+  --webhook-retry-ms <ms>    wait after the first failed attempt, doubling after each (default 1000)
+  --webhook-timeout-ms <ms>  each attempt's time limit (default 5000)
   --quiet             no request log`;
 
 /** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
@@ -30,6 +34,9 @@ function options() {
         host: { type: 'string', default: '127.0.0.1' },
         db: { type: 'string', default: '.sandbox/sandbox.db' },
         merchants: { type: 'string' },
+        'webhook-attempts': { type: 'string' },
+        'webhook-retry-ms': { type: 'string' },
+        'webhook-timeout-ms': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -51,11 +58,25 @@ export function readMerchants(path: string): MerchantCredentials[] {
   }
   if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`--merchants ${path}: expected a non-empty JSON array of { merchantId, apiKey, webhookSecret }`);
   return parsed.map((m, i) => {
-    for (const field of ['merchantId', 'apiKey', 'webhookSecret'] as const) {
-      const value = (m as Record<string, unknown> | null)?.[field];
+    const record = (m ?? {}) as Record<string, unknown>;
+    for (const field of ['merchantId', 'apiKey'] as const) {
+      const value = record[field];
       if (typeof value !== 'string' || value === '') throw new Error(`--merchants ${path}: [${i}].${field} must be a non-empty string`);
     }
-    return { merchantId: m.merchantId, apiKey: m.apiKey, webhookSecret: m.webhookSecret } as MerchantCredentials;
+    const secret = record.webhookSecret;
+    const secrets = Array.isArray(secret) ? secret : [secret];
+    if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
+      throw new Error(`--merchants ${path}: [${i}].webhookSecret must be a non-empty string or a non-empty list of them`);
+    }
+    if (record.webhookKind !== undefined && record.webhookKind !== 'basic' && record.webhookKind !== 'enhanced') {
+      throw new Error(`--merchants ${path}: [${i}].webhookKind must be "basic" or "enhanced"`);
+    }
+    return {
+      merchantId: record.merchantId,
+      apiKey: record.apiKey,
+      webhookSecret: secret,
+      ...(record.webhookKind !== undefined ? { webhookKind: record.webhookKind } : {}),
+    } as MerchantCredentials;
   });
 }
 
@@ -66,6 +87,19 @@ if (values.help) {
 }
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
+/** A positive integer option, or exit 1 naming it. */
+function positive(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got ${value}`);
+  return n;
+}
+const webhookOptions = {
+  maxAttempts: positive('webhook-attempts', values['webhook-attempts']),
+  retryBaseMs: positive('webhook-retry-ms', values['webhook-retry-ms']),
+  timeoutMs: positive('webhook-timeout-ms', values['webhook-timeout-ms']),
+};
+const webhooks = Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined));
 let merchants: MerchantCredentials[];
 try {
   merchants = values.merchants ? readMerchants(values.merchants) : [demoMerchant()];
@@ -80,6 +114,7 @@ try {
     port,
     database: values.db,
     merchants,
+    webhooks,
     ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
   });
 } catch (err) {

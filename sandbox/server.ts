@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from './http/auth.js';
 import { createSandboxApp } from './http/app.js';
 import { loadContract, type Contract } from './http/contract.js';
+import { startDeliverer, type Deliverer, type WebhookSchedule } from './http/webhook-deliverer.js';
 import type { Merchant } from './domain/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
@@ -13,7 +14,10 @@ import type { Store } from './store/store.js';
 export interface MerchantCredentials {
   merchantId: string;
   apiKey: string;
-  webhookSecret: string;
+  /** One secret, or several while one is rotated (every one signs: one `v1` each). */
+  webhookSecret: string | string[];
+  /** Which notification the merchant's webhook URLs receive (default enhanced). */
+  webhookKind?: 'basic' | 'enhanced';
 }
 
 export interface SandboxOptions {
@@ -29,6 +33,8 @@ export interface SandboxOptions {
   contract?: Contract;
   /** The address links point at; default `http://<host>:<port>`. */
   publicUrl?: string;
+  /** Webhook delivery: the retry schedule (sandbox defaults: 6 attempts over about 30 s) and the outbox's polling. */
+  webhooks?: Partial<WebhookSchedule> & { pollMs?: number };
 }
 
 export interface Sandbox {
@@ -36,6 +42,8 @@ export interface Sandbox {
   url: string;
   store: Store;
   app: FastifyInstance;
+  /** Webhook delivery from the outbox (`kick()` after a resend). */
+  deliverer: Deliverer;
   close(): Promise<void>;
 }
 
@@ -49,13 +57,30 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const store = await openStore({ database: options.database });
   try {
     for (const m of options.merchants ?? []) {
-      const merchant: Merchant = { merchantId: m.merchantId, apiKeyHash: sha256Hex(m.apiKey), webhookSecret: m.webhookSecret, createdAt: new Date().toISOString() };
+      const secrets = typeof m.webhookSecret === 'string' ? [m.webhookSecret] : m.webhookSecret;
+      const merchant: Merchant = {
+        merchantId: m.merchantId,
+        apiKeyHash: sha256Hex(m.apiKey),
+        webhookSecret: secrets[0]!,
+        ...(secrets.length > 1 ? { webhookSecrets: secrets } : {}),
+        ...(m.webhookKind ? { webhookKind: m.webhookKind } : {}),
+        createdAt: new Date().toISOString(),
+      };
       await store.merchants.upsert(merchant);
     }
     const host = options.host ?? '127.0.0.1';
     let url = '';
-    const app = await createSandboxApp({ contract, store, publicUrl: () => options.publicUrl ?? url, ...(options.log ? { log: options.log } : {}) });
+    let deliverer: Deliverer | undefined;
+    const app = await createSandboxApp({
+      contract,
+      store,
+      publicUrl: () => options.publicUrl ?? url,
+      onWebhookQueued: () => deliverer?.kick(),
+      ...(options.log ? { log: options.log } : {}),
+    });
     await app.listen({ host, port: options.port ?? 4020 });
+    const { pollMs, ...schedule } = options.webhooks ?? {};
+    deliverer = startDeliverer({ store, schedule, ...(pollMs !== undefined ? { pollMs } : {}), ...(options.log ? { log: options.log } : {}) });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 4020);
     url = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -63,7 +88,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       url,
       store,
       app,
+      deliverer,
       async close() {
+        await deliverer?.stop();
         await app.close();
         await store.close();
       },

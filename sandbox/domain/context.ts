@@ -40,7 +40,7 @@ export interface SimulationCode {
 /** What a `simulationMode` forces. */
 export type Simulated = { kind: 'success' } | { kind: 'decline'; code: ResponseCode; providerDetails?: Record<string, Record<string, unknown>> };
 
-export type IdKind = 'payment' | 'operation' | 'session' | 'link' | 'intent' | 'plan' | 'customer' | 'paymentMethod' | 'pseudoNumber' | 'quote' | 'trace';
+export type IdKind = 'payment' | 'operation' | 'session' | 'link' | 'intent' | 'plan' | 'customer' | 'paymentMethod' | 'pseudoNumber' | 'quote' | 'trace' | 'webhook';
 
 export interface DomainContext {
   now: Date;

@@ -212,6 +212,24 @@ export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
   return { ...decision, payment: { ...decision.payment, version: 1, updatedAt: now } };
 }
 
+/** What the customer chose on the hosted page: pay (with a method) or decline (a simulated failure). */
+export type HostedChoice = { decision: 'pay'; paymentMethodType: string } | { decision: 'decline' };
+
+/**
+ * The customer's choice on the hosted page for a PENDING HOSTED payment: Pay authorizes with the
+ * chosen method (the creation's simulationMode still decides, and AUTOMATIC captures at once);
+ * Decline fails the authorization with DECLINED. Anything else was decided already.
+ */
+export function completeOnHostedPage(payment: Payment, choice: HostedChoice, ctx: DomainContext): Decision {
+  const input: OperationInput = { type: 'AUTHORIZATION', transId: payment.transId, ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}) };
+  if (payment.state !== 'PENDING' || payment.integrationType !== 'HOSTED') return refuse(payment, input, 'WRONG_STATE', ctx);
+  if (choice.decision === 'decline') {
+    const failed = operation(payment, input, ctx.codes.DECLINED, false, ctx);
+    return { outcome: 'failed', payment: changed(payment, ctx, { state: 'FAILED' }), operations: [failed], reported: failed };
+  }
+  return authorize({ ...payment, paymentMethodType: choice.paymentMethodType }, input, ctx);
+}
+
 /** Confirms a multi-step payment: authorizes it (and captures it, for AUTOMATIC capture). */
 export function confirmPayment(payment: Payment, request: Schemas['PaymentConfirmRequest'], ctx: DomainContext): Decision {
   const input: OperationInput = { type: 'CONFIRMATION', transId: request.transId, ...(request.refNr !== undefined ? { refNr: request.refNr } : {}), ...(request.metadata ? { metadata: request.metadata } : {}) };

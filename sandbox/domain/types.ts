@@ -24,6 +24,10 @@ export interface Merchant {
   apiKeyHash: string;
   /** Signs the enhanced webhooks of this merchant. */
   webhookSecret: string;
+  /** While a secret is rotated: every secret to sign with (one `v1` each); the first is `webhookSecret`. */
+  webhookSecrets?: string[];
+  /** Which notification the merchant's webhook endpoints receive (default: enhanced, signed). */
+  webhookKind?: 'basic' | 'enhanced';
   createdAt: Timestamp;
 }
 
@@ -148,7 +152,8 @@ export interface CheckoutSession {
 export interface PaymentLink {
   id: string;
   scope: Scope;
-  status: 'ACTIVE' | 'PAID' | 'EXPIRED';
+  /** FAILED: the customer's attempt was declined (a link is used once, whatever the result). */
+  status: 'ACTIVE' | 'PAID' | 'FAILED' | 'EXPIRED';
   request: Schemas['PaymentLinkRequest'];
   payId?: string;
   createdAt: Timestamp;
@@ -163,6 +168,36 @@ export interface PaymentIntent {
   /** The payment its confirmation created. */
   payId?: string;
   createdAt: Timestamp;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook deliveries: the outbox, written in the transaction of the final result
+
+export interface WebhookAttempt {
+  at: Timestamp;
+  /** The receiver's HTTP status, when it answered. */
+  statusCode?: number;
+  /** Why the attempt failed without an answer (timeout, connection refused). */
+  error?: string;
+  durationMs: number;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  scope: Scope;
+  payId: string;
+  kind: 'basic' | 'enhanced';
+  url: string;
+  /** The notification body, fixed at the final result (each attempt is signed anew). */
+  body: string;
+  /** PENDING until a 2xx (DELIVERED) or until the attempts run out (DEAD, resendable). */
+  status: 'PENDING' | 'DELIVERED' | 'DEAD';
+  attempts: WebhookAttempt[];
+  nextAttemptAt: Timestamp;
+  createdAt: Timestamp;
+  deliveredAt?: Timestamp;
+  /** After a resend: the attempts made before it (they no longer count against the schedule). */
+  resentAfterAttempts?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import { createAuthenticator } from './auth.js';
 import type { Contract } from './contract.js';
 import { createHandlers } from './handlers/index.js';
+import { registerHostedPages } from './hosted.js';
 import { newId } from './ids.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
 import { problemBody } from './problems.js';
@@ -37,6 +38,8 @@ export interface SandboxAppOptions {
   log?: (line: string) => void;
   /** The time of a scope (default: the wall clock). */
   now?: (scope: Scope) => Date;
+  /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
+  onWebhookQueued?: () => void;
 }
 
 declare module 'fastify' {
@@ -98,6 +101,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     });
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
+  registerHostedPages(app, { ...deps, onDelivery: () => options.onWebhookQueued?.() });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');

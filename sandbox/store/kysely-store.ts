@@ -14,6 +14,7 @@ import type {
   PseudoNumberRecord,
   Scope,
   StoredPaymentMethod,
+  WebhookDelivery,
 } from '../domain/types.js';
 import type { Database, FlowTable } from './schema.js';
 import {
@@ -56,6 +57,17 @@ async function paged<T>(
   const [total, rows] = await Promise.all([base.count(), base.rows(page.pageSize, (page.page - 1) * page.pageSize)]);
   return { total, items: rows.map((r) => parse<T>(r)) };
 }
+
+const deliveryRow = (d: WebhookDelivery) => ({
+  ...scopeOf(d.scope),
+  id: d.id,
+  pay_id: d.payId,
+  status: d.status,
+  next_attempt_at: d.nextAttemptAt,
+  locked_until: null,
+  created_at: d.createdAt,
+  data: JSON.stringify(d),
+});
 
 /** A payment's row; the keys always in this order (precompiled inserts rely on it). */
 const paymentRow = (p: Payment, document: string) => ({
@@ -343,6 +355,11 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
           .where('state', '=', 'in_flight')
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) throw new StaleWriteError(`Idempotency-Key ${key} (another request took it over)`);
+      },
+    },
+    webhooks: {
+      async insert(delivery) {
+        await mapped(db.insertInto('webhook_deliveries').values(deliveryRow(delivery)).execute());
       },
     },
     sessions: flows<CheckoutSession>('checkout_sessions'),
@@ -643,6 +660,48 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
       async purgeExpired(now) {
         const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
         return Number(result.numDeletedRows);
+      },
+    },
+    webhooks: {
+      async claimDue(now, lockedUntil, limit) {
+        const take = async (tx: Db) => {
+          const due = tx
+            .selectFrom('webhook_deliveries')
+            .select(['merchant_id', 'environment', 'id', 'data'])
+            .where('status', '=', 'PENDING')
+            .where('next_attempt_at', '<=', now)
+            .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+            .orderBy('next_attempt_at')
+            .limit(limit);
+          const rows = await (dialect === 'postgres' ? due.forUpdate().skipLocked() : due).execute();
+          for (const r of rows) {
+            await tx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }).where('merchant_id', '=', r.merchant_id).where('environment', '=', r.environment).where('id', '=', r.id).execute();
+          }
+          return rows.map((r) => parse<WebhookDelivery>(r));
+        };
+        return groupCommit ? groupCommit.submit(take) : db.transaction().execute(take);
+      },
+      async save(delivery) {
+        const { data, status, next_attempt_at } = deliveryRow(delivery);
+        const write = (tx: Db) =>
+          tx
+            .updateTable('webhook_deliveries')
+            .set({ data, status, next_attempt_at, locked_until: null })
+            .where('merchant_id', '=', delivery.scope.merchantId)
+            .where('environment', '=', delivery.scope.environment)
+            .where('id', '=', delivery.id)
+            .execute();
+        await (groupCommit ? groupCommit.submit(write) : write(db));
+      },
+      async get(scope, id) {
+        const row = await reader.selectFrom('webhook_deliveries').select('data').where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment).where('id', '=', id).executeTakeFirst();
+        return row ? parse<WebhookDelivery>(row) : undefined;
+      },
+      async list(filter = {}) {
+        let q = reader.selectFrom('webhook_deliveries').select('data');
+        if (filter.scope) q = q.where('merchant_id', '=', filter.scope.merchantId).where('environment', '=', filter.scope.environment);
+        if (filter.payId !== undefined) q = q.where('pay_id', '=', filter.payId);
+        return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map((r) => parse<WebhookDelivery>(r));
       },
     },
     merchants: {

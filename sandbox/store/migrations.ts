@@ -125,4 +125,20 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_webhook_deliveries': {
+    async up(db: Kysely<unknown>) {
+      await scoped(db.schema.createTable('webhook_deliveries'))
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('pay_id', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+        .addColumn('locked_until', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_deliveries_pk', ['merchant_id', 'environment', 'id'])
+        .execute();
+      // The deliverer's question: which PENDING deliveries are due.
+      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+    },
+  },
 };

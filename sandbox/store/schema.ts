@@ -106,6 +106,17 @@ export interface PseudoNumbersTable extends Scoped {
   data: string;
 }
 
+export interface WebhookDeliveriesTable extends Scoped {
+  id: string;
+  pay_id: string;
+  status: string;
+  next_attempt_at: string;
+  /** A process delivering it holds it until then (PostgreSQL: several processes deliver). */
+  locked_until: string | null;
+  created_at: string;
+  data: string;
+}
+
 export interface Database {
   settings: SettingsTable;
   merchants: MerchantsTable;
@@ -120,6 +131,7 @@ export interface Database {
   customers: CustomersTable;
   payment_methods: PaymentMethodsTable;
   pseudo_numbers: PseudoNumbersTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 // Kysely's Generated marks columns the database fills; none here (ids come from the application).

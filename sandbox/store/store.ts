@@ -17,6 +17,7 @@ import type {
   PseudoNumberRecord,
   Scope,
   StoredPaymentMethod,
+  WebhookDelivery,
   Timestamp,
 } from '../domain/types.js';
 
@@ -199,6 +200,10 @@ export interface StoreTransaction {
     getOrInsert(record: PseudoNumberRecord): Promise<PseudoNumberRecord>;
     getByPseudoNumber(scope: Scope, pseudoNumber: string): Promise<PseudoNumberRecord | undefined>;
   };
+  /** The outbox: a delivery is written in the transaction of the state change it reports. */
+  webhooks: {
+    insert(delivery: WebhookDelivery): Promise<void>;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +223,7 @@ export interface Store {
   paymentDocument(scope: Scope, payId: string): Promise<string | undefined>;
   paymentDocumentByTransId(scope: Scope, transId: string): Promise<string | undefined>;
   idempotency: IdempotencyStore;
+  webhooks: WebhookOutbox;
   merchants: {
     /** Inserts or replaces (by merchantId). */
     upsert(merchant: Merchant): Promise<void>;
@@ -231,6 +237,20 @@ export interface Store {
    */
   setting(name: string, create: () => string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** The deliverer's side of the outbox. */
+export interface WebhookOutbox {
+  /**
+   * Takes up to `limit` PENDING deliveries due at `now` that no process holds, and holds them until
+   * `lockedUntil`: two processes on one database never take the same one (PostgreSQL: SKIP LOCKED).
+   */
+  claimDue(now: string, lockedUntil: string, limit: number): Promise<WebhookDelivery[]>;
+  /** Stores a delivery after an attempt (or a resend) and releases its hold. */
+  save(delivery: WebhookDelivery): Promise<void>;
+  get(scope: Scope, id: string): Promise<WebhookDelivery | undefined>;
+  /** Newest first; of one scope, or of every merchant. */
+  list(filter?: { scope?: Scope; payId?: string }): Promise<WebhookDelivery[]>;
 }
 
 export interface OpenStoreOptions {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { loadContract, type Contract } from '../../sandbox/http/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
-import { startSandbox, type MerchantCredentials, type Sandbox } from '../../sandbox/server.js';
+import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
 import type { OperationId } from '../../generated/operations.js';
 
 let contract: Contract | undefined;
@@ -71,10 +71,16 @@ export const newMerchant = (name: string): MerchantCredentials => ({
 });
 
 /** Two merchants (`merchant`, `other`) on a fresh database (`:memory:` unless given). */
-export async function startTestSandbox(options: { database?: string } = {}): Promise<TestSandbox> {
+export async function startTestSandbox(options: { database?: string; webhooks?: SandboxOptions['webhooks']; merchants?: MerchantCredentials[] } = {}): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
   const other = newMerchant('other');
-  const sandbox = await startSandbox({ port: 0, database: options.database ?? ':memory:', merchants: [merchant, other], contract: sandboxContract() });
+  const sandbox = await startSandbox({
+    port: 0,
+    database: options.database ?? ':memory:',
+    merchants: [merchant, other, ...(options.merchants ?? [])],
+    contract: sandboxContract(),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  });
   const basic = (who: MerchantCredentials = merchant) => `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;
   return {
     url: sandbox.url,
@@ -104,10 +110,10 @@ export async function startTestSandbox(options: { database?: string } = {}): Pro
  * For a suite on one store: a sandbox on `database()` starts before the suite's tests and stops
  * after them. Call inside the suite; the returned function gives the running sandbox.
  */
-export function sandboxPerSuite(database: () => Promise<string>): () => TestSandbox {
+export function sandboxPerSuite(database: () => Promise<string>, options: Omit<Parameters<typeof startTestSandbox>[0] & object, 'database'> = {}): () => TestSandbox {
   let sandbox: TestSandbox | undefined;
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ database: await database() });
+    sandbox = await startTestSandbox({ ...options, database: await database() });
   }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();

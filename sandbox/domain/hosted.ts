@@ -1,0 +1,111 @@
+// The hosted payment page's rules: what a checkout session, a payment link or a HOSTED payment offers
+// the customer, whether it can still be used, the payment that Pay or Decline makes of it, where the
+// customer goes next, and the notification the merchant's webhook receives about the final result.
+import { descriptiveFields, type NewPayment } from './payments.js';
+import type { CheckoutSession, Payment, PaymentLink, Schemas } from './types.js';
+
+export type HostedKind = 'payments' | 'sessions' | 'links';
+
+export type HostedTarget =
+  | { kind: 'payments'; payment: Payment }
+  | { kind: 'sessions'; session: CheckoutSession }
+  | { kind: 'links'; link: PaymentLink };
+
+/** The methods a page offers when the request names none (the "merchant configuration" of the contract). */
+export const DEFAULT_HOSTED_METHODS: readonly Schemas['AllowedPaymentMethod'][] = ['CARD', 'PAYPAL', 'GOOGLEPAY', 'APPLEPAY'];
+
+export interface HostedOffer {
+  amount: { value: number; currency: string };
+  /** The merchant's reference (transId). */
+  reference: string;
+  methods: readonly string[];
+  urls: Schemas['PaymentUrls'];
+}
+
+export type HostedAvailability = { open: true; offer: HostedOffer } | { open: false; reason: 'used' | 'expired' };
+
+const expired = (expiresAt: string | undefined, now: Date) => expiresAt !== undefined && Date.parse(expiresAt) <= now.getTime();
+
+/** What the page offers, or why it cannot be used any more. */
+export function hostedAvailability(target: HostedTarget, now: Date): HostedAvailability {
+  switch (target.kind) {
+    case 'payments': {
+      const p = target.payment;
+      if (p.state !== 'PENDING') return { open: false, reason: 'used' };
+      if (expired(p.details.expirationTime, now)) return { open: false, reason: 'expired' };
+      const methods = p.paymentMethodType !== undefined ? [p.paymentMethodType] : DEFAULT_HOSTED_METHODS;
+      return { open: true, offer: { amount: { value: p.amount.value, currency: p.currency }, reference: p.transId, methods, urls: p.details.urls ?? {} } };
+    }
+    case 'sessions': {
+      const s = target.session;
+      if (s.status !== 'OPEN') return { open: false, reason: s.status === 'EXPIRED' ? 'expired' : 'used' };
+      if (expired(s.expiresAt, now)) return { open: false, reason: 'expired' };
+      const r = s.request;
+      return { open: true, offer: { amount: { value: r.amount.value, currency: r.amount.currency }, reference: r.transId, methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS, urls: r.urls } };
+    }
+    case 'links': {
+      const l = target.link;
+      if (l.status !== 'ACTIVE') return { open: false, reason: l.status === 'EXPIRED' ? 'expired' : 'used' };
+      if (expired(l.expiresAt, now)) return { open: false, reason: 'expired' };
+      const r = l.request;
+      return { open: true, offer: { amount: { value: r.amount.value, currency: r.amount.currency }, reference: r.transId, methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS, urls: r.urls ?? {} } };
+    }
+  }
+}
+
+/** The payment a checkout session or a payment link becomes when the customer pays or declines (HOSTED, pending until decided). */
+export function paymentOfHostedRequest(target: Extract<HostedTarget, { kind: 'sessions' | 'links' }>): NewPayment {
+  const request: Schemas['CheckoutSessionRequest'] | Schemas['PaymentLinkRequest'] = target.kind === 'sessions' ? target.session.request : target.link.request;
+  const { transId, refNr, amount, captureMethod, metadata, simulationMode } = request;
+  const scope = target.kind === 'sessions' ? target.session.scope : target.link.scope;
+  return {
+    scope,
+    transId,
+    ...(refNr !== undefined ? { refNr } : {}),
+    amount,
+    ...(captureMethod ? { captureMethod } : {}),
+    integrationType: 'HOSTED',
+    details: descriptiveFields(request),
+    ...(metadata ? { metadata } : {}),
+    ...(simulationMode !== undefined ? { simulationMode } : {}),
+  };
+}
+
+/**
+ * The session or link once its payment has a final result: both are used once (the payment took
+ * their transId), whatever the result; the merchant makes a new one to try again.
+ */
+export function usedHostedTarget(target: Extract<HostedTarget, { kind: 'sessions' | 'links' }>, payId: string, paid: boolean): HostedTarget {
+  if (target.kind === 'sessions') return { kind: 'sessions', session: { ...target.session, status: 'COMPLETED', payId } };
+  return { kind: 'links', link: { ...target.link, status: paid ? 'PAID' : 'FAILED', payId } };
+}
+
+/** The identifiers the merchant's return and cancel URLs receive (documented on PaymentUrls in the contract). */
+export interface RedirectParameters {
+  payId?: string;
+  transId: string;
+  /** The payment's state after the decision (AUTHORIZED, CAPTURED, FAILED); absent on cancel. */
+  status?: string;
+  sessionId?: string;
+  linkId?: string;
+}
+
+/** The merchant URL with the identifiers appended to its query (existing parameters kept). */
+export function redirectTarget(base: string, parameters: RedirectParameters): string {
+  const url = new URL(base);
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/** Which notification a merchant's webhook endpoint receives (per merchant; enhanced by default). */
+export type WebhookKind = 'basic' | 'enhanced';
+
+/** The body of a payment's final-result notification: basic carries the payId, enhanced the details document. */
+export function notificationBody(kind: WebhookKind, payId: string, detailsDocument: string): string {
+  return kind === 'basic' ? JSON.stringify({ payId } satisfies Schemas['BasicWebhookNotification']) : detailsDocument;
+}
+
+/** Compressed for a sandbox: attempt n (1-based) is retried after base × 2^(n-1), capped. */
+export function retryDelayMs(attempt: number, baseMs: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** (attempt - 1));
+}
