@@ -1,9 +1,12 @@
 // The sandbox as processes, the way `npm run sandbox` runs it: two processes on one PostgreSQL
 // database agree on an Idempotency-Key; `kill -9` in the middle of a load of creates loses no payment
 // whose 2xx reached the client and leaves none half-written (SQLite file and PostgreSQL); the command
-// fails with one line on bad options or an unreachable database. Processes run in their own process
+// fails with one line on bad options or an unreachable database; a webhook notification survives
+// kill -9 during its delivery, and two processes on one PostgreSQL deliver each notification once. Processes run in their own process
 // groups and are always stopped by the test (scripts/server-process.ts).
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +36,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function sandboxProcess(database: string): Promise<ServerProcess> {
+async function sandboxProcess(database: string, extra: string[] = []): Promise<ServerProcess> {
   const process = await startServerProcess({
     name: 'sandbox',
-    args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchantsFile, '--quiet'],
+    args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchantsFile, '--quiet', ...extra],
     ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
   running.push(process);
@@ -180,4 +183,84 @@ describe('npm run sandbox fails with one line', () => {
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
+});
+
+/** A merchant's webhook endpoint: holds the first `hold` requests open (never answers them), acknowledges the rest. */
+async function webhookReceiver(hold: number) {
+  const received: Array<{ payId: string; at: number }> = [];
+  let held = 0;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      received.push({ payId: (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payId: string }).payId, at: Date.now() });
+      if (held < hold) held++;
+      else response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, close: () => {
+      server.closeAllConnections(); // the held requests too
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** Creates a HOSTED payment and pays it on the hosted page: its notification goes to `webhook`. */
+async function payOnHostedPage(baseUrl: string, transId: string, webhook: string): Promise<string> {
+  const created = await fetch(`${baseUrl}/api/v2/payments`, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: JSON.stringify({ transId, amount: { value: 500, currency: 'EUR' }, urls: { return: 'https://shop.example.com/done', cancel: 'https://shop.example.com/cancel', webhook } }),
+  });
+  const body = (await created.json()) as { payId: string; _links: { redirect: { href: string } } };
+  const paid = await fetch(body._links.redirect.href, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=CARD&decision=pay' });
+  expect(paid.status).toBe(303);
+  return body.payId;
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhook delivery across processes', () => {
+  it('kill -9 while a notification is being delivered: after a restart it arrives', async () => {
+    const receiver = await webhookReceiver(1);
+    try {
+      const database = join(dir, `webhook-kill-${Date.now()}.db`);
+      const options = ['--webhook-timeout-ms', '1000', '--webhook-retry-ms', '100'];
+      const victim = await sandboxProcess(database, options);
+      const payId = await payOnHostedPage(victim.baseUrl, `KILL-HOOK-${Date.now()}`, receiver.url);
+      await until('the first attempt', () => receiver.received.length === 1);
+      killGroup(victim.pid, 'SIGKILL');
+      await victim.exited;
+      // The outbox row survived; the restarted sandbox takes it once the dead process's hold ends.
+      const restarted = await sandboxProcess(database, options);
+      await until('the delivery after the restart', () => receiver.received.length >= 2);
+      expect(receiver.received.map((r) => r.payId)).toEqual([payId, payId]);
+      await restarted.stop();
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it('two processes on one PostgreSQL database deliver each notification once', async () => {
+    const receiver = await webhookReceiver(0);
+    try {
+      const database = await postgres.createDatabase();
+      const [a, b] = await Promise.all([sandboxProcess(database), sandboxProcess(database)]);
+      const payIds: string[] = [];
+      for (let i = 0; i < 10; i++) payIds.push(await payOnHostedPage(i % 2 === 0 ? a.baseUrl : b.baseUrl, `TWO-HOOK-${Date.now()}-${i}`, receiver.url));
+      await until('ten deliveries', () => receiver.received.length >= 10);
+      await new Promise((r) => setTimeout(r, 1_000)); // a duplicate would arrive meanwhile
+      expect(receiver.received.map((r) => r.payId).sort()).toEqual([...payIds].sort());
+      await Promise.all([a.stop(), b.stop()]);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 });
