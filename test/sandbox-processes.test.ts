@@ -2,8 +2,9 @@
 // database agree on an Idempotency-Key; `kill -9` in the middle of a load of creates loses no payment
 // whose 2xx reached the client and leaves none half-written (SQLite file and PostgreSQL); the command
 // fails with one line on bad options or an unreachable database; a webhook notification survives
-// kill -9 during its delivery, and two processes on one PostgreSQL deliver each notification once. Processes run in their own process
-// groups and are always stopped by the test (scripts/server-process.ts).
+// kill -9 during its delivery, and two processes on one PostgreSQL deliver each notification once.
+// Processes run in their own process groups and are always stopped by the test
+// (scripts/server-process.ts).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
