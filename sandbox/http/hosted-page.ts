@@ -53,15 +53,29 @@ const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64'
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+// Intl formats any well-formed code (ZZZ → "ZZZ 25.00"); only the codes ICU knows get its digits.
+const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
 /** Minor units as the currency's amount, e.g. 2500 USD → "$25.00"; an unknown code → "25.00 ZZZ". */
 export function formatMinorUnits(value: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    return format.format(value / 10 ** digits);
-  } catch {
-    return `${(value / 100).toFixed(2)} ${currency}`;
+  if (!KNOWN_CURRENCIES.has(currency.toUpperCase())) return `${(value / 100).toFixed(2)} ${currency}`;
+  const format = new Intl.NumberFormat('en', { style: 'currency', currency });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(value / 10 ** digits);
+}
+
+// CSP's host-source grammar (letters, digits, dots, hyphens, a port): URL parsing alone lets `;` and `'`
+// through, which would smuggle a directive into the header. Anything else is left out, so the
+// redirect to it is blocked rather than the policy broken.
+const CSP_ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i;
+
+function origins(values: readonly string[]): string[] {
+  const result = new Set<string>();
+  for (const value of values) {
+    const origin = URL.canParse(value) ? new URL(value).origin : '';
+    if (CSP_ORIGIN.test(origin)) result.add(origin);
   }
+  return [...result];
 }
 
 function headers(formAction: string): Record<string, string> {
@@ -111,7 +125,7 @@ ${methods}
 <button type="submit" class="secondary" name="decision" value="decline">Decline (simulate a failed payment)</button>
 <button type="submit" class="secondary" name="decision" value="cancel">Cancel and return to the merchant</button>
 </form>`;
-  const formAction = ["'self'", ...new Set(view.redirectOrigins)].join(' ');
+  const formAction = ["'self'", ...origins(view.redirectOrigins)].join(' ');
   return { html: document(`Pay ${amount} to ${view.merchantId}`, body), headers: headers(formAction) };
 }
 
