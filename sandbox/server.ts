@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from './http/auth.js';
-import { createSandboxApp } from './http/app.js';
+import { createSandboxApp, sandboxFingerprint } from './http/app.js';
+import { createClocks, type RunningClocks } from './http/clock.js';
 import { loadContract, type Contract } from './http/contract.js';
 import { startDeliverer, type Deliverer, type WebhookSchedule } from './http/webhook-deliverer.js';
 import type { Merchant } from './domain/types.js';
@@ -35,6 +36,8 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** Webhook delivery: the retry schedule (sandbox defaults: 6 attempts over about 30 s) and the outbox's polling. */
   webhooks?: Partial<WebhookSchedule> & { pollMs?: number };
+  /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
+  clockTickMs?: number;
 }
 
 export interface Sandbox {
@@ -44,6 +47,8 @@ export interface Sandbox {
   app: FastifyInstance;
   /** Webhook delivery from the outbox (`kick()` after a resend). */
   deliverer: Deliverer;
+  /** The test clocks, one per scope. */
+  clocks: RunningClocks;
   close(): Promise<void>;
 }
 
@@ -71,16 +76,22 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const host = options.host ?? '127.0.0.1';
     let url = '';
     let deliverer: Deliverer | undefined;
+    const publicUrl = () => options.publicUrl ?? url;
+    const fingerprint = await sandboxFingerprint(store);
+    const clocks = await createClocks({ store, contract, publicUrl, fingerprint, onWebhookQueued: () => deliverer?.kick(), ...(options.log ? { log: options.log } : {}) });
     const app = await createSandboxApp({
       contract,
       store,
-      publicUrl: () => options.publicUrl ?? url,
+      publicUrl,
+      now: clocks.now,
+      fingerprint,
       onWebhookQueued: () => deliverer?.kick(),
       ...(options.log ? { log: options.log } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
     const { pollMs, ...schedule } = options.webhooks ?? {};
     deliverer = startDeliverer({ store, schedule, ...(pollMs !== undefined ? { pollMs } : {}), ...(options.log ? { log: options.log } : {}) });
+    clocks.start(options.clockTickMs);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 4020);
     url = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -89,7 +100,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       store,
       app,
       deliverer,
+      clocks,
       async close() {
+        await clocks.stop();
         await deliverer?.stop();
         await app.close();
         await store.close();

@@ -36,8 +36,10 @@ export interface SandboxAppOptions {
   publicUrl: () => string;
   /** One line per request on stdout (the CLI's default; off for tests and benchmarks). */
   log?: (line: string) => void;
-  /** The time of a scope (default: the wall clock). */
+  /** The time of a scope: its test clock (default: the wall clock). */
   now?: (scope: Scope) => Date;
+  /** Keyed hash of card numbers (see sandboxFingerprint); made from the store when absent. */
+  fingerprint?: (text: string) => string;
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
 }
@@ -48,10 +50,16 @@ declare module 'fastify' {
   }
 }
 
+/** The keyed hash of card numbers and IBANs; the key is the installation's, shared through the store. */
+export async function sandboxFingerprint(store: Store): Promise<(text: string) => string> {
+  const pseudoKey = await store.setting('pseudo-number-key', () => newId('operation') + newId('operation'));
+  return (text) => createHmac('sha256', pseudoKey).update(text).digest('hex');
+}
+
 export async function createSandboxApp(options: SandboxAppOptions): Promise<FastifyInstance> {
   const { contract, store } = options;
-  const auth = await createAuthenticator(store);
-  const pseudoKey = await store.setting('pseudo-number-key', () => newId('operation') + newId('operation'));
+  const now = options.now ?? (() => new Date());
+  const auth = await createAuthenticator(store, now);
   const handlers = createHandlers(auth);
   const missing = [...contract.operations.keys()].filter((id) => !handlers[id]);
   if (missing.length > 0) throw new Error(`the contract has operations without a handler: ${missing.join(', ')}`);
@@ -61,8 +69,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     auth,
     handlers,
     publicUrl: () => options.publicUrl().replace(/\/+$/, ''),
-    now: options.now ?? (() => new Date()),
-    fingerprint: (text: string) => createHmac('sha256', pseudoKey).update(text).digest('hex'),
+    now,
+    fingerprint: options.fingerprint ?? (await sandboxFingerprint(store)),
   };
 
   // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.

@@ -1,10 +1,10 @@
 // Authentication as the contract says, per operation: HTTP Basic (merchant id and API key), bearer
 // JWTs issued by the token endpoint (HS256 with jose, with an expiry, bound to the root they were
-// issued on), and the API key in `X-API-Key` on the operations that accept it. A credential of a
-// scheme the operation does not accept is refused like a wrong one.
+// issued on, timed by the scope's test clock), and the API key in `X-API-Key` on the operations that
+// accept it. A credential of a scheme the operation does not accept is refused like a wrong one.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { Environment, Merchant } from '../domain/types.js';
+import { SignJWT, decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
+import type { Environment, Merchant, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import type { SecurityScheme } from './contract.js';
 
@@ -40,7 +40,8 @@ export function parseBasic(value: string): [string, string] | undefined {
 const describe = (schemes: readonly SecurityScheme[]) =>
   schemes.map((s) => ({ basicAuth: 'HTTP Basic (merchant id and API key)', bearerAuth: 'a bearer token', apiKeyAuth: 'the X-API-Key header' })[s]).join(' or ');
 
-export async function createAuthenticator(store: Store): Promise<Authenticator> {
+/** `now`: the time of a scope (its test clock): tokens are issued and expire on it. */
+export async function createAuthenticator(store: Store, now: (scope: Scope) => Date = () => new Date()): Promise<Authenticator> {
   // Shared by every sandbox process on the database, so that a token of one is valid on all.
   const key = Buffer.from(await store.setting('jwt-signing-key', () => randomBytes(32).toString('base64url')), 'base64url');
   // Verified credentials by header value: a request with the same header skips the hash and the
@@ -59,13 +60,14 @@ export async function createAuthenticator(store: Store): Promise<Authenticator> 
   return {
     verifyKey,
     async issueToken(merchant, environment, scope) {
+      const issuedAt = Math.floor(now({ merchantId: merchant.merchantId, environment }).getTime() / 1000);
       const token = await new SignJWT({ ...(scope ? { scope } : {}) })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuer(ISSUER)
         .setAudience(environment)
         .setSubject(merchant.merchantId)
-        .setIssuedAt()
-        .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + TOKEN_LIFETIME_SECONDS)
         .sign(key);
       return { token, expiresIn: TOKEN_LIFETIME_SECONDS };
     },
@@ -82,7 +84,7 @@ export async function createAuthenticator(store: Store): Promise<Authenticator> 
 
       const header = scheme === 'apiKeyAuth' ? `key ${apiKey}` : `${environment} ${authorization}`;
       const hit = verified.get(header);
-      if (hit && hit.scheme === scheme && hit.until > Date.now()) return { ok: true, merchant: hit.merchant, scheme };
+      if (hit && hit.scheme === scheme && hit.until > now({ merchantId: hit.merchant.merchantId, environment }).getTime()) return { ok: true, merchant: hit.merchant, scheme };
 
       if (scheme === 'basicAuth') {
         const pair = parseBasic(authorization!.slice(6).trim());
@@ -98,7 +100,11 @@ export async function createAuthenticator(store: Store): Promise<Authenticator> 
         return { ok: true, merchant, scheme };
       }
       try {
-        const { payload } = await jwtVerify(authorization!.slice(7).trim(), key, { issuer: ISSUER, audience: environment, algorithms: ['HS256'] });
+        const jwt = authorization!.slice(7).trim();
+        // The subject's clock decides expiry; the subject is trusted only once the signature is.
+        const subject = decodeJwt(jwt).sub;
+        const currentDate = typeof subject === 'string' ? now({ merchantId: subject, environment }) : new Date();
+        const { payload } = await jwtVerify(jwt, key, { issuer: ISSUER, audience: environment, algorithms: ['HS256'], currentDate });
         const merchant = typeof payload.sub === 'string' ? await store.merchants.get(payload.sub) : undefined;
         if (!merchant) return { ok: false, detail: 'The token names no known merchant.' };
         remember(header, merchant, scheme, (payload.exp ?? 0) * 1000);

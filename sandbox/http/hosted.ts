@@ -7,7 +7,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import {
   hostedAvailability,
-  notificationBody,
   paymentOfHostedRequest,
   redirectTarget,
   usedHostedTarget,
@@ -15,14 +14,13 @@ import {
   type HostedTarget,
   type RedirectParameters,
 } from '../domain/hosted.js';
-import { completeOnHostedPage, paymentDetails, type Decision } from '../domain/payments.js';
-import type { Environment, Merchant, Payment, Scope, WebhookDelivery } from '../domain/types.js';
+import { completeOnHostedPage, type Decision } from '../domain/payments.js';
+import type { Environment, Payment, Scope } from '../domain/types.js';
 import type { StoreTransaction } from '../store/store.js';
-import { settle, startPayment } from './handlers/shared.js';
+import { internalContext, queueNotification, settle, startPayment } from './handlers/shared.js';
 import { renderHostedMessage, renderHostedPage, type RenderedPage } from './hosted-page.js';
 import { newId } from './ids.js';
-import type { PipelineDeps, RequestContext } from './pipeline.js';
-import { problemBody } from './problems.js';
+import type { PipelineDeps } from './pipeline.js';
 
 const KINDS: ReadonlySet<string> = new Set<HostedKind>(['payments', 'sessions', 'links']);
 const ENVIRONMENTS: ReadonlySet<string> = new Set<Environment>(['test', 'live']);
@@ -76,24 +74,6 @@ const originOf = (url: string | undefined) => {
   }
 };
 
-/** A RequestContext for the payment the page makes (the createPayment operation's problem shapes). */
-function requestContext(deps: HostedDeps, merchant: Merchant, scope: Scope, domain: DomainContext, url: string): RequestContext {
-  const operation = deps.contract.operations.get('createPayment')!;
-  return {
-    operation,
-    environment: scope.environment,
-    scope,
-    merchant,
-    path: {},
-    query: {},
-    body: undefined,
-    domain,
-    publicUrl: deps.publicUrl(),
-    problem: (status, input) => ({ status, body: problemBody(deps.contract, operation, status, input, { traceId: newId('trace'), instance: url }) }),
-    fingerprint: deps.fingerprint,
-  };
-}
-
 type Outcome = { page: keyof typeof MESSAGES } | { redirect: string | undefined; parameters: RedirectParameters; decided?: Decision };
 
 export function registerHostedPages(app: FastifyInstance, deps: HostedDeps): void {
@@ -138,7 +118,7 @@ export function registerHostedPages(app: FastifyInstance, deps: HostedDeps): voi
     const { merchant, scope, kind } = found;
     const now = deps.now(scope);
     const domain: DomainContext = { now, newId: (k) => newId(k, now), ...deps.contract.tables };
-    const ctx = requestContext(deps, merchant, scope, domain, request.url.split('?')[0]!);
+    const ctx = internalContext(deps, merchant, scope, domain, 'createPayment', request.url.split('?')[0]!);
 
     const outcome = await deps.store.transaction(async (tx): Promise<Outcome> => {
       const target = await loadTarget(tx, kind, scope, request.params.id, true);
@@ -167,24 +147,7 @@ export function registerHostedPages(app: FastifyInstance, deps: HostedDeps): voi
         if (used.kind === 'sessions') await tx.sessions.update(used.session);
         else if (used.kind === 'links') await tx.links.update(used.link);
       }
-      const webhook = offer.urls.webhook;
-      if (webhook) {
-        const document = JSON.stringify(paymentDetails(settled.payment, await tx.operations.listByPayment(scope, payment.payId)));
-        const kindOfMerchant = merchant.webhookKind ?? 'enhanced';
-        const delivery: WebhookDelivery = {
-          id: newId('webhook', now),
-          scope,
-          payId: payment.payId,
-          kind: kindOfMerchant,
-          url: webhook,
-          body: notificationBody(kindOfMerchant, payment.payId, document),
-          status: 'PENDING',
-          attempts: [],
-          nextAttemptAt: now.toISOString(),
-          createdAt: now.toISOString(),
-        };
-        await tx.webhooks.insert(delivery);
-      }
+      if (offer.urls.webhook) await queueNotification(tx, merchant, settled.payment, offer.urls.webhook, now);
       return { redirect: offer.urls.return, parameters: { payId: payment.payId, transId: offer.reference, status: settled.payment.state, ...ids }, decided: settled };
     });
 

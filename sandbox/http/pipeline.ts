@@ -58,7 +58,7 @@ export interface PipelineDeps {
   auth: Authenticator;
   handlers: Readonly<Record<OperationId, Handler>>;
   publicUrl: () => string;
-  /** The sandbox's time for a scope (the test clock of the next issue replaces it). */
+  /** The sandbox's time for a scope: its test clock. */
   now(scope: Scope): Date;
   fingerprint(text: string): string;
 }
@@ -160,7 +160,8 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
         key,
         operationId: operation.id,
         requestHash,
-        now: new Date().toISOString(),
+        // The scope's clock: keys expire when the test clock passes their retention.
+        now: deps.now(scope).toISOString(),
         leaseMs: IDEMPOTENCY_LEASE_MS,
         retentionMs: IDEMPOTENCY_RETENTION_MS,
       });
@@ -192,7 +193,7 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
         answer = await inTransaction(deps.store, async (tx) => {
           const r = await handler.run(ctx, tx);
           const response = stored(r);
-          if (claim) await tx.idempotency.complete({ scope, key: claim.key, token: claim.token, response, now: new Date().toISOString() });
+          if (claim) await tx.idempotency.complete({ scope, key: claim.key, token: claim.token, response, now: deps.now(scope).toISOString() });
           return { reply: r, response };
         });
       }

@@ -16,6 +16,7 @@ import type {
   StoredPaymentMethod,
   WebhookDelivery,
 } from '../domain/types.js';
+import { billingDueAt, captureDueAt } from '../domain/clock.js';
 import type { Database, FlowTable } from './schema.js';
 import {
   DuplicateKeyError,
@@ -83,6 +84,7 @@ const paymentRow = (p: Payment, document: string) => ({
   version: p.version,
   data: JSON.stringify(p),
   document,
+  capture_at: captureDueAt(p) ?? null,
 });
 
 const operationRow = (op: PaymentOperation, position: number) => ({ ...scopeOf(op.scope), x_id: op.xId, pay_id: op.payId, position, data: JSON.stringify(op) });
@@ -268,6 +270,7 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
     last_billing_at: p.lastBillingAt ?? null,
     version: p.version,
     data: JSON.stringify(p),
+    billing_due_at: billingDueAt(p) ?? null,
   });
 
   return {
@@ -316,6 +319,11 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
           .execute();
         return rows.map((r) => r.pay_id);
       },
+      async dueCaptures(until, limit, scope) {
+        let query = db.selectFrom('payments').select('data').where('capture_at', 'is not', null).where('capture_at', '<=', until);
+        if (scope) query = query.where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
+        return (await query.orderBy('capture_at').orderBy('pay_id').limit(limit).execute()).map((r) => parse<Payment>(r));
+      },
     },
     operations: {
       async insert(op, position) {
@@ -360,6 +368,46 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
     webhooks: {
       async insert(delivery) {
         await mapped(db.insertInto('webhook_deliveries').values(deliveryRow(delivery)).execute());
+      },
+      async bringForward(scope, byMs, wallNow) {
+        const rows = await db
+          .selectFrom('webhook_deliveries')
+          .select('data')
+          .where('merchant_id', '=', scope.merchantId)
+          .where('environment', '=', scope.environment)
+          .where('status', '=', 'PENDING')
+          .execute();
+        let due = 0;
+        for (const row of rows) {
+          const delivery = parse<WebhookDelivery>(row);
+          const nextAttemptAt = new Date(Date.parse(delivery.nextAttemptAt) - byMs).toISOString();
+          if (nextAttemptAt <= wallNow) due += 1;
+          await db
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: nextAttemptAt, data: JSON.stringify({ ...delivery, nextAttemptAt }) })
+            .where('merchant_id', '=', scope.merchantId)
+            .where('environment', '=', scope.environment)
+            .where('id', '=', delivery.id)
+            .execute();
+        }
+        return due;
+      },
+    },
+    clocks: {
+      async get(scope, options) {
+        if (options?.lock && dialect === 'postgres') {
+          // A row to lock, even for a clock never advanced.
+          await db.insertInto('clocks').values({ ...scopeOf(scope), offset_ms: 0 }).onConflict((oc) => oc.columns(['merchant_id', 'environment']).doNothing()).execute();
+        }
+        const row = await lock(db.selectFrom('clocks').select('offset_ms').where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment), options).executeTakeFirst();
+        return row ? Number(row.offset_ms) : 0;
+      },
+      async set(scope, offsetMs) {
+        await db
+          .insertInto('clocks')
+          .values({ ...scopeOf(scope), offset_ms: offsetMs })
+          .onConflict((oc) => oc.columns(['merchant_id', 'environment']).doUpdateSet({ offset_ms: offsetMs }))
+          .execute();
       },
     },
     sessions: flows<CheckoutSession>('checkout_sessions'),
@@ -406,6 +454,11 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
           },
           page,
         );
+      },
+      async dueBillings(until, limit, scope) {
+        let query = db.selectFrom('payment_plans').select('data').where('billing_due_at', 'is not', null).where('billing_due_at', '<=', until);
+        if (scope) query = query.where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
+        return (await query.orderBy('billing_due_at').orderBy('id').limit(limit).execute()).map((r) => parse<PaymentPlan>(r));
       },
     },
     planPayments: {
@@ -723,6 +776,10 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
       async list() {
         return (await db.selectFrom('merchants').select('data').orderBy('merchant_id').execute()).map((r) => parse<Merchant>(r));
       },
+    },
+    async clocks() {
+      const rows = await reader.selectFrom('clocks').selectAll().where('offset_ms', '!=', 0).execute();
+      return rows.map((r) => ({ scope: { merchantId: r.merchant_id, environment: r.environment as Scope['environment'] }, offsetMs: Number(r.offset_ms) }));
     },
     async setting(name, create) {
       await db.insertInto('settings').values({ name, value: create() }).onConflict((oc) => oc.column('name').doNothing()).execute();

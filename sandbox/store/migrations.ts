@@ -141,4 +141,18 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
     },
   },
+  '0003_test_clocks': {
+    async up(db: Kysely<unknown>) {
+      // One clock per scope: how far it was advanced past the wall clock.
+      await scoped(db.schema.createTable('clocks'))
+        .addColumn('offset_ms', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('clocks_pk', ['merchant_id', 'environment'])
+        .execute();
+      // What falls due on a clock: DELAYED captures and plan billings (null: never).
+      await db.schema.alterTable('payments').addColumn('capture_at', 'text').execute();
+      await db.schema.createIndex('payments_capture_due').on('payments').columns(['capture_at']).execute();
+      await db.schema.alterTable('payment_plans').addColumn('billing_due_at', 'text').execute();
+      await db.schema.createIndex('payment_plans_billing_due').on('payment_plans').columns(['billing_due_at']).execute();
+    },
+  },
 };

@@ -32,6 +32,8 @@ export interface PaymentsTable extends Scoped {
   data: string;
   /** The payment details body as GET answers it (JSON text). */
   document: string;
+  /** When the test clock captures it (DELAYED), else null. */
+  capture_at: string | null;
 }
 
 export interface OperationsTable extends Scoped {
@@ -76,6 +78,8 @@ export interface PlansTable extends Scoped {
   last_billing_at: string | null;
   version: number;
   data: string;
+  /** When the test clock bills it (ACTIVE AUTOMATIC plans), else null. */
+  billing_due_at: string | null;
 }
 
 export interface PlanPaymentsTable extends Scoped {
@@ -117,7 +121,12 @@ export interface WebhookDeliveriesTable extends Scoped {
   data: string;
 }
 
+export interface ClocksTable extends Scoped {
+  offset_ms: number;
+}
+
 export interface Database {
+  clocks: ClocksTable;
   settings: SettingsTable;
   merchants: MerchantsTable;
   payments: PaymentsTable;

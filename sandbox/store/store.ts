@@ -138,6 +138,8 @@ export interface StoreTransaction {
     /** Writes `payment` if the stored version is `payment.version - 1`, else StaleWriteError. */
     update(payment: Payment, document: string): Promise<void>;
     findDuplicates(scope: Scope, query: DuplicateQuery): Promise<string[]>;
+    /** DELAYED payments whose capture falls due by `until`, earliest first; of one scope, or of all. */
+    dueCaptures(until: Timestamp, limit: number, scope?: Scope): Promise<Payment[]>;
   };
   operations: {
     /** `position`: 1, 2, … in the payment's history (the caller knows the operations before it). */
@@ -171,6 +173,8 @@ export interface StoreTransaction {
     update(plan: PaymentPlan): Promise<void>;
     /** Newest first (creation), then id. */
     list(scope: Scope, filter: PlanFilter, page: PageRequest): Promise<Page<PaymentPlan>>;
+    /** Plans whose billing falls due by `until`, earliest first; of one scope, or of all. */
+    dueBillings(until: Timestamp, limit: number, scope?: Scope): Promise<PaymentPlan[]>;
   };
   planPayments: {
     insert(planPayment: PlanPayment): Promise<void>;
@@ -203,6 +207,17 @@ export interface StoreTransaction {
   /** The outbox: a delivery is written in the transaction of the state change it reports. */
   webhooks: {
     insert(delivery: WebhookDelivery): Promise<void>;
+    /**
+     * Brings the scope's PENDING deliveries `byMs` closer (its clock was advanced: their retries
+     * fall due as if that time had passed); returns how many are due at `wallNow` afterwards.
+     */
+    bringForward(scope: Scope, byMs: number, wallNow: Timestamp): Promise<number>;
+  };
+  /** The test clock of each scope: its offset from the wall clock (0 when never advanced). */
+  clocks: {
+    /** `lock`: hold the clock until the transaction ends (advances of one scope run one at a time). */
+    get(scope: Scope, options?: { lock?: boolean }): Promise<number>;
+    set(scope: Scope, offsetMs: number): Promise<void>;
   };
 }
 
@@ -231,6 +246,8 @@ export interface Store {
     getByApiKeyHash(apiKeyHash: string): Promise<Merchant | undefined>;
     list(): Promise<Merchant[]>;
   };
+  /** The clocks that were advanced (the others show the wall clock). */
+  clocks(): Promise<Array<{ scope: Scope; offsetMs: number }>>;
   /**
    * A value shared by every process on the database (the JWT signing key, the pseudo-number key):
    * the first process creates it, the others read the same.

@@ -1,11 +1,11 @@
 // Payment plans: the filtered, paged list; one plan; a charge by the plan type's amount rules; the
 // payments of a plan; the plans of a customer.
-import { chargePlan, planBody, planListItem, planPayment, planPaymentBody } from '../../domain/plans.js';
+import { planBody, planListItem, planPaymentBody } from '../../domain/plans.js';
 import { operationResult } from '../../domain/payments.js';
 import type { Schemas } from '../../domain/types.js';
 import type { Page, PlanFilter } from '../../store/store.js';
 import type { Handler, Reply, RequestContext } from '../pipeline.js';
-import { invalid, notFound, param, read, startPayment, write } from './shared.js';
+import { chargeAndRecord, notFound, param, read, write } from './shared.js';
 
 /** Items per page of every list (the interface document does not give the page size). */
 export const PAGE_SIZE = 20;
@@ -63,21 +63,9 @@ export const planHandlers = {
     const id = param(ctx, 'paymentPlanId');
     const plan = await tx.plans.get(ctx.scope, id, { lock: true });
     if (!plan) return planNotFound(ctx, id);
-    const initial = await tx.payments.get(ctx.scope, plan.initialPayId);
-    if (!initial) throw new Error(`plan ${plan.id} lost its initial payment ${plan.initialPayId}`);
-    const body = ctx.body as Schemas['PlanChargeRequest'];
-    const charge = chargePlan(plan, body, initial, ctx.domain);
-    if (charge.outcome === 'invalid') return invalid(ctx, charge.field, charge.message);
-    if (charge.outcome === 'refused') {
-      const code = ctx.domain.codes[charge.code];
-      const refused: Schemas['PlanChargeResult'] = { paymentPlanId: plan.id, merchantId: ctx.scope.merchantId, transId: body.transId, ...(body.refNr !== undefined ? { refNr: body.refNr } : {}), status: 'FAILED', ...code };
-      return { status: 422, body: refused };
-    }
-    const started = await startPayment(ctx, tx, charge.payment, {});
-    if ('status' in started) return started.status === 422 ? { status: 422, body: { ...(started.body as object), paymentPlanId: plan.id } } : started;
-    const { decision } = started;
-    await tx.plans.update(charge.plan);
-    await tx.planPayments.insert(planPayment(charge.plan, decision.payment, ctx.domain));
+    const charge = await chargeAndRecord(ctx, tx, plan, ctx.body as Schemas['PlanChargeRequest']);
+    if (charge.outcome === 'rejected') return charge.reply;
+    const { decision } = charge;
     const { paymentMethods: _, ...result } = operationResult(decision.payment, decision.reported);
     return { status: decision.outcome === 'ok' ? 201 : 422, body: { paymentPlanId: plan.id, ...result } satisfies Schemas['PlanChargeResult'] };
   }),

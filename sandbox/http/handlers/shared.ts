@@ -1,14 +1,18 @@
 // What the operation handlers share: storing a decision of the payment state machine (payment,
 // operations, and the details document GET answers with), starting a payment with everything a
 // payment brings along (its customer, its stored card, its plan), and the hosted pages' addresses.
-import type { Schemas } from '../../domain/types.js';
+import type { OperationId } from '../../../generated/operations.js';
+import type { DomainContext } from '../../domain/context.js';
 import { customerFromPayment, storedCard } from '../../domain/customers.js';
+import { notificationBody } from '../../domain/hosted.js';
 import { createPayment, duplicateTransaction, isKnownSimulation, operationResult, paymentDetails, type Decision, type NewPayment } from '../../domain/payments.js';
-import { planFromInitialPayment, planPayment } from '../../domain/plans.js';
+import { chargePlan, planFromInitialPayment, planPayment } from '../../domain/plans.js';
 import { cardInput, cardInputProblem, DEFAULT_TEST_CARD, pseudoNumberRecord, type CardInput } from '../../domain/services.js';
-import type { Payment, PseudoNumberRecord, StoredPaymentMethod } from '../../domain/types.js';
+import type { Merchant, Payment, PaymentPlan, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod, WebhookDelivery } from '../../domain/types.js';
 import type { StoreTransaction } from '../../store/store.js';
-import type { Handler, Reply, RequestContext } from '../pipeline.js';
+import { newId } from '../ids.js';
+import type { Handler, PipelineDeps, Reply, RequestContext } from '../pipeline.js';
+import { problemBody } from '../problems.js';
 
 /** A handler that only reads (no transaction; GET's fast path). */
 export const read = (run: Extract<Handler, { kind: 'read' }>['run']): Handler => ({ kind: 'read', run });
@@ -151,4 +155,79 @@ export async function settle(
     await tx.planPayments.insert(planPayment(plan, settled.payment, ctx.domain));
   }
   return settled;
+}
+
+/**
+ * The context of work the sandbox does on its own (the hosted page's payment, the clock's captures
+ * and billings): as if `operationId` had been called, for its problem shapes.
+ */
+export function internalContext(
+  deps: Pick<PipelineDeps, 'contract' | 'publicUrl' | 'fingerprint'>,
+  merchant: Merchant,
+  scope: Scope,
+  domain: DomainContext,
+  operationId: OperationId,
+  instance: string,
+): RequestContext {
+  const operation = deps.contract.operations.get(operationId)!;
+  return {
+    operation,
+    environment: scope.environment,
+    scope,
+    merchant,
+    path: {},
+    query: {},
+    body: undefined,
+    domain,
+    publicUrl: deps.publicUrl(),
+    problem: (status, input) => ({ status, body: problemBody(deps.contract, operation, status, input, { traceId: newId('trace'), instance }) }),
+    fingerprint: deps.fingerprint,
+  };
+}
+
+/**
+ * Queues the merchant's notification of a payment's result in the outbox (in the caller's
+ * transaction): the basic or the enhanced body, per the merchant, due at once.
+ */
+export async function queueNotification(tx: StoreTransaction, merchant: Merchant, payment: Payment, url: string, now: Date): Promise<void> {
+  const document = JSON.stringify(paymentDetails(payment, await tx.operations.listByPayment(payment.scope, payment.payId)));
+  const kind = merchant.webhookKind ?? 'enhanced';
+  const delivery: WebhookDelivery = {
+    id: newId('webhook', now),
+    scope: payment.scope,
+    payId: payment.payId,
+    kind,
+    url,
+    body: notificationBody(kind, payment.payId, document),
+    status: 'PENDING',
+    attempts: [],
+    // Attempts run on the wall clock, whatever the scope's clock says: due now.
+    nextAttemptAt: new Date().toISOString(),
+    createdAt: now.toISOString(),
+  };
+  await tx.webhooks.insert(delivery);
+}
+
+export type PlanCharge =
+  /** The charge was made (`decision`: its payment, authorized or declined); the plan moved on. */
+  | { outcome: 'charged'; plan: PaymentPlan; decision: Decision }
+  /** The request was not accepted: the reply says why (400, 422). */
+  | { outcome: 'rejected'; reply: Reply };
+
+/** Charges a plan (the merchant's charge, or the clock's on the plan's date) and records the plan payment. */
+export async function chargeAndRecord(ctx: RequestContext, tx: StoreTransaction, plan: PaymentPlan, request: Schemas['PlanChargeRequest']): Promise<PlanCharge> {
+  const initial = await tx.payments.get(ctx.scope, plan.initialPayId);
+  if (!initial) throw new Error(`plan ${plan.id} lost its initial payment ${plan.initialPayId}`);
+  const charge = chargePlan(plan, request, initial, ctx.domain);
+  if (charge.outcome === 'invalid') return { outcome: 'rejected', reply: invalid(ctx, charge.field, charge.message) };
+  if (charge.outcome === 'refused') {
+    const code = ctx.domain.codes[charge.code];
+    const refused: Schemas['PlanChargeResult'] = { paymentPlanId: plan.id, merchantId: ctx.scope.merchantId, transId: request.transId, ...(request.refNr !== undefined ? { refNr: request.refNr } : {}), status: 'FAILED', ...code };
+    return { outcome: 'rejected', reply: { status: 422, body: refused } };
+  }
+  const started = await startPayment(ctx, tx, charge.payment, {});
+  if ('status' in started) return { outcome: 'rejected', reply: started.status === 422 ? { status: 422, body: { ...(started.body as object), paymentPlanId: plan.id } } : started };
+  await tx.plans.update(charge.plan);
+  await tx.planPayments.insert(planPayment(charge.plan, started.decision.payment, ctx.domain));
+  return { outcome: 'charged', plan: charge.plan, decision: started.decision };
 }
