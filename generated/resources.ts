@@ -367,7 +367,7 @@ export interface PaymentIntentsResource {
    * @since 2.0.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/mobile-sdk/confirmpaymentintent | Confirm a payment intent in the API reference}
    */
-  confirm(id: string, body: PaymentMethodSelection, options?: IdempotentCallOptions): Promise<OperationResult>;
+  confirm(id: string, body: PaymentMethodSelection, options?: IdempotentCallOptions): Promise<PaymentCreated>;
 }
 
 /** The `paymentPlans` methods of the client. */

@@ -3533,7 +3533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": components["schemas"]["PaymentCreated"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

@@ -105,6 +105,24 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
     expect(JSON.parse(hook!.body).payId).toBe(created.body.payId);
   });
 
+  it('a HOSTED intent confirmation answers with the hosted page; Pay there authorizes with the method the app chose', async () => {
+    const id = transId('INTENT');
+    const intent = await sandbox().call('POST', '/payment-intents', { body: { transId: id, amount: { value: 3490, currency: 'EUR' }, captureMethod: { type: 'MANUAL' }, urls: urls(id) } });
+    expect(intent.status).toBe(201);
+    const token = await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const confirmed = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, { headers: { authorization: `Bearer ${token.body.access_token}` }, body: { integrationType: 'HOSTED', type: 'PAYPAL' } });
+    expect(confirmed.status).toBe(201);
+    const href = confirmed.body._links.redirect.href as string;
+    expect(href).toBe(`${sandbox().url}/hosted/payments/test/${sandbox().merchant.merchantId}/${confirmed.body.payId}`);
+    const page = await (await fetch(href)).text();
+    expect(page).toContain('value="PAYPAL"');
+    expect(page).not.toContain('value="CARD"');
+    const paid = await submit(href, { decision: 'pay', method: 'PAYPAL' });
+    expect(paid.status).toBe(303);
+    expect(new URL(paid.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
+    expect((await sandbox().call('GET', `/payments/getByPayId/${confirmed.body.payId}`)).body).toMatchObject({ state: 'AUTHORIZED', paymentMethodType: 'PAYPAL' });
+  });
+
   it('a payment link: Cancel returns to urls.cancel with the link id and leaves the link usable; a forged method is refused', async () => {
     const id = transId('LINK');
     const created = await sandbox().call('POST', '/payments/links', { body: { transId: id, amount: { value: 990, currency: 'GBP' }, urls: urls(id), allowedPaymentMethods: ['CARD'] } });

@@ -1,9 +1,10 @@
 // Mobile SDK: the merchant back end creates a payment intent; the app confirms it (bearer only),
-// which creates the payment.
+// which creates the payment (a HOSTED one waits for the customer on the hosted page).
 import { confirmIntent, createIntent, refusedIntentResult } from '../../domain/flows.js';
 import type { Schemas } from '../../domain/types.js';
 import type { Handler } from '../pipeline.js';
-import { decisionReply, notFound, param, simulationProblem, startPayment, write } from './shared.js';
+import { operationResult } from '../../domain/payments.js';
+import { decisionReply, hostedUrl, notFound, param, simulationProblem, startPayment, write } from './shared.js';
 
 export const intentHandlers = {
   createPaymentIntent: write(async (ctx, tx) => {
@@ -27,7 +28,11 @@ export const intentHandlers = {
       card: (ctx.body as Schemas['PaymentMethodSelection']).card,
     });
     if ('status' in started) return started;
-    await tx.intents.update({ ...confirmation.intent, payId: started.decision.payment.payId });
-    return decisionReply(started.decision, 201);
+    const { decision } = started;
+    await tx.intents.update({ ...confirmation.intent, payId: decision.payment.payId });
+    if (decision.outcome !== 'ok' || decision.payment.integrationType !== 'HOSTED') return decisionReply(decision, 201);
+    // HOSTED: the payment waits for the customer on the hosted page, as createPayment's does.
+    const created: Schemas['PaymentCreated'] = { ...operationResult(decision.payment, decision.reported), _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } } };
+    return { status: 201, body: created };
   }),
 } satisfies Record<string, Handler>;
