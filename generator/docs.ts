@@ -41,7 +41,7 @@ const X_BADGE = { name: 'Inferred', color: 'orange', position: 'after' } as cons
 const BADGE_CSS = `
 .${BADGE_CLASS}{display:inline-block;padding:0 6px;margin-right:4px;border:1px solid #e8a251;border-radius:4px;background:#fff4e5;color:#8a4600;font-size:0.8em;font-weight:600;line-height:1.5;vertical-align:baseline;white-space:nowrap}
 html.dark .${BADGE_CLASS}{background:#3d2708;border-color:#b9731f;color:#ffc980}
-img.lifecycle-diagram{display:block;max-width:100%;height:auto;margin:16px 0;border:1px solid #e2e8f0;border-radius:8px}
+img.lifecycle-diagram,img.guide-diagram{display:block;max-width:100%;height:auto;margin:16px 0;border:1px solid #e2e8f0;border-radius:8px}
 `.trim();
 
 /**

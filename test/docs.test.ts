@@ -107,7 +107,7 @@ describe('buildDocs', () => {
   });
 
   it('adds the guides as a first sidebar group', () => {
-    expect(guides.map((g) => g.title)).toEqual(expect.arrayContaining(['Getting started', 'Payment lifecycle', 'Idempotency', 'Receiving webhooks', 'Errors']));
+    expect(guides.map((g) => g.title)).toEqual(expect.arrayContaining(['Getting started', 'Payment lifecycle', 'Idempotency', 'Receiving webhooks', 'Errors', 'Hosted checkout']));
     const doc = decorateForDocs(bundle, guides) as JsonObject;
     const groups = doc['x-tagGroups'] as JsonObject[];
     expect(groups[0]).toEqual({ name: 'Guides', tags: guides.map((g) => g.title) });
@@ -257,7 +257,7 @@ describe('the page in Chromium, from disk, offline', () => {
     return section;
   }
 
-  it('renders the guides, with the lifecycle diagram', async () => {
+  it('renders the guides, with the lifecycle diagram and the hosted checkout sequence', async () => {
     const guidesInMenu = await page.locator('[data-component-name="Menu/MenuItem"].menu-item-type-group [data-testid="menu-item-label"]').allInnerTexts();
     for (const g of guides) expect(guidesInMenu).toContain(g.title);
     await menuGroup('Payment lifecycle').locator('[data-testid="menu-item-label"]').first().click();
@@ -270,6 +270,13 @@ describe('the page in Chromium, from disk, offline', () => {
 
     await menuGroup('Receiving webhooks').locator('[data-testid="menu-item-label"]').first().click();
     await page.getByText('timingSafeEqual', { exact: false }).first().waitFor({ state: 'visible' });
+
+    await menuGroup('Hosted checkout').locator('[data-testid="menu-item-label"]').first().click();
+    const sequence = page.locator('img.guide-diagram[src^="data:image/svg+xml"]');
+    await sequence.waitFor({ state: 'visible' });
+    const decoded = await sequence.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && img.alt.includes('urls.return'));
+    expect(decoded, 'the hosted checkout sequence diagram decoded, with its text alternative').toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'guide-hosted-checkout.png') });
   });
 
   it('resolves every link of the guides to a section of the page', async () => {
