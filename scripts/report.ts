@@ -1,0 +1,71 @@
+// npm run report [-- --base <git ref | version | released file>] [-- --out report.md]
+//                [-- --root openapi/openapi.yaml] [-- --generated generated/] [-- --no-lint] [-- --no-drift]
+//
+// Markdown for a pull request comment (generator/report.ts): breaking changes with their source
+// locations, a changelog of the contract, provenance before and after, lint, generated-code
+// drift. The base defaults to the latest release, as for `npm run check:breaking`. Exit codes:
+//   0  no breaking change, or breaking changes accepted by a major version bump;
+//   1  breaking changes without a major version bump (the report is still written);
+//   2  no report: usage error, unreadable base, head or base does not bundle, diff failed.
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BaseError } from '../generator/base.js';
+import { DiffError } from '../generator/breaking.js';
+import { BundleError } from '../generator/bundle.js';
+import { writeFileAtomic } from '../generator/fs.js';
+import { collectReport, renderReport, reportExitCode } from '../generator/report.js';
+
+const USAGE = `usage: tsx scripts/report.ts [--base <git ref | version | released file>] [--out report.md]
+                         [--root openapi/openapi.yaml] [--generated generated/] [--no-lint] [--no-drift]`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      base: { type: 'string' },
+      out: { type: 'string' },
+      root: { type: 'string' },
+      generated: { type: 'string' },
+      releases: { type: 'string' },
+      'no-lint': { type: 'boolean', default: false },
+      'no-drift': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  }));
+} catch (err) {
+  console.error(`${(err as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+let data;
+try {
+  data = await collectReport({
+    ...(values.base !== undefined ? { base: values.base } : {}),
+    ...(values.root ? { root: resolve(values.root) } : {}),
+    ...(values.generated ? { generated: resolve(values.generated) } : {}),
+    ...(values.releases ? { releasesDir: resolve(values.releases) } : {}),
+    lint: !values['no-lint'],
+    drift: !values['no-drift'],
+  });
+} catch (err) {
+  if (err instanceof BaseError || err instanceof BundleError || err instanceof DiffError) {
+    console.error(`no report: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}
+
+const markdown = renderReport(data);
+if (values.out) {
+  await writeFileAtomic(resolve(values.out), markdown);
+  console.error(`wrote ${relative(process.cwd(), resolve(values.out))}: ${data.breaking.reason}`);
+} else {
+  process.stdout.write(markdown);
+}
+// exitCode, not process.exit(): exiting at once could cut the report written to a pipe.
+process.exitCode = reportExitCode(data);
