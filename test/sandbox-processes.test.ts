@@ -6,16 +6,15 @@
 // Processes run in their own process groups and are always stopped by the test
 // (scripts/server-process.ts).
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killGroup, startServerProcess, type ServerProcess } from '../scripts/server-process.js';
+import { killGroup, type ServerProcess } from '../scripts/server-process.js';
 import { openStore } from '../sandbox/store/index.js';
 import { startPostgres, type EmbeddedPostgresServer } from '../scripts/postgres.js';
 import { checkConformance, newMerchant } from './support/sandbox.js';
+import { holdingReceiver, startSandboxProcess } from './support/sandbox-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const merchant = newMerchant('proc');
@@ -38,11 +37,7 @@ afterAll(async () => {
 });
 
 async function sandboxProcess(database: string, extra: string[] = []): Promise<ServerProcess> {
-  const process = await startServerProcess({
-    name: 'sandbox',
-    args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchantsFile, '--quiet', ...extra],
-    ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
-  });
+  const process = await startSandboxProcess({ database, merchantsFile, extra });
   running.push(process);
   return process;
 }
@@ -186,27 +181,6 @@ describe('npm run sandbox fails with one line', () => {
   });
 });
 
-/** A merchant's webhook endpoint: holds the first `hold` requests open (never answers them), acknowledges the rest. */
-async function webhookReceiver(hold: number) {
-  const received: Array<{ payId: string; at: number }> = [];
-  let held = 0;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (c: Buffer) => chunks.push(c));
-    request.on('end', () => {
-      received.push({ payId: (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payId: string }).payId, at: Date.now() });
-      if (held < hold) held++;
-      else response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, close: () => {
-      server.closeAllConnections(); // the held requests too
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
 /** Creates a HOSTED payment and pays it on the hosted page: its notification goes to `webhook`. */
 async function payOnHostedPage(baseUrl: string, transId: string, webhook: string): Promise<string> {
   const created = await fetch(`${baseUrl}/api/v2/payments`, {
@@ -230,7 +204,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 20_000) {
 
 describe('webhook delivery across processes', () => {
   it('kill -9 while a notification is being delivered: after a restart it arrives', async () => {
-    const receiver = await webhookReceiver(1);
+    const receiver = await holdingReceiver({ hold: 1 });
     try {
       const database = join(dir, `webhook-kill-${Date.now()}.db`);
       const options = ['--webhook-timeout-ms', '1000', '--webhook-retry-ms', '100'];
@@ -250,7 +224,7 @@ describe('webhook delivery across processes', () => {
   }, 60_000);
 
   it('two processes on one PostgreSQL database deliver each notification once', async () => {
-    const receiver = await webhookReceiver(0);
+    const receiver = await holdingReceiver({ hold: 0 });
     try {
       const database = await postgres.createDatabase();
       const [a, b] = await Promise.all([sandboxProcess(database), sandboxProcess(database)]);

@@ -1,0 +1,160 @@
+// One end-to-end setup per test file (test/e2e-*.test.ts): Chromium (from @sparticuz/chromium,
+// driven by playwright-core), a sandbox in this process on 127.0.0.1 and a free port with a merchant
+// whose notifications are "enhanced", the merchant's shop (return and cancel pages) and the
+// project's example webhook receiver as a child process, verifying with the SDK. All of it starts
+// before the file's tests and stops after them; each test gets its own browser context.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { createPaymentClient, type PaymentClient, type RequestBody } from '../../src/client/index.js';
+import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
+import { chromiumLaunchOptions } from './browser.js';
+import { startExampleReceiver, type ExampleReceiver } from './example-receiver.js';
+import { MerchantSite } from './merchant-site.js';
+import { conformingFetch, newMerchant, sandboxContract } from './sandbox.js';
+
+export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-output', 'e2e');
+
+/** A merchant whose webhook URLs receive signed (enhanced) notifications. */
+export const enhancedMerchant = (name: string, webhookSecret = `whsec_${randomBytes(16).toString('hex')}`): MerchantCredentials & { webhookSecret: string } => ({
+  ...newMerchant(name),
+  webhookSecret,
+  webhookKind: 'enhanced',
+});
+
+let seq = 0;
+/** A transId no other test uses. */
+export const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
+
+/** The SDK, on `baseUrl`, with every response of the sandbox held to the contract; no retries. */
+export function sdk(baseUrl: string, merchant: MerchantCredentials): PaymentClient {
+  return createPaymentClient({ merchantId: merchant.merchantId, apiKey: merchant.apiKey, baseUrl, fetch: conformingFetch, maxAttempts: 1 });
+}
+
+export interface E2E {
+  browser: Browser;
+  sandbox: Sandbox;
+  /** `${sandbox.url}/api/v2` */
+  baseUrl: string;
+  merchant: MerchantCredentials & { webhookSecret: string };
+  /** The SDK as `merchant`. */
+  client: PaymentClient;
+  site: MerchantSite;
+  example: ExampleReceiver;
+  /** A fresh browser context (closed after the test) and its page. */
+  newPage(options?: { bypassCSP?: boolean }): Promise<Page>;
+  /** A full-page screenshot to test-output/e2e/<file>-<name>.png. */
+  screenshot(page: Page, name: string): Promise<void>;
+  /** A checkout session created with the SDK: the shop's return and cancel URLs, the example receiver as webhook unless given. */
+  checkout(prefix: string, extra?: Partial<RequestBody<'createCheckoutSession'>> & { webhook?: string }, client?: PaymentClient, shop?: MerchantSite): Promise<{ transId: string; href: string; sessionId: string }>;
+}
+
+/**
+ * Registers the file's beforeAll/afterAll/afterEach; the returned function gives the running setup.
+ * `file` names the screenshots.
+ */
+export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['webhooks'] } = {}): () => E2E {
+  let e2e: E2E | undefined;
+  let browser: Browser | undefined;
+  let sandbox: Sandbox | undefined;
+  let site: MerchantSite | undefined;
+  let example: ExampleReceiver | undefined;
+  const contexts: BrowserContext[] = [];
+  const merchant = enhancedMerchant('e2e');
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    // Settled, not Promise.all: whatever started is assigned, so afterAll stops it even if another failed.
+    const started = await Promise.allSettled([
+      chromiumLaunchOptions().then((launch) => chromium.launch(launch)).then((b) => (browser = b)),
+      startSandbox({ port: 0, database: ':memory:', merchants: [merchant], contract: sandboxContract(), ...(options.webhooks ? { webhooks: options.webhooks } : {}) }).then((s) => (sandbox = s)),
+      new MerchantSite().start().then((s) => (site = s)),
+      startExampleReceiver({ secret: merchant.webhookSecret }).then((r) => (example = r)),
+    ]);
+    for (const result of started) if (result.status === 'rejected') throw result.reason;
+    if (!browser || !sandbox || !site || !example) throw new Error('unreachable');
+    const baseUrl = `${sandbox.url}/api/v2`;
+    const client = sdk(baseUrl, merchant);
+    const b = browser;
+    e2e = {
+      browser: b,
+      sandbox,
+      baseUrl,
+      merchant,
+      client,
+      site,
+      example,
+      async newPage(opts = {}) {
+        const context = await b.newContext({ viewport: { width: 720, height: 900 }, ...(opts.bypassCSP ? { bypassCSP: true } : {}) });
+        contexts.push(context);
+        context.setDefaultTimeout(15_000);
+        return context.newPage();
+      },
+      async screenshot(page, name) {
+        await page.screenshot({ path: join(SCREENSHOTS, `${file}-${name}.png`), fullPage: true });
+      },
+      async checkout(prefix, extra = {}, as = client, shop = site!) {
+        const id = transId(prefix);
+        const { webhook, ...body } = extra;
+        const created = await as.checkoutSessions.create({
+          transId: id,
+          amount: { value: 2500, currency: 'USD' },
+          allowedPaymentMethods: ['CARD', 'PAYPAL'],
+          ...body,
+          urls: { ...shop.urls(id), webhook: webhook ?? example!.enhancedUrl },
+        });
+        const href = created._links.redirect.href;
+        return { transId: id, href, sessionId: href.split('/').at(-1)! };
+      },
+    };
+  }, 90_000);
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  });
+
+  afterAll(async () => {
+    await Promise.all([browser?.close(), sandbox?.close(), site?.stop(), example?.stop()]);
+  });
+
+  return () => {
+    if (!e2e) throw new Error('the end-to-end setup of this file has not started');
+    return e2e;
+  };
+}
+
+/** The hosted page's facts as the customer reads them: the definition list's terms and values. */
+export async function shownDetails(page: Page): Promise<Record<string, string>> {
+  const terms = await page.getByRole('term').allInnerTexts();
+  const values = await page.getByRole('definition').allInnerTexts();
+  return Object.fromEntries(terms.map((t, i) => [t.trim(), values[i]?.trim() ?? '']));
+}
+
+/** Opens the hosted page and checks what it shows: the merchant, the amount with its currency, the reference. */
+export async function openHostedPage(page: Page, href: string, expected: { merchantId: string; amount: string; currency: string; reference: string }): Promise<void> {
+  const response = await page.goto(href);
+  expect(response?.status()).toBe(200);
+  await page.getByRole('heading', { level: 1, name: `Pay ${expected.merchantId}` }).waitFor();
+  expect(await shownDetails(page)).toEqual({ Merchant: expected.merchantId, Amount: `${expected.amount} (${expected.currency})`, Reference: expected.reference });
+  expect(await page.getByRole('button', { name: `Pay ${expected.amount}` }).isEnabled()).toBe(true);
+}
+
+/** Waits until the browser is on the shop's `path` (after the hosted page's redirect). */
+export async function landOn(page: Page, site: MerchantSite, path: '/return' | '/cancel'): Promise<URL> {
+  await page.waitForURL((url) => url.origin === new URL(site.url).origin && url.pathname === path);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  return new URL(page.url());
+}
+
+export const isFocused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
+
+/** Presses Tab until `locator` has the focus (at most `max` times); fails if it never does. */
+export async function tabTo(page: Page, locator: Locator, max = 10): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    if (await isFocused(locator)) return;
+  }
+  throw new Error(`Tab never reached ${locator}`);
+}

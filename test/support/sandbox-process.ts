@@ -1,0 +1,65 @@
+// The sandbox as a process, the way `npm run sandbox` runs it (sandbox/main.ts), and a merchant's
+// webhook endpoint that holds requests open, for the tests that kill a sandbox mid-delivery.
+// Processes run in process groups of their own and are stopped by the test (scripts/server-process.ts).
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { startServerProcess, type ServerProcess } from '../../scripts/server-process.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** `sandbox/main.ts --port <free> --db <database> --merchants <file> --quiet [extra…]`, resolved once it answers. */
+export function startSandboxProcess(options: { database: string; merchantsFile: string; extra?: string[] }): Promise<ServerProcess> {
+  return startServerProcess({
+    name: 'sandbox',
+    args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet', ...(options.extra ?? [])],
+    ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
+  });
+}
+
+export interface HoldingReceiver {
+  /** `http://127.0.0.1:<port>/hooks` */
+  url: string;
+  /** Every request, as it arrived (held or not). */
+  received: Array<{ payId: string; at: number; headers: IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A merchant's webhook endpoint: holds the first `hold` requests open (never answers them); the rest
+ * it acknowledges with 200, or, with `forward`, passes on to that URL (headers and body as received)
+ * and answers what it answered.
+ */
+export async function holdingReceiver(options: { hold: number; forward?: string }): Promise<HoldingReceiver> {
+  const received: HoldingReceiver['received'] = [];
+  let held = 0;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      received.push({ payId: (JSON.parse(body.toString('utf8')) as { payId: string }).payId, at: Date.now(), headers: request.headers, body: body.toString('utf8') });
+      if (held < options.hold) {
+        held++;
+        return;
+      }
+      if (!options.forward) return void response.writeHead(200).end();
+      const { host: _host, ...headers } = request.headers;
+      const onward = httpRequest(options.forward, { method: 'POST', headers }, (answer) => {
+        answer.resume();
+        answer.on('end', () => response.writeHead(answer.statusCode ?? 502).end());
+      });
+      onward.on('error', () => response.writeHead(502).end());
+      onward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    close: () => {
+      server.closeAllConnections(); // the held requests too
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
