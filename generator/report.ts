@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type Base, loadBase } from './base.js';
 import { type BreakingResult, type Change, type ChangeLocation, checkBreaking, parseSemver } from './breaking.js';
-import { bundleContract } from './bundle.js';
+import { bundleContract, type BundleResult } from './bundle.js';
 import { type Changelog, changelog } from './changelog.js';
 import { generate } from './index.js';
 import { type LintProblem, type LintResult, lintContract } from './lint.js';
 import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
 import { countProvenance, type ProvenanceCounts, TALLY_LABELS } from './provenance.js';
-import { isObject, parsePointer, type JsonObject } from '../src/openapi/walker.js';
+import { SourceLocator } from './sourcemap.js';
+import { isObject, parsePointer, tryResolve, type JsonObject } from '../src/openapi/walker.js';
 
 // The pull-request report (`npm run report`): everything a reviewer of a contract change needs in
 // one Markdown comment. collectReport() gathers the facts (I/O: bundling, `redocly diff`, lint,
@@ -77,7 +78,8 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
       options.lint === false ? undefined : lintContract({ root, out: generated, bundle: heading }),
       options.drift === false ? undefined : generatedDrift({ root, generated }),
     ]);
-    relocate(breaking, [base.checkout, dirname(dirname(root))]);
+    const baseSide: Side = typeof base.input === 'string' ? { root: base.input, document: base.document } : { root: (base.input as BundleResult).root, document: base.document };
+    placeLocations(breaking, { baseline: baseSide, current: { root, document: head.document } }, [base.checkout, dirname(dirname(root))]);
     const version = (d: JsonObject) => String(isObject(d.info) ? (d.info.version ?? '') : '');
     return {
       base: { label: base.label, version: version(base.document) },
@@ -93,26 +95,74 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
   }
 }
 
+interface Side {
+  /** The file the document was read or bundled from. */
+  root: string;
+  document: JsonObject;
+}
+
 /**
- * Names source files as they are in their project (`openapi/…`): the base's temporary checkout,
- * or the folder above the head's root, whichever holds them; other files stay as they are.
+ * Puts each location of a change where a reader edits: redocly diff compares documents whose
+ * allOf are merged, so a pointer into a merged schema (`…/PaymentCreated/properties/merchantId`)
+ * is taken to the schema that declares the property (`OperationResultCore`, in an allOf member),
+ * then to its source file and line. Files are named as in their project (`openapi/…`): the base's
+ * checkout, or the folder above the head's root; other files relative to the working directory.
  */
-function relocate(result: BreakingResult, projects: Array<string | undefined>): void {
-  const fix = (loc: ChangeLocation | undefined) => {
-    if (!loc?.file) return;
+function placeLocations(result: BreakingResult, sides: Record<ChangeLocation['side'], Side>, projects: Array<string | undefined>): void {
+  const locators = new Map<Side, SourceLocator>();
+  const place = (loc: ChangeLocation) => {
+    const side = sides[loc.side];
+    const tokens = declaredAt(side.document, parsePointer(loc.pointer));
+    if (tokens) {
+      let locator = locators.get(side);
+      if (!locator) locators.set(side, (locator = new SourceLocator(side.root, side.document)));
+      const hit = locator.locate(tokens);
+      if (hit?.exact) Object.assign(loc, { file: hit.file, line: hit.line, col: hit.col });
+    }
+    if (!loc.file) return;
     const abs = resolve(loc.file);
     const project = projects.find((p) => p !== undefined && !relative(p, abs).startsWith('..'));
-    if (project) loc.file = relative(project, abs).split('\\').join('/');
+    loc.file = (project ? relative(project, abs) : rel(abs)).split('\\').join('/');
   };
   const seen = new Set<ChangeLocation>();
   for (const c of [...result.breaking, ...result.nonBreaking]) {
     for (const loc of [c.location, ...c.findings.map((f) => f.location)]) {
       if (loc && !seen.has(loc)) {
         seen.add(loc);
-        fix(loc);
+        place(loc);
       }
     }
   }
+}
+
+/**
+ * Where the node at `tokens` of the allOf-merged document is declared in the unmerged one: the
+ * path is followed through $refs, and a step the schema lacks is looked for in its allOf members.
+ */
+function declaredAt(doc: JsonObject, tokens: readonly string[]): (string | number)[] | undefined {
+  const seen = new Set<string>();
+  const find = (node: unknown, path: (string | number)[], rest: readonly string[]): (string | number)[] | undefined => {
+    if (rest.length === 0) return path;
+    const resolved = tryResolve<unknown>(doc, node, path);
+    if (!resolved) return undefined;
+    const [here, at] = [resolved.node, resolved.tokens ?? path.map(String)];
+    const key = `${at.join('/')}|${rest.length}`;
+    if (seen.has(key) || (typeof here !== 'object' || here === null)) return undefined;
+    seen.add(key);
+    const [step, ...more] = rest as [string, ...string[]];
+    if (step in here) {
+      const found = find((here as Record<string, unknown>)[step], [...at, step], more);
+      if (found) return found;
+    }
+    if (isObject(here) && Array.isArray(here.allOf)) {
+      for (const [i, member] of here.allOf.entries()) {
+        const found = find(member, [...at, 'allOf', i], rest);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return find(doc, [], tokens);
 }
 
 /** Regenerates into a temporary folder (without the lint step) and compares with the committed folder. */
@@ -177,7 +227,7 @@ export function renderReport(data: ReportData): string {
     `| Lint | ${lintCell} |`,
     `| Generated code | ${driftCell} |`,
     '',
-    `**${reportExitCode(data) === 0 ? 'OK' : 'FAILED'}**: ${summary(data)}`,
+    `**${reportExitCode(data) === 0 ? 'OK' : 'FAILED'}**: ${reportSummary(data)}`,
     '',
   );
 
@@ -217,7 +267,8 @@ export function renderReport(data: ReportData): string {
   return out.join('\n');
 }
 
-function summary({ breaking, base, head }: ReportData): string {
+/** One sentence: the verdict on breaking changes. */
+export function reportSummary({ breaking, base, head }: Pick<ReportData, 'breaking' | 'base' | 'head'>): string {
   const n = breaking.breaking.length;
   if (n === 0) return 'no breaking changes.';
   if (breaking.ok) return `${n} breaking change(s), accepted: info.version \`${head.version}\` is a new major version over \`${base.version}\`.`;

@@ -13,7 +13,7 @@ import { BaseError } from '../generator/base.js';
 import { DiffError } from '../generator/breaking.js';
 import { BundleError } from '../generator/bundle.js';
 import { writeFileAtomic } from '../generator/fs.js';
-import { collectReport, renderReport, reportExitCode } from '../generator/report.js';
+import { collectReport, renderReport, reportExitCode, reportSummary } from '../generator/report.js';
 
 const USAGE = `usage: tsx scripts/report.ts [--base <git ref | version | released file>] [--out report.md]
                          [--root openapi/openapi.yaml] [--generated generated/] [--no-lint] [--no-drift]`;
@@ -63,7 +63,7 @@ try {
 const markdown = renderReport(data);
 if (values.out) {
   await writeFileAtomic(resolve(values.out), markdown);
-  console.error(`wrote ${relative(process.cwd(), resolve(values.out))}: ${data.breaking.reason}`);
+  console.error(`wrote ${relative(process.cwd(), resolve(values.out))}: ${reportSummary(data)}`);
 } else {
   process.stdout.write(markdown);
 }
