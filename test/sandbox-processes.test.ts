@@ -5,7 +5,6 @@
 // kill -9 during its delivery, and two processes on one PostgreSQL deliver each notification once.
 // Processes run in their own process groups and are always stopped by the test
 // (scripts/server-process.ts).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +13,8 @@ import { killGroup, type ServerProcess } from '../scripts/server-process.js';
 import { openStore } from '../sandbox/store/index.js';
 import { startPostgres, type EmbeddedPostgresServer } from '../scripts/postgres.js';
 import { checkConformance, newMerchant } from './support/sandbox.js';
-import { holdingReceiver, startSandboxProcess } from './support/sandbox-process.js';
+import { holdingReceiver, runSandboxCommand, startSandboxProcess } from './support/sandbox-process.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const merchant = newMerchant('proc');
 const basic = `Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
 let dir: string;
@@ -153,20 +151,6 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 during a load of creates
 });
 
 describe('npm run sandbox fails with one line', () => {
-  const run = (args: string[]) =>
-    new Promise<{ code: number | null; stderr: string }>((done) => {
-      // Its own process group, killed after 20 s whatever happens: a hung child must not outlive the test.
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-      const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), 20_000);
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        killGroup(child.pid!, 'SIGKILL');
-        done({ code, stderr });
-      });
-    });
-
   it.each([
     [['--port', 'eighty'], /^sandbox: --port must be a port number, got eighty\n$/],
     [['--colour'], /^sandbox: Unknown option '--colour'.*--help lists the options\)\n$/],
@@ -174,7 +158,7 @@ describe('npm run sandbox fails with one line', () => {
     [['--db', 'postgres://nobody:secret@127.0.0.1:1/none'], /^sandbox: cannot connect to PostgreSQL at postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /],
     [['--db', '/dev/null/x.db'], /^sandbox: cannot open the SQLite database at \/dev\/null\/x\.db: /],
   ])('%j', async (args, message) => {
-    const { code, stderr } = await run(args);
+    const { code, stderr } = await runSandboxCommand(args);
     expect(code).toBe(1);
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);

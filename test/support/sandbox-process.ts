@@ -1,10 +1,11 @@
 // The sandbox as a process, the way `npm run sandbox` runs it (sandbox/main.ts), and a merchant's
 // webhook endpoint that holds requests open, for the tests that kill a sandbox mid-delivery.
 // Processes run in process groups of their own and are stopped by the test (scripts/server-process.ts).
+import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startServerProcess, type ServerProcess } from '../../scripts/server-process.js';
+import { killGroup, startServerProcess, type ServerProcess } from '../../scripts/server-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -14,6 +15,27 @@ export function startSandboxProcess(options: { database: string; merchantsFile: 
     name: 'sandbox',
     args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet', ...(options.extra ?? [])],
     ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
+  });
+}
+
+/**
+ * Runs `sandbox/main.ts <args…>` (what `npx tsx sandbox/main.ts` and `npm run sandbox --` run) to its
+ * end: a command, not a server. Its own process group, killed after `timeoutMs` whatever happens: a
+ * hung child must not outlive the test.
+ */
+export function runSandboxCommand(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), timeoutMs);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      killGroup(child.pid!, 'SIGKILL');
+      done({ code, stdout, stderr });
+    });
   });
 }
 
