@@ -4,6 +4,7 @@
 // schema: a new operation in the contract is a new route here, and needs only its handler.
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { OperationId } from '../../generated/operations.js';
 import {
@@ -37,7 +38,9 @@ export interface ParameterInfo {
 }
 
 export interface ResponseInfo {
-  /** JSON pointer of the application/json schema, or undefined for a response without a body. */
+  /** The body's JSON media type (application/json, or application/problem+json), or undefined without a body. */
+  mediaType: string | undefined;
+  /** JSON pointer of that media type's schema, or undefined for a response without a body. */
   schemaPointer: string | undefined;
   /** Header names the contract declares for this response (lower case). */
   headers: string[];
@@ -52,8 +55,8 @@ export interface ResponseInfo {
  */
 export type BodyShape = 'problem' | 'planProblem' | 'oauthError' | 'resultCode' | 'other';
 
-export interface OperationContract {
-  id: OperationId;
+export interface OperationContract<Id extends string = OperationId> {
+  id: Id;
   method: HttpMethod;
   /** The contract's path template, `/payments/{id}/captures`. */
   path: string;
@@ -79,15 +82,19 @@ export interface OperationContract {
 /** Field → messages, the `errors` map of the contract's validation problems. */
 export type FieldErrors = Record<string, string[]>;
 
-export interface Contract {
+/** An OpenAPI document as the sandbox serves it: the merchant contract, or the admin API's document. */
+export interface ApiDocument<Id extends string = string> {
   document: OpenAPI3 & JsonObject;
-  operations: ReadonlyMap<OperationId, OperationContract>;
+  operations: ReadonlyMap<Id, OperationContract<Id>>;
+  /** The operation a request path (after the root) and method address, with its path parameters. */
+  match(method: string, path: string): { operation: OperationContract<Id>; params: Record<string, string> } | undefined;
+  /** Everything wrong with a response of an operation (empty when it conforms). */
+  checkResponse(operationId: Id, status: number, headers: Record<string, string>, body: string): string[];
+}
+
+export interface Contract extends ApiDocument<OperationId> {
   /** The tables the domain needs: response codes and simulation codes. */
   tables: Pick<DomainContext, 'codes' | 'simulations'>;
-  /** The operation a request path (after the root) and method address, with its path parameters. */
-  match(method: string, path: string): { operation: OperationContract; params: Record<string, string> } | undefined;
-  /** Everything wrong with a response of an operation (empty when it conforms). */
-  checkResponse(operationId: OperationId, status: number, headers: Record<string, string>, body: string): string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,6 +111,22 @@ export function loadContract(path: URL | string = BUNDLE_PATH): Contract {
 }
 
 export function createContract(document: OpenAPI3 & JsonObject): Contract {
+  return { ...createApiDocument<OperationId>(document), tables: readTables(document) };
+}
+
+/** A one-file OpenAPI document in YAML or JSON (the admin API's), prepared like the contract. */
+export function loadApiDocument<Id extends string = string>(path: URL | string): ApiDocument<Id> {
+  let document: OpenAPI3 & JsonObject;
+  try {
+    document = parseYaml(readFileSync(path, 'utf8')) as OpenAPI3 & JsonObject;
+  } catch (err) {
+    throw new Error(`cannot read the OpenAPI document ${String(path)}: ${(err as Error).message}`);
+  }
+  return createApiDocument<Id>(document);
+}
+
+/** Every operation of `document` with its validators, its router and its response check. */
+export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonObject): ApiDocument<Id> {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   const coercing = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, coerceTypes: true });
   for (const a of [ajv, coercing]) {
@@ -118,11 +141,11 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
     return fn;
   };
 
-  const byId = new Map<OperationId, OperationContract>();
-  const matchers: Array<{ method: string; pattern: RegExp; names: string[]; operation: OperationContract }> = [];
+  const byId = new Map<Id, OperationContract<Id>>();
+  const matchers: Array<{ method: string; pattern: RegExp; names: string[]; operation: OperationContract<Id> }> = [];
   for (const entry of operations(document, ['paths'])) {
     const op = entry.operation;
-    const id = String(op.operationId) as OperationId;
+    const id = String(op.operationId) as Id;
     const parameters = parametersOf(document, entry).map((p) => ({ name: p.name, in: p.in as ParameterInfo['in'], required: p.required === true, schema: p.schema }));
     const body = op.requestBody ? (derefObject(document, op.requestBody) as JsonObject) : undefined;
     const content = body && isObject(body.content) ? body.content : {};
@@ -132,10 +155,13 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
     const responses = new Map<number, ResponseInfo>();
     for (const [status, raw] of Object.entries(op.responses ?? {})) {
       const response = derefObject(document, raw);
-      const json = isObject(response.content) ? response.content['application/json'] : undefined;
+      const content = isObject(response.content) ? response.content : {};
+      const mediaType = JSON_MEDIA_TYPES.find((m) => isObject(content[m]));
+      const json = mediaType ? content[mediaType] : undefined;
       const schema = isObject(json) ? json.schema : undefined;
       responses.set(Number(status), {
-        schemaPointer: schema ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', 'application/json', 'schema'])).pointer : undefined,
+        mediaType,
+        schemaPointer: schema && mediaType ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema'])).pointer : undefined,
         headers: Object.keys(isObject(response.headers) ? response.headers : {}).map((h) => h.toLowerCase()),
         shape: shapeOf(document, schema),
       });
@@ -159,7 +185,7 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
     });
     const headerNames = new Map(parameters.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p.name]));
 
-    const info: OperationContract = {
+    const info: OperationContract<Id> = {
       id,
       method: entry.method,
       path: entry.key,
@@ -197,7 +223,6 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
   return {
     document,
     operations: byId,
-    tables: readTables(document),
     match(method, path) {
       const lower = method.toLowerCase();
       // Static segments win over parameters (`/payments/refunds` is not `/payments/{id}` …): the
@@ -227,7 +252,7 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
         return problems;
       }
       const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-      if (!/^application\/json\b/.test(contentType)) problems.push(`${operationId} ${status}: content-type ${contentType || '(none)'}, not application/json`);
+      if (contentType.split(';')[0]!.trim().toLowerCase() !== response.mediaType) problems.push(`${operationId} ${status}: content-type ${contentType || '(none)'}, not ${response.mediaType}`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(body);
@@ -247,6 +272,9 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
     return JSON.parse(JSON.stringify(schema ?? {}), (key, value) => (key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${BUNDLE_ID}${value}` : value));
   }
 }
+
+/** The media types of JSON bodies, in the order a response's content is searched. */
+const JSON_MEDIA_TYPES = ['application/json', 'application/problem+json'];
 
 /** Headers of HTTP itself, which the contract does not list. */
 const STANDARD_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary']);

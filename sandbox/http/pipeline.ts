@@ -99,34 +99,9 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
     const scope: Scope = { merchantId: merchant.merchantId, environment };
 
     // 2. Input: content type, body, parameters
-    let body: unknown;
-    const raw = request.body as string | undefined;
-    if (operation.requestMediaType) {
-      const mediaType = mediaTypeOf(request.headers['content-type']);
-      if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
-        return send(problem(415, { title: 'Unsupported media type.', detail: `Send the body as ${operation.requestMediaType}.` }));
-      }
-      if (raw === undefined || raw === '') {
-        if (operation.requestBodyRequired) return send(problem(400, { title: 'One or more validation errors occurred.', detail: 'The request body is required.', errors: { '(body)': ['is required'] } }));
-      } else if (operation.requestMediaType === 'application/json') {
-        try {
-          body = JSON.parse(raw);
-        } catch (err) {
-          return send(problem(400, { title: 'Malformed JSON.', detail: (err as Error).message, errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] } }));
-        }
-      } else {
-        body = Object.fromEntries(new URLSearchParams(raw));
-      }
-    }
-    const parameters = operation.validateParameters({
-      path: request.params as Record<string, string>,
-      query: request.query as Record<string, unknown>,
-      headers: request.headers as Record<string, unknown>,
-    });
-    const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
-    if (parameters.errors || bodyErrors) {
-      return send(problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors: { ...parameters.errors, ...bodyErrors } }));
-    }
+    const input = readInput(operation, request, problem);
+    if ('reply' in input) return send(input.reply);
+    const { body, parameters } = input;
 
     let domain: RequestContext['domain'] | undefined;
     const ctx: RequestContext = {
@@ -134,8 +109,8 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
       environment,
       scope,
       merchant,
-      path: parameters.values.path,
-      query: parameters.values.query,
+      path: parameters.path,
+      query: parameters.query,
       body,
       // Made on first use: a GET of a stored document never needs it.
       get domain() {
@@ -151,10 +126,10 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
     };
 
     // 3. Idempotency: a replay, a conflict, or a claim that the handler's transaction completes
-    const key = parameters.values.headers['idempotency-key'];
+    const key = parameters.headers['idempotency-key'];
     let claim: { key: string; token: string } | undefined;
     if (operation.idempotent && typeof key === 'string') {
-      const requestHash = createHash('sha256').update(`${operation.id}\n${canonical(parameters.values.path)}\n${canonical(body ?? null)}`).digest('hex');
+      const requestHash = createHash('sha256').update(`${operation.id}\n${canonical(parameters.path)}\n${canonical(body ?? null)}`).digest('hex');
       const result = await deps.store.idempotency.claim({
         scope,
         key,
@@ -205,6 +180,47 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
       throw err;
     }
   };
+}
+
+/**
+ * The request's input checked against its operation: the media type, the body (JSON parsed, or the
+ * form as an object) and the path, query and header parameters; a problem reply (400, 415) naming
+ * every offending field otherwise. Shared by the contract's operations and the admin API's.
+ */
+export function readInput(
+  operation: OperationContract<string>,
+  request: FastifyRequest,
+  problem: (status: number, input: ProblemInput) => Reply,
+): { reply: Reply } | { body: unknown; parameters: ReturnType<OperationContract['validateParameters']>['values'] } {
+  let body: unknown;
+  const raw = request.body as string | undefined;
+  if (operation.requestMediaType) {
+    const mediaType = mediaTypeOf(request.headers['content-type']);
+    if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
+      return { reply: problem(415, { title: 'Unsupported media type.', detail: `Send the body as ${operation.requestMediaType}.` }) };
+    }
+    if (raw === undefined || raw === '') {
+      if (operation.requestBodyRequired) return { reply: problem(400, { title: 'One or more validation errors occurred.', detail: 'The request body is required.', errors: { '(body)': ['is required'] } }) };
+    } else if (operation.requestMediaType === 'application/json') {
+      try {
+        body = JSON.parse(raw);
+      } catch (err) {
+        return { reply: problem(400, { title: 'Malformed JSON.', detail: (err as Error).message, errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] } }) };
+      }
+    } else {
+      body = Object.fromEntries(new URLSearchParams(raw));
+    }
+  }
+  const parameters = operation.validateParameters({
+    path: request.params as Record<string, string>,
+    query: request.query as Record<string, unknown>,
+    headers: request.headers as Record<string, unknown>,
+  });
+  const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
+  if (parameters.errors || bodyErrors) {
+    return { reply: problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors: { ...parameters.errors, ...bodyErrors } }) };
+  }
+  return { body, parameters: parameters.values };
 }
 
 /** The response as it is sent and kept for replays. */

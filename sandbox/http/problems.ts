@@ -1,7 +1,7 @@
 // Error bodies in the contract's shapes. Which shape an operation's status takes is read off the
 // response schema (see BodyShape in contract.ts); only the fields that schema declares are sent.
 import { propertiesOf } from '../../src/openapi/walker.js';
-import type { Contract, FieldErrors, OperationContract } from './contract.js';
+import type { ApiDocument, FieldErrors, OperationContract } from './contract.js';
 
 const PROBLEM_TYPES: Record<number, string> = {
   400: 'validation-error',
@@ -26,6 +26,8 @@ export interface ProblemInput {
   errors?: FieldErrors;
   /** OAuth 2.0 error code, for the token endpoint (default by status). */
   oauthError?: string;
+  /** The problem type's last segment when the status alone does not say it (default by status). */
+  type?: string;
 }
 
 export interface RequestInfo {
@@ -35,7 +37,7 @@ export interface RequestInfo {
 }
 
 /** The body an operation answers `status` with, for a problem; undefined when the contract declares no such status. */
-export function problemBody(contract: Contract, op: OperationContract, status: number, input: ProblemInput, request: RequestInfo): unknown {
+export function problemBody(contract: Pick<ApiDocument, 'document'>, op: Pick<OperationContract<string>, 'responses'>, status: number, input: ProblemInput, request: RequestInfo): unknown {
   const response = op.responses.get(status);
   if (!response) return undefined;
   switch (response.shape) {
@@ -50,7 +52,7 @@ export function problemBody(contract: Contract, op: OperationContract, status: n
       return { responseCode: '99999999', responseDescription: input.detail ?? input.title };
     default: {
       const candidate: Record<string, unknown> = {
-        type: `${PROBLEM_BASE}${PROBLEM_TYPES[status] ?? 'error'}`,
+        type: `${PROBLEM_BASE}${input.type ?? PROBLEM_TYPES[status] ?? 'error'}`,
         title: input.title,
         status: response.shape === 'planProblem' ? String(status) : status,
         detail: input.detail,
