@@ -126,12 +126,18 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   };
 }
 
-/** Makes a delivery PENDING again, due now, with a fresh set of attempts (a dead letter, or a delivered one to send again). */
+/** The delivery made PENDING again, due at `at`, with a fresh set of attempts (a dead letter, or a delivered one to send again). */
+export function resentDelivery(delivery: WebhookDelivery, at: Date): WebhookDelivery {
+  const resent: WebhookDelivery = { ...delivery, status: 'PENDING', nextAttemptAt: at.toISOString(), resentAfterAttempts: delivery.attempts.length };
+  delete resent.deliveredAt;
+  return resent;
+}
+
+/** Resends a delivery of `scope` (see resentDelivery); undefined when there is none. */
 export async function resendDelivery(store: Store, scope: Scope, id: string, at: Date): Promise<WebhookDelivery | undefined> {
   const delivery = await store.webhooks.get(scope, id);
   if (!delivery) return undefined;
-  const resent: WebhookDelivery = { ...delivery, status: 'PENDING', nextAttemptAt: at.toISOString(), resentAfterAttempts: delivery.attempts.length };
-  delete resent.deliveredAt;
+  const resent = resentDelivery(delivery, at);
   await store.webhooks.save(resent);
   return resent;
 }

@@ -25,11 +25,29 @@ import {
   type ClaimResult,
   type Dialect,
   type PageRequest,
+  type ResetCounts,
   type Store,
   type StoreTransaction,
 } from './store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** The scoped tables, by the name a reset reports them under. */
+const SCOPED_TABLES: Record<keyof ResetCounts, Exclude<keyof Database, 'settings' | 'merchants'>> = {
+  payments: 'payments',
+  paymentOperations: 'payment_operations',
+  idempotencyKeys: 'idempotency_keys',
+  checkoutSessions: 'checkout_sessions',
+  paymentLinks: 'payment_links',
+  paymentIntents: 'payment_intents',
+  paymentPlans: 'payment_plans',
+  planPayments: 'plan_payments',
+  customers: 'customers',
+  paymentMethods: 'payment_methods',
+  pseudoNumbers: 'pseudo_numbers',
+  webhookDeliveries: 'webhook_deliveries',
+  clocks: 'clocks',
+};
 
 const parse = <T>(row: { data: string }): T => JSON.parse(row.data) as T;
 const scopeOf = (scope: Scope) => ({ merchant_id: scope.merchantId, environment: scope.environment });
@@ -369,6 +387,20 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
       async insert(delivery) {
         await mapped(db.insertInto('webhook_deliveries').values(deliveryRow(delivery)).execute());
       },
+      async find(id, options) {
+        const row = await lock(db.selectFrom('webhook_deliveries').select('data').where('id', '=', id), options).executeTakeFirst();
+        return row ? parse<WebhookDelivery>(row) : undefined;
+      },
+      async update(delivery) {
+        const { data, status, next_attempt_at } = deliveryRow(delivery);
+        await db
+          .updateTable('webhook_deliveries')
+          .set({ data, status, next_attempt_at, locked_until: null })
+          .where('merchant_id', '=', delivery.scope.merchantId)
+          .where('environment', '=', delivery.scope.environment)
+          .where('id', '=', delivery.id)
+          .execute();
+      },
       async bringForward(scope, byMs, wallNow) {
         const rows = await db
           .selectFrom('webhook_deliveries')
@@ -391,6 +423,18 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
             .execute();
         }
         return due;
+      },
+    },
+    data: {
+      async reset(filter) {
+        const counts = {} as ResetCounts;
+        for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<[keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]>) {
+          let query = db.deleteFrom(table);
+          if (filter.merchantId !== undefined) query = query.where('merchant_id', '=', filter.merchantId);
+          if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
+          counts[name] = Number((await query.executeTakeFirst()).numDeletedRows);
+        }
+        return counts;
       },
     },
     clocks: {
@@ -750,11 +794,21 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
         const row = await reader.selectFrom('webhook_deliveries').select('data').where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment).where('id', '=', id).executeTakeFirst();
         return row ? parse<WebhookDelivery>(row) : undefined;
       },
+      async find(id) {
+        const row = await reader.selectFrom('webhook_deliveries').select('data').where('id', '=', id).executeTakeFirst();
+        return row ? parse<WebhookDelivery>(row) : undefined;
+      },
       async list(filter = {}) {
         let q = reader.selectFrom('webhook_deliveries').select('data');
-        if (filter.scope) q = q.where('merchant_id', '=', filter.scope.merchantId).where('environment', '=', filter.scope.environment);
+        const merchantId = filter.scope?.merchantId ?? filter.merchantId;
+        const environment = filter.scope?.environment ?? filter.environment;
+        if (merchantId !== undefined) q = q.where('merchant_id', '=', merchantId);
+        if (environment !== undefined) q = q.where('environment', '=', environment);
         if (filter.payId !== undefined) q = q.where('pay_id', '=', filter.payId);
-        return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map((r) => parse<WebhookDelivery>(r));
+        if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+        q = q.orderBy('created_at', 'desc').orderBy('id', 'desc');
+        if (filter.limit !== undefined) q = q.limit(filter.limit);
+        return (await q.execute()).map((r) => parse<WebhookDelivery>(r));
       },
     },
     merchants: {

@@ -7,6 +7,7 @@
 import type {
   CheckoutSession,
   Customer,
+  Environment,
   Merchant,
   Payment,
   PaymentIntent,
@@ -207,11 +208,20 @@ export interface StoreTransaction {
   /** The outbox: a delivery is written in the transaction of the state change it reports. */
   webhooks: {
     insert(delivery: WebhookDelivery): Promise<void>;
+    /** A delivery by its id, whatever its scope (ids are unique); `lock` holds it until the transaction ends. */
+    find(id: string, options?: { lock?: boolean }): Promise<WebhookDelivery | undefined>;
+    /** Writes the delivery (status, next attempt, attempts) and releases a deliverer's hold. */
+    update(delivery: WebhookDelivery): Promise<void>;
     /**
      * Brings the scope's PENDING deliveries `byMs` closer (its clock was advanced: their retries
      * fall due as if that time had passed); returns how many are due at `wallNow` afterwards.
      */
     bringForward(scope: Scope, byMs: number, wallNow: Timestamp): Promise<number>;
+  };
+  /** The sandbox's data as a whole (the admin API's reset). */
+  data: {
+    /** Deletes every scoped record (merchants stay) of the scopes `filter` selects; returns the rows deleted per kind. */
+    reset(filter: DataFilter): Promise<ResetCounts>;
   };
   /** The test clock of each scope: its offset from the wall clock (0 when never advanced). */
   clocks: {
@@ -266,8 +276,33 @@ export interface WebhookOutbox {
   /** Stores a delivery after an attempt (or a resend) and releases its hold. */
   save(delivery: WebhookDelivery): Promise<void>;
   get(scope: Scope, id: string): Promise<WebhookDelivery | undefined>;
-  /** Newest first; of one scope, or of every merchant. */
-  list(filter?: { scope?: Scope; payId?: string }): Promise<WebhookDelivery[]>;
+  /** A delivery by its id, whatever its scope. */
+  find(id: string): Promise<WebhookDelivery | undefined>;
+  /** Newest first; of one scope, or of every merchant; at most `limit`. */
+  list(filter?: { scope?: Scope; merchantId?: string; environment?: Environment; payId?: string; status?: WebhookDelivery['status']; limit?: number }): Promise<WebhookDelivery[]>;
+}
+
+/** Which scopes: every merchant's, one merchant's, one environment's, or one scope. */
+export interface DataFilter {
+  merchantId?: string;
+  environment?: Environment;
+}
+
+/** Rows deleted by a reset, per kind of record. */
+export interface ResetCounts {
+  payments: number;
+  paymentOperations: number;
+  idempotencyKeys: number;
+  checkoutSessions: number;
+  paymentLinks: number;
+  paymentIntents: number;
+  paymentPlans: number;
+  planPayments: number;
+  customers: number;
+  paymentMethods: number;
+  pseudoNumbers: number;
+  webhookDeliveries: number;
+  clocks: number;
 }
 
 export interface OpenStoreOptions {
