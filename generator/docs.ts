@@ -110,6 +110,11 @@ export async function buildDocs(document: OpenApiDocument, outDir: string, optio
   return { files: outputs.map(([path]) => path) };
 }
 
+/** A self-contained page of another document (the sandbox's admin API): the same build, no guides or badges. */
+export function renderReferencePage(document: OpenApiDocument, config: string): Promise<string> {
+  return renderHtml(document, config, []);
+}
+
 /** Runs `redocly build-docs --inlineBundle` on the decorated copy and post-processes the page. */
 async function renderHtml(decorated: OpenApiDocument, config: string, guideTitles: string[]): Promise<string> {
   if (!existsSync(config)) throw new Error(`docs: Redocly config not found: ${config}`);

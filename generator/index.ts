@@ -10,6 +10,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadAdminDocument, renderAdminDocs, renderAdminTypes } from './admin.js';
 import { BundleError, bundleContract } from './bundle.js';
 import { buildDocs } from './docs.js';
 import { writeFileAtomic } from './fs.js';
@@ -80,14 +81,18 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     return { artifacts: [{ path: 'operations.ts', content }], detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations` };
   }, bundling);
   timed('resources', async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }), bundling);
+  // The sandbox's admin API document: its types for the sandbox's CLI (its page: the docs step).
+  const admin = loadAdminDocument();
+  timed('admin', async () => ({ artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin) }] }), admin);
   timed('docs', async () => {
     const document = (await bundling).document;
     const tmp = await mkdtemp(join(tmpdir(), 'generate-docs-'));
     try {
       const { files } = await buildDocs(document, tmp);
-      const artifacts = await Promise.all(
+      const artifacts: Artifact[] = await Promise.all(
         files.map(async (f: string) => ({ path: relative(tmp, f).split('\\').join('/'), content: await readFile(f) })),
       );
+      artifacts.push(...(await renderAdminDocs(await admin)));
       return { artifacts, owns: 'docs' };
     } finally {
       await rm(tmp, { recursive: true, force: true });

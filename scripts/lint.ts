@@ -1,6 +1,9 @@
 // npm run lint [-- --root <file>] [-- --json]
-// Redocly on the source, Spectral on the bundle; exits 1 on any error OR warning.
-import { formatProblem, lintContract } from '../generator/lint.js';
+// Redocly on the source, Spectral on the bundle; exits 1 on any error OR warning. Without --root:
+// the contract and the sandbox's admin API document (sandbox/admin/openapi.yaml), each to its bar.
+import { lintAdminDocument } from '../generator/admin.js';
+import { formatProblem, lintContract, type LintResult } from '../generator/lint.js';
+import { DEFAULT_ROOT } from '../generator/paths.js';
 import { scriptArgs } from './args.js';
 
 const args = scriptArgs();
@@ -9,18 +12,24 @@ if (args.help) {
   process.exit(0);
 }
 const t0 = performance.now();
-const result = await lintContract({ root: args.root, out: args.out });
+const withAdmin = args.root === DEFAULT_ROOT;
+const [result, admin] = await Promise.all([lintContract({ root: args.root, out: args.out }), withAdmin ? lintAdminDocument({ out: args.out }) : undefined]);
+const ok = result.ok && (admin?.ok ?? true);
 if (args.json) {
-  console.log(JSON.stringify(result, null, 2));
+  console.log(JSON.stringify(admin ? { ...result, ok, admin } : result, null, 2));
 } else {
-  for (const p of result.problems) console.log(formatProblem(p));
-  const other = result.problems.length - result.errors - result.warnings;
   const ms = Math.round(performance.now() - t0);
-  console.log(
-    `${result.ok ? 'OK' : 'FAILED'}: ${result.errors} error(s), ${result.warnings} warning(s)` +
-      (other ? `, ${other} info/hint` : '') +
-      ` in ${ms} ms (redocly ${result.timingsMs.redocly} ms, bundle ${result.timingsMs.bundle} ms, spectral ruleset ${result.timingsMs['spectral-ruleset']} ms, spectral ${result.timingsMs.spectral ?? '-'} ms)`,
-  );
+  const summary = (name: string, r: LintResult) => {
+    for (const p of r.problems) console.log(formatProblem(p));
+    const other = r.problems.length - r.errors - r.warnings;
+    console.log(
+      `${r.ok ? 'OK' : 'FAILED'}${name}: ${r.errors} error(s), ${r.warnings} warning(s)` +
+        (other ? `, ${other} info/hint` : '') +
+        ` in ${ms} ms (redocly ${r.timingsMs.redocly} ms, bundle ${r.timingsMs.bundle} ms, spectral ruleset ${r.timingsMs['spectral-ruleset']} ms, spectral ${r.timingsMs.spectral ?? '-'} ms)`,
+    );
+  };
+  summary('', result);
+  if (admin) summary(' (sandbox admin API)', admin);
 }
 // exitCode, not process.exit(): exiting at once can cut a long report written to a pipe.
-process.exitCode = result.ok ? 0 : 1;
+process.exitCode = ok ? 0 : 1;
