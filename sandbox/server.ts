@@ -38,6 +38,8 @@ export interface SandboxOptions {
   webhooks?: Partial<WebhookSchedule> & { pollMs?: number };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
+  /** The admin API's credential (`Authorization: Bearer <adminKey>` under /_sandbox); default: a random one per start. */
+  adminKey?: string;
 }
 
 export interface Sandbox {
@@ -49,8 +51,13 @@ export interface Sandbox {
   deliverer: Deliverer;
   /** The test clocks, one per scope. */
   clocks: RunningClocks;
+  /** The admin API's key (given, or made at start). */
+  adminKey: string;
   close(): Promise<void>;
 }
+
+/** A fresh admin key (the default of SandboxOptions.adminKey). */
+export const newAdminKey = () => `sbx_admin_${randomBytes(24).toString('base64url')}`;
 
 /** A demo merchant with fresh credentials (printed by `npm run sandbox`). */
 export function demoMerchant(): MerchantCredentials {
@@ -58,6 +65,7 @@ export function demoMerchant(): MerchantCredentials {
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  if (options.adminKey !== undefined && options.adminKey.trim() === '') throw new Error('adminKey must not be empty');
   const contract = options.contract ?? loadContract();
   const store = await openStore({ database: options.database });
   try {
@@ -78,6 +86,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     let deliverer: Deliverer | undefined;
     const publicUrl = () => options.publicUrl ?? url;
     const fingerprint = await sandboxFingerprint(store);
+    const adminKey = options.adminKey ?? newAdminKey();
     const clocks = await createClocks({ store, contract, publicUrl, fingerprint, onWebhookQueued: () => deliverer?.kick(), ...(options.log ? { log: options.log } : {}) });
     const app = await createSandboxApp({
       contract,
@@ -86,6 +95,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       now: clocks.now,
       fingerprint,
       onWebhookQueued: () => deliverer?.kick(),
+      admin: { key: adminKey, clocks },
       ...(options.log ? { log: options.log } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
@@ -101,6 +111,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       app,
       deliverer,
       clocks,
+      adminKey,
       async close() {
         await clocks.stop();
         await deliverer?.stop();

@@ -5,6 +5,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { registerAdminApi, type AdminDeps } from './admin.js';
 import { createAuthenticator } from './auth.js';
 import type { Contract } from './contract.js';
 import { createHandlers } from './handlers/index.js';
@@ -42,6 +43,8 @@ export interface SandboxAppOptions {
   fingerprint?: (text: string) => string;
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
+  /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued'>;
 }
 
 declare module 'fastify' {
@@ -110,6 +113,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
   registerHostedPages(app, { ...deps, onDelivery: () => options.onWebhookQueued?.() });
+  if (options.admin) await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');

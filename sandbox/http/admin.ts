@@ -1,0 +1,228 @@
+// The admin API: the sandbox's developer control surface under /_sandbox, served from its own
+// document (sandbox/admin/openapi.yaml) through the contract's machinery (routes, validation,
+// problem bodies and the response check all come from that document). Its own credential: the
+// admin key as a bearer token. Not part of the merchant contract.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { components, operations } from '../../generated/admin/types.js';
+import type { Environment, Scope, WebhookDelivery } from '../domain/types.js';
+import type { DataFilter, Store } from '../store/store.js';
+import { ClockError, type RunningClocks } from './clock.js';
+import { loadApiDocument, type ApiDocument, type OperationContract } from './contract.js';
+import { readInput, type Reply } from './pipeline.js';
+import { problemBody, type ProblemInput } from './problems.js';
+import { resentDelivery } from './webhook-deliverer.js';
+
+export const ADMIN_DOCUMENT_PATH = new URL('../admin/openapi.yaml', import.meta.url);
+/** Every path of the admin document starts with it; the merchant roots never do. */
+export const ADMIN_PREFIX = '/_sandbox';
+const REALM = 'Bearer realm="sandbox-admin"';
+
+export type AdminOperationId = keyof operations;
+export type AdminDocument = ApiDocument<AdminOperationId>;
+type Schemas = components['schemas'];
+
+let cached: AdminDocument | undefined;
+/** The admin document, read and prepared once per process. */
+export const loadAdminDocument = (): AdminDocument => (cached ??= loadApiDocument<AdminOperationId>(ADMIN_DOCUMENT_PATH));
+
+export interface AdminDeps {
+  /** The admin key: `Authorization: Bearer <key>`. */
+  key: string;
+  store: Store;
+  clocks: RunningClocks;
+  /** After a resend: the deliverer looks at the outbox at once. */
+  onWebhookQueued(): void;
+  document?: AdminDocument;
+}
+
+interface AdminRequest {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  problem(status: number, input: ProblemInput): Reply;
+}
+
+type AdminHandler = (request: AdminRequest) => Promise<Reply>;
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** The delivery as the admin document shows it. */
+function deliveryBody(d: WebhookDelivery): Schemas['WebhookDelivery'] {
+  return {
+    id: d.id,
+    scope: { merchantId: d.scope.merchantId, environment: d.scope.environment },
+    payId: d.payId,
+    kind: d.kind,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts.map((a) => ({ at: a.at, ...(a.statusCode !== undefined ? { statusCode: a.statusCode } : {}), ...(a.error !== undefined ? { error: a.error.slice(0, 1024) } : {}), durationMs: a.durationMs })),
+    nextAttemptAt: d.nextAttemptAt,
+    createdAt: d.createdAt,
+    ...(d.deliveredAt !== undefined ? { deliveredAt: d.deliveredAt } : {}),
+    ...(d.resentAfterAttempts !== undefined ? { resentAfterAttempts: d.resentAfterAttempts } : {}),
+    body: d.body,
+  };
+}
+
+function handlers(deps: AdminDeps): Record<AdminOperationId, AdminHandler> {
+  const { store, clocks } = deps;
+  const notFound = (r: AdminRequest, detail: string) => r.problem(404, { title: 'Not found.', detail });
+  /** The scope of the path, or a 404 reply when its merchant is unknown. */
+  const scopeOf = async (r: AdminRequest): Promise<Scope | Reply> => {
+    const merchantId = String(r.path.merchantId);
+    if (!(await store.merchants.get(merchantId))) return notFound(r, `No merchant ${merchantId}.`);
+    return { merchantId, environment: r.path.environment as Environment };
+  };
+  const isReply = (x: Scope | Reply): x is Reply => 'status' in x;
+
+  return {
+    async listMerchants() {
+      const merchants = await store.merchants.list();
+      const body: Schemas['MerchantList'] = { data: merchants.map((m) => ({ merchantId: m.merchantId, webhookKind: m.webhookKind ?? 'enhanced', createdAt: m.createdAt })) };
+      return { status: 200, body };
+    },
+
+    async resetData(r) {
+      const filter = (r.body ?? {}) as DataFilter;
+      if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId))) return notFound(r, `No merchant ${filter.merchantId}.`);
+      const deleted = await store.transaction((tx) => tx.data.reset(filter));
+      // This process's cached clock offsets; other processes re-read theirs on their next tick.
+      await clocks.refresh();
+      const body: Schemas['ResetResult'] = { ...filter, deleted };
+      return { status: 200, body };
+    },
+
+    async getClock(r) {
+      const scope = await scopeOf(r);
+      if (isReply(scope)) return scope;
+      const state = await clocks.get(scope);
+      const body: Schemas['ClockState'] = { scope, now: state.now.toISOString(), offsetMs: state.offsetMs };
+      return { status: 200, body };
+    },
+
+    async advanceClock(r) {
+      const scope = await scopeOf(r);
+      if (isReply(scope)) return scope;
+      const request = r.body as Schemas['AdvanceRequest'];
+      const to = 'seconds' in request ? new Date((await clocks.get(scope)).now.getTime() + request.seconds * 1000) : new Date(request.to);
+      try {
+        const result = await clocks.advance(scope, to);
+        const body: Schemas['ClockAdvance'] = {
+          clock: { scope, now: result.clock.now.toISOString(), offsetMs: result.clock.offsetMs },
+          from: result.from.toISOString(),
+          captured: result.captured,
+          billed: result.billed,
+          webhooksDue: result.webhooksDue,
+        };
+        return { status: 200, body };
+      } catch (err) {
+        if (err instanceof ClockError) return r.problem(409, { title: 'The clock cannot do that.', detail: err.message, type: 'sandbox/clock-conflict' });
+        throw err;
+      }
+    },
+
+    async listWebhookDeliveries(r) {
+      const q = r.query as operations['listWebhookDeliveries']['parameters']['query'] & object;
+      const deliveries = await store.webhooks.list({
+        ...(q.merchantId !== undefined ? { merchantId: q.merchantId } : {}),
+        ...(q.environment !== undefined ? { environment: q.environment } : {}),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.payId !== undefined ? { payId: q.payId } : {}),
+        limit: q.limit ?? 100,
+      });
+      const body: Schemas['WebhookDeliveryList'] = { data: deliveries.map(deliveryBody) };
+      return { status: 200, body };
+    },
+
+    async getWebhookDelivery(r) {
+      const delivery = await store.webhooks.find(String(r.path.deliveryId));
+      return delivery ? { status: 200, body: deliveryBody(delivery) } : notFound(r, `No webhook delivery ${String(r.path.deliveryId)}.`);
+    },
+
+    async resendWebhookDelivery(r) {
+      const id = String(r.path.deliveryId);
+      // Read, checked and written in one transaction: a delivery the deliverer is sending stays PENDING (409).
+      const outcome = await store.transaction(async (tx) => {
+        const delivery = await tx.webhooks.find(id, { lock: true });
+        if (!delivery) return 'missing' as const;
+        if (delivery.status === 'PENDING') return 'pending' as const;
+        const resent = resentDelivery(delivery, new Date());
+        await tx.webhooks.update(resent);
+        return resent;
+      });
+      if (outcome === 'missing') return notFound(r, `No webhook delivery ${id}.`);
+      if (outcome === 'pending') {
+        return r.problem(409, { title: 'The delivery is still pending.', detail: 'It is being sent or waits for its next attempt; resend it once it is DELIVERED or DEAD.', type: 'sandbox/delivery-pending' });
+      }
+      deps.onWebhookQueued();
+      return { status: 202, body: deliveryBody(outcome) };
+    },
+  };
+}
+
+/** Registers every operation of the admin document under ADMIN_PREFIX, with its own 404 and error bodies. */
+export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const document = deps.document ?? loadAdminDocument();
+  const byId = handlers(deps);
+  const operations = [...document.operations.values()];
+  const missing = operations.filter((op) => !byId[op.id]).map((op) => op.id);
+  if (missing.length > 0) throw new Error(`the admin document has operations without a handler: ${missing.join(', ')}`);
+  const outside = operations.filter((op) => !op.path.startsWith(`${ADMIN_PREFIX}/`)).map((op) => op.path);
+  if (outside.length > 0) throw new Error(`admin paths must start with ${ADMIN_PREFIX}/: ${outside.join(', ')}`);
+  const expected = digest(deps.key);
+
+  const instance = (request: FastifyRequest) => request.url.split('?')[0]!;
+  const problemFor = (op: Pick<OperationContract<string>, 'responses'>, request: FastifyRequest) => (status: number, input: ProblemInput): Reply => ({
+    status,
+    body: problemBody(document, op, status, input, { traceId: '', instance: instance(request) }),
+  });
+  const send = (op: Pick<OperationContract<string>, 'id' | 'responses'>, reply: FastifyReply, r: Reply) => {
+    const response = op.responses.get(r.status);
+    if (!response) throw new Error(`${op.id} would answer ${r.status}, which the admin document does not declare`);
+    reply.code(r.status);
+    if (r.status === 401) reply.header('www-authenticate', REALM);
+    if (r.body === undefined) return reply.send();
+    return reply.header('content-type', `${response.mediaType ?? 'application/json'}; charset=utf-8`).send(JSON.stringify(r.body));
+  };
+  /** An operation whose 404 and 500 give the not-found and error bodies outside any operation. */
+  const generic = operations.find((op) => op.responses.has(404) && op.responses.has(500));
+  if (!generic) throw new Error('the admin document declares no operation with a 404 and a 500 problem');
+
+  await app.register(
+    async (scope) => {
+      scope.setNotFoundHandler((request, reply) =>
+        send(generic, reply.code(404), problemFor(generic, request)(404, { title: 'No such operation.', detail: `${request.method} ${instance(request)} is not an operation of the admin API (sandbox/admin/openapi.yaml).` })),
+      );
+      scope.setErrorHandler((error: FastifyError, request, reply) => {
+        const op = document.operations.get(request.routeOptions.config.operationId as AdminOperationId) ?? generic;
+        let status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : 500;
+        if (!op.responses.has(status)) status = 500;
+        if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
+        const title = status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : 'Internal server error.';
+        const detail = status === 413 ? 'The body exceeds 1048576 bytes.' : status === 415 ? `Send the body as ${op.requestMediaType ?? 'application/json'}.` : 'The sandbox failed to process the request.';
+        return send(op, reply, problemFor(op, request)(status, { title, detail }));
+      });
+      for (const op of operations) {
+        const handler = byId[op.id];
+        scope.route({
+          method: op.method.toUpperCase() as 'GET',
+          url: op.path.slice(ADMIN_PREFIX.length).replace(/\{([^}]+)\}/g, ':$1'),
+          config: { operationId: op.id },
+          handler: async (request, reply) => {
+            const problem = problemFor(op, request);
+            const authorization = request.headers.authorization;
+            const presented = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
+            if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+              return send(op, reply, problem(401, { title: 'Authentication required.', detail: presented === undefined ? 'Send the admin key as Authorization: Bearer <admin key>.' : 'Wrong admin key.' }));
+            }
+            const input = readInput(op, request, problem);
+            if ('reply' in input) return send(op, reply, input.reply);
+            return send(op, reply, await handler({ path: input.parameters.path, query: input.parameters.query, body: input.body, problem }));
+          },
+        });
+      }
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+}
