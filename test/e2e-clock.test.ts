@@ -19,9 +19,10 @@ describe('the test clock after a hosted checkout in Chromium', () => {
     const session = await e2e().checkout('E2E-DELAYED', { captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } } });
     const page = await newPage();
     await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '$25.00', currency: 'USD', reference: session.transId });
+    await screenshot(page, 'delayed-1-hosted-page');
     await page.getByRole('button', { name: 'Pay $25.00' }).click();
     const landed = await landOn(page, site, '/return');
-    await screenshot(page, 'delayed-return');
+    await screenshot(page, 'delayed-2-return');
     expect(landed.searchParams.get('status')).toBe('AUTHORIZED');
     const payId = landed.searchParams.get('payId')!;
     await example.waitForAccepted(payId, 1);
@@ -53,9 +54,10 @@ describe('the test clock after a hosted checkout in Chromium', () => {
     });
     const page = await newPage();
     await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '€19.99', currency: 'EUR', reference: session.transId });
+    await screenshot(page, 'recurring-1-hosted-page');
     await page.getByRole('button', { name: 'Pay €19.99' }).click();
     const landed = await landOn(page, site, '/return');
-    await screenshot(page, 'recurring-return');
+    await screenshot(page, 'recurring-2-return');
     expect(landed.searchParams.get('status')).toBe('CAPTURED');
     const payId = landed.searchParams.get('payId')!;
     await example.waitForAccepted(payId);

@@ -20,13 +20,14 @@ const endpoint = new Receiver();
 beforeAll(() => endpoint.start());
 afterAll(() => endpoint.stop());
 
-/** Pays the session on its hosted page in the browser; the payId from the shop's return URL. */
+/** Pays the session on its hosted page in the browser (screenshots `<shot>-1-hosted-page`, `<shot>-2-return`); the payId from the shop's return URL. */
 async function payInBrowser(page: Page, session: { href: string; transId: string }, shot: string): Promise<string> {
   const { merchant, site, screenshot } = e2e();
   await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '$25.00', currency: 'USD', reference: session.transId });
+  await screenshot(page, `${shot}-1-hosted-page`);
   await page.getByRole('button', { name: 'Pay $25.00' }).click();
   const landed = await landOn(page, site, '/return');
-  await screenshot(page, shot);
+  await screenshot(page, `${shot}-2-return`);
   expect(landed.searchParams.get('status')).toBe('CAPTURED');
   return landed.searchParams.get('payId')!;
 }
@@ -37,7 +38,7 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
   it('fails three times, then answers 200: exactly four attempts and one acknowledged, verifiable delivery', async () => {
     const session = await e2e().checkout('E2E-RETRY', { webhook: `${endpoint.url}/retry` });
     endpoint.answer('/retry', [500, 503, 500]);
-    const payId = await payInBrowser(await e2e().newPage(), session, 'retry-return');
+    const payId = await payInBrowser(await e2e().newPage(), session, 'retry');
     const delivered = await eventually('the delivery to be acknowledged', async () => {
       const [d] = await deliveries(payId);
       return d?.status === 'DELIVERED' ? d : undefined;
@@ -55,7 +56,7 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
   it(`never acknowledges: dead-lettered after ${MAX_ATTEMPTS} attempts`, async () => {
     const session = await e2e().checkout('E2E-DEAD', { webhook: `${endpoint.url}/dead` });
     endpoint.answer('/dead', Array(100).fill(500));
-    const payId = await payInBrowser(await e2e().newPage(), session, 'dead-return');
+    const payId = await payInBrowser(await e2e().newPage(), session, 'dead');
     const dead = await eventually('the dead letter', async () => {
       const [d] = await deliveries(payId);
       return d?.status === 'DEAD' ? d : undefined;
@@ -93,7 +94,7 @@ describe('webhook delivery across a kill -9 of the sandbox', () => {
       const victim = await start();
       const client = sdk(`${victim.baseUrl}/api/v2`, merchant);
       const session = await e2e().checkout('E2E-KILL', { webhook: front.url }, client);
-      const payId = await payInBrowser(await e2e().newPage(), session, 'kill-return');
+      const payId = await payInBrowser(await e2e().newPage(), session, 'kill');
       await eventually('the first attempt, held open', () => (front.received.length === 1 ? true : undefined));
       killGroup(victim.pid, 'SIGKILL');
       expect((await victim.exited).signal).toBe('SIGKILL');
