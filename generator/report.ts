@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { type Base, loadBase } from './base.js';
 import { type BreakingResult, type Change, type ChangeLocation, checkBreaking, parseSemver } from './breaking.js';
 import { bundleContract, type BundleResult } from './bundle.js';
@@ -287,8 +287,7 @@ function where(loc: ChangeLocation | undefined): string {
   if (!loc) return '';
   const side = loc.side === 'baseline' ? ' (base)' : '';
   if (!loc.file) return `\`${loc.pointer}\`${side}`;
-  const file = isAbsolute(loc.file) ? loc.file : loc.file.split('\\').join('/');
-  return `\`${file}:${loc.line ?? 1}\`${side}`;
+  return `\`${loc.file}:${loc.line ?? 1}\`${side}`;
 }
 
 /** `POST /payments` request body … for `#/paths/~1payments/post/requestBody/…`. */
