@@ -1,17 +1,28 @@
 // The test clock end to end: the customer pays in Chromium on the hosted page, then the merchant's
-// test clock is advanced (Sandbox.clocks.advance). A DELAYED checkout is captured when the clock
+// test clock is advanced through the admin API (POST /_sandbox/clocks/{merchantId}/test/advance), as
+// a front-end developer would against `npm run sandbox`. A DELAYED checkout is captured when the clock
 // passes delayedHours, not before; a recurring plan started at checkout bills when the clock passes
 // its date, not before. The notifications reach the project's example receiver, which verifies
 // them with the SDK; the states are read through the public API with the SDK.
 import { describe, expect, it } from 'vitest';
-import type { Scope } from '../sandbox/domain/types.js';
 import { e2ePerFile, landOn, openHostedPage } from './support/e2e.js';
 
 const e2e = e2ePerFile('clock');
 const MINUTE = 60_000;
 
-const scope = (): Scope => ({ merchantId: e2e().merchant.merchantId, environment: 'test' });
-const advanceTo = (to: number) => e2e().sandbox.clocks.advance(scope(), new Date(to));
+const clockPath = () => `/clocks/${e2e().merchant.merchantId}/test`;
+/** The merchant's test clock now. */
+const clockNow = async () => {
+  const answer = await e2e().admin('GET', clockPath());
+  expect(answer.status).toBe(200);
+  return Date.parse(answer.body.now);
+};
+/** Advances the merchant's test clock to `to`; what ran meanwhile. */
+const advanceTo = async (to: number): Promise<{ captured: Array<{ payId: string }>; billed: Array<{ paymentPlanId: string; payId: string; at: string; status: string }> }> => {
+  const answer = await e2e().admin('POST', `${clockPath()}/advance`, { to: new Date(to).toISOString() });
+  expect(answer.status).toBe(200);
+  return answer.body;
+};
 
 describe('the test clock after a hosted checkout in Chromium', () => {
   it('a DELAYED checkout is authorized at Pay and captured when the clock passes delayedHours, not before', async () => {
@@ -28,9 +39,8 @@ describe('the test clock after a hosted checkout in Chromium', () => {
     await example.waitForAccepted(payId, 1);
     const authorized = await client.payments.retrieve(payId);
     expect(authorized).toMatchObject({ state: 'AUTHORIZED', captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } } });
-    const { now } = await e2e().sandbox.clocks.get(scope());
     const captureAt = Date.parse(authorized.captureTime!);
-    expect(captureAt - now.getTime()).toBeGreaterThan(2 * 60 * MINUTE - MINUTE);
+    expect(captureAt - (await clockNow())).toBeGreaterThan(2 * 60 * MINUTE - MINUTE);
 
     const early = await advanceTo(captureAt - MINUTE);
     expect(early.captured.map((c) => c.payId)).not.toContain(payId);

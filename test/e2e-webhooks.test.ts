@@ -2,7 +2,8 @@
 // Chromium on the hosted page, and the notification reaches an endpoint that fails three times (four
 // attempts, one acknowledged), one that never acknowledges (dead-lettered after N attempts), and,
 // with the sandbox as a process killed with SIGKILL in the middle of the delivery and restarted on
-// the same database, the project's example receiver, which verifies it with the SDK.
+// the same database, the project's example receiver, which verifies it with the SDK. The deliveries
+// and their attempts are read through the admin API (GET /_sandbox/webhook-deliveries).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,18 @@ async function payInBrowser(page: Page, session: { href: string; transId: string
   return landed.searchParams.get('payId')!;
 }
 
-const deliveries = (payId: string) => e2e().sandbox.store.webhooks.list({ payId });
+interface Delivery {
+  id: string;
+  payId: string;
+  status: 'PENDING' | 'DELIVERED' | 'DEAD';
+  attempts: Array<{ statusCode?: number; error?: string }>;
+}
+/** The payment's webhook deliveries, through the admin API (GET /_sandbox/webhook-deliveries). */
+async function deliveries(payId: string): Promise<Delivery[]> {
+  const answer = await e2e().admin('GET', `/webhook-deliveries?payId=${encodeURIComponent(payId)}`);
+  expect(answer.status).toBe(200);
+  return answer.body.data;
+}
 
 describe('webhook delivery to a merchant endpoint that fails', () => {
   it('fails three times, then answers 200: exactly four attempts and one acknowledged, verifiable delivery', async () => {

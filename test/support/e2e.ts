@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createPaymentClient, type PaymentClient, type RequestBody } from '../../src/client/index.js';
+import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
 import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
 import { chromiumLaunchOptions } from './browser.js';
 import { startExampleReceiver, type ExampleReceiver } from './example-receiver.js';
@@ -33,6 +34,27 @@ export function sdk(baseUrl: string, merchant: MerchantCredentials): PaymentClie
   return createPaymentClient({ merchantId: merchant.merchantId, apiKey: merchant.apiKey, baseUrl, fetch: conformingFetch, maxAttempts: 1 });
 }
 
+/**
+ * A request to a sandbox's admin API (`${url}/_sandbox…`, Bearer admin key), its response held to
+ * the admin document (sandbox/admin/openapi.yaml): one it does not declare throws, naming why.
+ */
+export async function adminCall(url: string, adminKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}${ADMIN_PREFIX}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  const document = loadAdminDocument();
+  const match = document.match(method, new URL(response.url).pathname);
+  if (!match) throw new Error(`${method} ${ADMIN_PREFIX}${path} is no operation of the admin document`);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  const violations = document.checkResponse(match.operation.id, response.status, headers, text);
+  if (violations.length > 0) throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
 export interface E2E {
   browser: Browser;
   sandbox: Sandbox;
@@ -41,6 +63,8 @@ export interface E2E {
   merchant: MerchantCredentials & { webhookSecret: string };
   /** The SDK as `merchant`. */
   client: PaymentClient;
+  /** The sandbox's admin API (see adminCall). */
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   site: MerchantSite;
   example: ExampleReceiver;
   /** A fresh browser context (closed after the test) and its page. */
@@ -78,12 +102,14 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
     const baseUrl = `${sandbox.url}/api/v2`;
     const client = sdk(baseUrl, merchant);
     const b = browser;
+    const sb = sandbox;
     e2e = {
       browser: b,
       sandbox,
       baseUrl,
       merchant,
       client,
+      admin: (method, path, body) => adminCall(sb.url, sb.adminKey, method, path, body),
       site,
       example,
       async newPage(opts = {}) {
