@@ -1,10 +1,19 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
-//                 [-- --merchants merchants.json] [-- --quiet]
+//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --quiet]
+// npm run sandbox -- <reset | clock | deliveries | trigger> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see the README, "Sandbox".
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { StoreOpenError } from './store/index.js';
-import { demoMerchant, startSandbox, type MerchantCredentials } from './server.js';
+import type { MerchantCredentials } from './server.js';
+
+// A subcommand calls a running sandbox: it loads none of the server (fast to start).
+const command = process.argv[2];
+if (command !== undefined && !command.startsWith('-')) {
+  const { runCli } = await import('./cli/index.js');
+  process.exitCode = await runCli(process.argv.slice(2));
+} else {
+  await serve();
+}
 
 const USAGE = `usage: npm run sandbox [-- options]
 
@@ -18,7 +27,12 @@ const USAGE = `usage: npm run sandbox [-- options]
   --webhook-attempts <n>     attempts before a webhook delivery is dead-lettered (default 6)
   --webhook-retry-ms <ms>    wait after the first failed attempt, doubling after each (default 1000)
   --webhook-timeout-ms <ms>  each attempt's time limit (default 5000)
-  --quiet             no request log`;
+  --admin-key <key>   the admin API's key (default: SANDBOX_ADMIN_KEY, else a new one per start);
+                      printed, and written with the address to .sandbox/cli.json for the subcommands
+  --quiet             no request log
+
+Subcommands (against a running sandbox): reset, clock, deliveries, trigger;
+\`npm run sandbox -- trigger --help\` lists them.`;
 
 /** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
 function fail(message: string): never {
@@ -37,6 +51,7 @@ function options() {
         'webhook-attempts': { type: 'string' },
         'webhook-retry-ms': { type: 'string' },
         'webhook-timeout-ms': { type: 'string' },
+        'admin-key': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -80,70 +95,89 @@ export function readMerchants(path: string): MerchantCredentials[] {
   });
 }
 
-const values = options();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const port = Number(values.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
-/** A positive integer option, or exit 1 naming it. */
-function positive(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got ${value}`);
-  return n;
-}
-const webhookOptions = {
-  maxAttempts: positive('webhook-attempts', values['webhook-attempts']),
-  retryBaseMs: positive('webhook-retry-ms', values['webhook-retry-ms']),
-  timeoutMs: positive('webhook-timeout-ms', values['webhook-timeout-ms']),
-};
-const webhooks = Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined));
-let merchants: MerchantCredentials[];
-try {
-  merchants = values.merchants ? readMerchants(values.merchants) : [demoMerchant()];
-} catch (err) {
-  fail((err as Error).message);
-}
+async function serve(): Promise<void> {
+  const { StoreOpenError } = await import('./store/index.js');
+  const { demoMerchant, startSandbox } = await import('./server.js');
+  const { removeCliConfig, writeCliConfig, CLI_CONFIG_PATH } = await import('./cli/config.js');
+  const values = options();
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
+  /** A positive integer option, or exit 1 naming it. */
+  function positive(name: string, value: string | undefined): number | undefined {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got ${value}`);
+    return n;
+  }
+  const webhookOptions = {
+    maxAttempts: positive('webhook-attempts', values['webhook-attempts']),
+    retryBaseMs: positive('webhook-retry-ms', values['webhook-retry-ms']),
+    timeoutMs: positive('webhook-timeout-ms', values['webhook-timeout-ms']),
+  };
+  const webhooks = Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined));
+  const adminKey = values['admin-key'] ?? process.env.SANDBOX_ADMIN_KEY;
+  if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
+  let merchants: MerchantCredentials[];
+  try {
+    merchants = values.merchants ? readMerchants(values.merchants) : [demoMerchant()];
+  } catch (err) {
+    fail((err as Error).message);
+  }
 
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-try {
-  sandbox = await startSandbox({
-    host: values.host,
-    port,
-    database: values.db,
-    merchants,
-    webhooks,
-    ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
-  });
-} catch (err) {
-  const e = err as NodeJS.ErrnoException;
-  if (err instanceof StoreOpenError) fail(err.message);
-  if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') fail(`cannot listen on ${values.host}:${port} (${e.code}); choose another --port or --host`);
-  throw err;
-}
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      host: values.host,
+      port,
+      database: values.db,
+      merchants,
+      webhooks,
+      ...(adminKey !== undefined ? { adminKey } : {}),
+      ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (err instanceof StoreOpenError) fail(err.message);
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') fail(`cannot listen on ${values.host}:${port} (${e.code}); choose another --port or --host`);
+    throw err;
+  }
 
-const shown = (m: MerchantCredentials) => (values.merchants ? `${m.merchantId} (from ${values.merchants})` : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`);
-console.log(`Payment Service API v2 sandbox
+  const shown = (m: MerchantCredentials) => (values.merchants ? `${m.merchantId} (from ${values.merchants})` : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`);
+  // For the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys.
+  let configWritten = false;
+  try {
+    writeCliConfig({ url: sandbox.url, adminKey: sandbox.adminKey, merchants: merchants.map((m) => ({ merchantId: m.merchantId, apiKey: m.apiKey })) });
+    configWritten = true;
+  } catch (err) {
+    console.error(`sandbox: cannot write ${CLI_CONFIG_PATH} (${(err as Error).message}); the subcommands then need --url and --admin-key`);
+  }
+  console.log(`Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
+  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- reset | clock | deliveries | trigger)
+  admin key    ${sandbox.adminKey}${configWritten ? `   (in ${CLI_CONFIG_PATH})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect})
   merchant     ${merchants.map(shown).join('\n  merchant     ')}
   try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
 Ctrl-C stops it.`);
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    sandbox.close().then(
-      () => process.exit(0),
-      (err) => {
-        console.error(`sandbox: stopping failed: ${(err as Error).message}`);
-        process.exit(1);
-      },
-    );
-  });
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      if (configWritten) removeCliConfig(sandbox.url);
+      sandbox.close().then(
+        () => process.exit(0),
+        (err) => {
+          console.error(`sandbox: stopping failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
+    });
+  }
 }

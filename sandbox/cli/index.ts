@@ -1,0 +1,328 @@
+// The sandbox's subcommands: `npm run sandbox -- <command>` (sandbox/main.ts without a command
+// serves). They call a running sandbox: its admin API (typed by generated/admin/types.ts) and, for
+// `trigger`, its merchant API through the SDK. Errors: one line on stderr, exit code 1.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createPaymentClient, PaymentError } from '../../src/client/index.js';
+import type { components } from '../../generated/admin/types.js';
+import { admin, CliError, createAdminClient, unreachable, type AdminClient } from './admin-client.js';
+import { CLI_CONFIG_PATH, DEFAULT_URL, readCliConfig, type CliConfig } from './config.js';
+import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
+
+type Schemas = components['schemas'];
+type Environment = Schemas['Environment'];
+
+export const COMMANDS = ['reset', 'clock', 'deliveries', 'trigger'] as const;
+
+const COMMON = `
+Every command takes:
+  --url <url>          the sandbox (default: ${CLI_CONFIG_PATH}, which \`npm run sandbox\` writes, else ${DEFAULT_URL})
+  --admin-key <key>    its admin key (default: SANDBOX_ADMIN_KEY, else ${CLI_CONFIG_PATH})
+  --json               machine output (JSON) instead of text`;
+
+export const CLI_USAGE = `usage: npm run sandbox -- <command> [options]
+
+  reset [--merchant ID] [--environment test|live]
+      delete the sandbox's data (all of it without options); merchants stay
+  clock [--merchant ID] [--environment test|live]
+      show a scope's test clock (default: the first merchant, test)
+  clock advance (--seconds N | --hours N | --days N | --to ISO-8601) [--merchant ID] [--environment E]
+      advance it, running what falls due (DELAYED captures, plan billings, webhook retries)
+  deliveries [--status PENDING|DELIVERED|DEAD] [--pay-id ID] [--merchant ID] [--environment E] [--limit N]
+      webhook deliveries, newest first, with their attempts
+  deliveries resend <deliveryId>
+      send a delivered or dead-lettered delivery again (and show its first new attempt)
+  trigger <event> [--merchant ID] [--api-key KEY] [--environment E] [--webhook-url URL]
+      make an event happen through the merchant API (its notifications go to --webhook-url;
+      checkout sessions need one: default https://shop.example/webhooks, which fails); events:
+${EVENTS.map((e) => `        ${e.padEnd(24)} ${FIXTURES[e]!.description}`).join('\n')}
+      the merchant's API key: --api-key, SANDBOX_API_KEY, or ${CLI_CONFIG_PATH} (the sandbox keeps only hashes)
+${COMMON}`;
+
+const OPTIONS = {
+  url: { type: 'string' },
+  'admin-key': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  merchant: { type: 'string' },
+  environment: { type: 'string' },
+  'api-key': { type: 'string' },
+  'webhook-url': { type: 'string' },
+  status: { type: 'string' },
+  'pay-id': { type: 'string' },
+  limit: { type: 'string' },
+  seconds: { type: 'string' },
+  hours: { type: 'string' },
+  days: { type: 'string' },
+  to: { type: 'string' },
+} satisfies ParseArgsConfig['options'];
+
+/** Which options each command (and sub-action) accepts: a misplaced one is an error, not ignored. */
+const ACCEPTS: Record<string, ReadonlyArray<keyof typeof OPTIONS>> = {
+  reset: ['merchant', 'environment'],
+  clock: ['merchant', 'environment'],
+  'clock advance': ['merchant', 'environment', 'seconds', 'hours', 'days', 'to'],
+  deliveries: ['status', 'pay-id', 'merchant', 'environment', 'limit'],
+  'deliveries resend': [],
+  trigger: ['merchant', 'environment', 'api-key', 'webhook-url'],
+};
+
+interface Io {
+  out(line: string): void;
+  err(line: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Where the CLI config is read (default .sandbox/cli.json in the working directory). */
+  configPath?: string;
+}
+
+/** Runs one command; resolves to the exit code. */
+export async function runCli(argv: string[], io: Io = { out: (l) => console.log(l), err: (l) => console.error(l), env: process.env }): Promise<number> {
+  const command = argv[0] ?? '';
+  try {
+    const { values, positionals } = parseOptions(argv.slice(1), command);
+    if (values.help) {
+      io.out(CLI_USAGE);
+      return 0;
+    }
+    const action = positionals[0];
+    // trigger's positional is its event; clock's and deliveries' an action.
+    const key = action === undefined || command === 'trigger' ? command : `${command} ${action}`;
+    const accepted = ACCEPTS[key];
+    if (!accepted) throw new CliError(`unknown ${command} action ${JSON.stringify(action)} (--help lists the commands)`);
+    for (const name of Object.keys(values) as Array<keyof typeof OPTIONS>) {
+      if (!['url', 'admin-key', 'json', 'help'].includes(name) && !accepted.includes(name)) throw new CliError(`--${name} is not an option of \`${key}\``);
+    }
+    const ctx = context(values, io);
+    switch (key) {
+      case 'reset':
+        return await reset(ctx, values);
+      case 'clock':
+      case 'clock advance':
+        return await clock(ctx, values, action === 'advance');
+      case 'deliveries':
+        return await deliveries(ctx, values);
+      case 'deliveries resend':
+        return await resend(ctx, positionals[1], positionals.length);
+      default:
+        return await trigger(ctx, values, positionals);
+    }
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`sandbox ${command}: ${err.message}`);
+      return 1;
+    }
+    if (err instanceof PaymentError) {
+      io.err(`sandbox ${command}: the merchant API refused a call: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+type Values = ReturnType<typeof parseOptions>['values'];
+
+function parseOptions(args: string[], command: string) {
+  if (!(COMMANDS as readonly string[]).includes(command)) throw new CliError(`unknown command ${JSON.stringify(command)}; commands: ${COMMANDS.join(', ')}`);
+  try {
+    return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new CliError(`${(err as Error).message} (--help lists the options)`);
+  }
+}
+
+interface Context {
+  url: string;
+  json: boolean;
+  io: Io;
+  config: CliConfig | undefined;
+  client: AdminClient;
+  call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T>;
+  print(json: unknown, text: () => string): void;
+}
+
+function context(values: Values, io: Io): Context {
+  const written = readCliConfig(io.configPath ?? CLI_CONFIG_PATH);
+  const url = (values.url ?? written?.url ?? DEFAULT_URL).replace(/\/+$/, '');
+  // The file's keys belong to the sandbox it names, not to another --url.
+  const config = written && written.url.replace(/\/+$/, '') === url ? written : undefined;
+  try {
+    new URL(url);
+  } catch {
+    throw new CliError(`--url must be a URL such as ${DEFAULT_URL}, got ${url}`);
+  }
+  const adminKey = values['admin-key'] ?? io.env.SANDBOX_ADMIN_KEY ?? config?.adminKey;
+  if (!adminKey) throw new CliError(`no admin key: pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to ${CLI_CONFIG_PATH})`);
+  const client = createAdminClient(url, adminKey);
+  return {
+    url,
+    json: values.json === true,
+    io,
+    config,
+    client,
+    call: (request) => admin(url, request),
+    print: (json, text) => io.out(values.json ? JSON.stringify(json, null, 2) : text()),
+  };
+}
+
+function environmentOf(values: Values): Environment | undefined {
+  const e = values.environment;
+  if (e === undefined) return undefined;
+  if (e !== 'test' && e !== 'live') throw new CliError(`--environment must be test or live, got ${e}`);
+  return e;
+}
+
+/** --merchant, else the first merchant the sandbox lists. */
+async function merchantOf(ctx: Context, values: Values): Promise<string> {
+  if (values.merchant !== undefined) return values.merchant;
+  const { data } = await ctx.call(ctx.client.GET('/_sandbox/merchants'));
+  const first = data[0];
+  if (!first) throw new CliError(`the sandbox at ${ctx.url} has no merchants`);
+  return first.merchantId;
+}
+
+function positiveInteger(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`--${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function reset(ctx: Context, values: Values): Promise<number> {
+  const environment = environmentOf(values);
+  const body = { ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}), ...(environment ? { environment } : {}) };
+  const result = await ctx.call(ctx.client.POST('/_sandbox/reset', { body }));
+  ctx.print(result, () => {
+    const what = [result.merchantId ?? 'every merchant', result.environment ?? 'test and live'].join(', ');
+    const counts = Object.entries(result.deleted).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}`;
+  });
+  return 0;
+}
+
+const duration = (ms: number) => {
+  const s = Math.floor(ms / 1000);
+  const parts = [[Math.floor(s / 86_400), 'd'], [Math.floor((s % 86_400) / 3_600), 'h'], [Math.floor((s % 3_600) / 60), 'm'], [s % 60, 's']] as const;
+  const shown = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n}${unit}`);
+  return shown.length > 0 ? shown.join(' ') : '0s';
+};
+
+async function clock(ctx: Context, values: Values, advance: boolean): Promise<number> {
+  const environment = environmentOf(values) ?? 'test';
+  const merchantId = await merchantOf(ctx, values);
+  const params = { path: { merchantId, environment } };
+  const scope = `${merchantId} (${environment})`;
+  if (!advance) {
+    const state = await ctx.call(ctx.client.GET('/_sandbox/clocks/{merchantId}/{environment}', { params }));
+    ctx.print(state, () => `${scope}: ${state.now}${state.offsetMs > 0 ? `, ${duration(state.offsetMs)} ahead of the wall clock` : ', the wall clock'}`);
+    return 0;
+  }
+  const given = (['seconds', 'hours', 'days', 'to'] as const).filter((name) => values[name] !== undefined);
+  if (given.length !== 1) throw new CliError('clock advance takes exactly one of --seconds, --hours, --days or --to');
+  const which = given[0]!;
+  let body: Schemas['AdvanceRequest'];
+  if (which === 'to') {
+    const to = values.to!;
+    if (Number.isNaN(Date.parse(to)) || !/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(to)) throw new CliError(`--to must be an ISO 8601 date-time with its offset (2026-12-01T00:00:00Z), got ${to}`);
+    body = { to: new Date(to).toISOString() };
+  } else {
+    body = { seconds: positiveInteger(which, values[which]!) * { seconds: 1, hours: 3_600, days: 86_400 }[which] };
+  }
+  const result = await ctx.call(ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params, body }));
+  ctx.print(result, () =>
+    [
+      `${scope}: ${result.from} → ${result.clock.now} (${duration(Date.parse(result.clock.now) - Date.parse(result.from))}; ${duration(result.clock.offsetMs)} ahead of the wall clock)`,
+      ...result.captured.map((c) => `  captured  ${c.payId}  ${c.amount.value} ${c.amount.currency} (minor units)  at ${c.at}`),
+      ...result.billed.map((b) => `  billed    plan ${b.paymentPlanId} → ${b.payId} ${b.status}  at ${b.at}`),
+      ...(result.captured.length + result.billed.length === 0 ? ['  nothing fell due'] : []),
+      ...(result.webhooksDue > 0 ? [`  ${result.webhooksDue} webhook retr${result.webhooksDue === 1 ? 'y' : 'ies'} now due`] : []),
+    ].join('\n'),
+  );
+  return 0;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+const attemptText = (a: Schemas['WebhookAttempt']) => `${a.at}  ${a.statusCode ?? a.error ?? '?'}  ${a.durationMs} ms`;
+
+async function deliveries(ctx: Context, values: Values): Promise<number> {
+  const environment = environmentOf(values);
+  const status = values.status;
+  if (status !== undefined && !['PENDING', 'DELIVERED', 'DEAD'].includes(status)) throw new CliError(`--status must be PENDING, DELIVERED or DEAD, got ${status}`);
+  const query = {
+    ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}),
+    ...(environment ? { environment } : {}),
+    ...(status !== undefined ? { status: status as Schemas['DeliveryStatus'] } : {}),
+    ...(values['pay-id'] !== undefined ? { payId: values['pay-id'] } : {}),
+    ...(values.limit !== undefined ? { limit: positiveInteger('limit', values.limit) } : {}),
+  };
+  const { data } = await ctx.call(ctx.client.GET('/_sandbox/webhook-deliveries', { params: { query } }));
+  ctx.print({ data }, () => {
+    if (data.length === 0) return 'no webhook deliveries';
+    const lines: string[] = [];
+    const header = ['ID', 'PAY ID', 'MERCHANT', 'STATUS', 'ATTEMPTS', 'NEXT ATTEMPT', 'URL'];
+    const rows = data.map((d) => [d.id, d.payId, `${d.scope.merchantId}/${d.scope.environment}`, d.status, String(d.attempts.length), d.status === 'PENDING' ? d.nextAttemptAt : '-', d.url]);
+    const [head, ...body] = table([header, ...rows]);
+    lines.push(head!);
+    body.forEach((row, i) => {
+      lines.push(row);
+      for (const a of data[i]!.attempts) lines.push(`    ${attemptText(a)}`);
+    });
+    return lines.join('\n');
+  });
+  return 0;
+}
+
+async function resend(ctx: Context, id: string | undefined, count: number): Promise<number> {
+  if (!id || count !== 2) throw new CliError('usage: deliveries resend <deliveryId>');
+  const path = { params: { path: { deliveryId: id } } };
+  const resent = await ctx.call(ctx.client.POST('/_sandbox/webhook-deliveries/{deliveryId}/resend', path));
+  // The sandbox sends it at once: show the first new attempt (the resend itself has succeeded either way).
+  const before = resent.resentAfterAttempts ?? resent.attempts.length;
+  let latest = resent;
+  const end = Date.now() + 15_000;
+  while (latest.attempts.length <= before && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+    latest = await ctx.call(ctx.client.GET('/_sandbox/webhook-deliveries/{deliveryId}', path));
+  }
+  ctx.print(latest, () => {
+    const attempt = latest.attempts[before];
+    return attempt
+      ? `resent ${id} to ${latest.url}: ${attempt.statusCode ?? attempt.error} → ${latest.status}${latest.status === 'PENDING' ? `, next attempt at ${latest.nextAttemptAt}` : ''}`
+      : `resent ${id} to ${latest.url}: queued, no attempt yet`;
+  });
+  return 0;
+}
+
+async function trigger(ctx: Context, values: Values, positionals: string[]): Promise<number> {
+  const event = positionals[0];
+  if (!event || positionals.length !== 1) throw new CliError(`usage: trigger <event>; events: ${EVENTS.join(', ')}`);
+  if (!FIXTURES[event]) throw new CliError(`unknown event ${JSON.stringify(event)}; known events: ${EVENTS.join(', ')}`);
+  const environment = environmentOf(values) ?? 'test';
+  const webhookUrl = values['webhook-url'];
+  if (webhookUrl !== undefined && !/^https?:\/\/[^/]/.test(webhookUrl)) throw new CliError(`--webhook-url must be an http(s) URL, got ${webhookUrl}`);
+  const merchantId = await merchantOf(ctx, values);
+  const apiKey = values['api-key'] ?? ctx.io.env.SANDBOX_API_KEY ?? ctx.config?.merchants?.find((m) => m.merchantId === merchantId)?.apiKey;
+  if (!apiKey) throw new CliError(`no API key for merchant ${merchantId}: pass --api-key or SANDBOX_API_KEY (the sandbox stores only its hash)`);
+  const client = createPaymentClient({ merchantId, apiKey, baseUrl: `${ctx.url}${environment === 'live' ? '/live/api/v2' : '/api/v2'}`, maxAttempts: 1 });
+  const path = { merchantId, environment };
+  try {
+    const result = await runTrigger(event, {
+      client,
+      shopUrl: 'https://shop.example',
+      ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+      advanceClock: (by) => ctx.call(ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params: { path }, body: by })),
+    });
+    ctx.print(result, () =>
+      [`${event}: ${result.payId ? `payment ${result.payId}` : 'no payment'} (transId ${result.transId}${result.paymentPlanId ? `, plan ${result.paymentPlanId}` : ''}) is ${result.state}`, ...result.steps.map((s) => `  ${s}`)].join('\n'),
+    );
+    return 0;
+  } catch (err) {
+    // The merchant API unreachable, or it refused the merchant's credentials: one line that says so.
+    if (err instanceof PaymentError && err.name === 'PaymentNetworkError') throw unreachable(ctx.url, err.cause ?? err);
+    if (err instanceof PaymentError && 'status' in err && err.status === 401) throw new CliError(`the sandbox refused merchant ${merchantId}'s API key (401): pass the right --api-key`);
+    throw err;
+  }
+}
