@@ -1,6 +1,7 @@
 // A merchant's webhook endpoint through its failures and the sandbox's: the customer pays in
 // Chromium on the hosted page, and the notification reaches an endpoint that fails three times (four
-// attempts, one acknowledged), one that never acknowledges (dead-lettered after N attempts), and,
+// attempts, one acknowledged), one that never acknowledges (dead-lettered after N attempts, then resent
+// with the CLI: `sandbox/main.ts deliveries resend <id> --url … --admin-key …`), and,
 // with the sandbox as a process killed with SIGKILL in the middle of the delivery and restarted on
 // the same database, the project's example receiver, which verifies it with the SDK. The deliveries
 // and their attempts are read through the admin API (GET /_sandbox/webhook-deliveries).
@@ -13,7 +14,7 @@ import { killGroup, type ServerProcess } from '../scripts/server-process.js';
 import { constructEnhancedNotification } from '../src/webhooks/index.js';
 import { e2ePerFile, landOn, openHostedPage, sdk, transId } from './support/e2e.js';
 import { eventually, Receiver } from './support/receiver.js';
-import { holdingReceiver, startSandboxProcess } from './support/sandbox-process.js';
+import { holdingReceiver, runSandboxCommand, startSandboxProcess } from './support/sandbox-process.js';
 
 const MAX_ATTEMPTS = 5;
 const e2e = e2ePerFile('webhooks', { webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 50, retryCapMs: 1_000, timeoutMs: 2_000, pollMs: 25 } });
@@ -65,9 +66,10 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
     expect(JSON.parse(requests[3]!.body)).toMatchObject({ payId, state: 'CAPTURED', transId: session.transId });
   });
 
-  it(`never acknowledges: dead-lettered after ${MAX_ATTEMPTS} attempts`, async () => {
+  it(`never acknowledges: dead-lettered after ${MAX_ATTEMPTS} attempts; resent with the CLI once the endpoint is back, it is delivered`, async () => {
+    const { sandbox, merchant } = e2e();
     const session = await e2e().checkout('E2E-DEAD', { webhook: `${endpoint.url}/dead` });
-    endpoint.answer('/dead', Array(100).fill(500));
+    endpoint.answer('/dead', Array(MAX_ATTEMPTS).fill(500)); // then 200: the endpoint is back
     const payId = await payInBrowser(await e2e().newPage(), session, 'dead');
     const dead = await eventually('the dead letter', async () => {
       const [d] = await deliveries(payId);
@@ -75,6 +77,19 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
     });
     expect(dead.attempts.map((a) => a.statusCode)).toEqual(Array(MAX_ATTEMPTS).fill(500));
     expect(endpoint.on('/dead')).toHaveLength(MAX_ATTEMPTS);
+
+    const cli = await runSandboxCommand(['deliveries', 'resend', dead.id, '--url', sandbox.url, '--admin-key', sandbox.adminKey]);
+    expect(cli.code, `${cli.stdout}${cli.stderr}`).toBe(0);
+    const delivered = await eventually('the resent delivery', async () => {
+      const [d] = await deliveries(payId);
+      return d?.status === 'DELIVERED' ? d : undefined;
+    });
+    expect(delivered.id).toBe(dead.id);
+    expect(await deliveries(payId)).toHaveLength(1);
+    expect(delivered.attempts.map((a) => a.statusCode)).toEqual([...Array(MAX_ATTEMPTS).fill(500), 200]);
+    const requests = endpoint.on('/dead');
+    expect(requests).toHaveLength(MAX_ATTEMPTS + 1);
+    expect((await constructEnhancedNotification(requests.at(-1)!.body, requests.at(-1)!.headers, merchant.webhookSecret)).payId).toBe(payId);
   });
 });
 
