@@ -3,15 +3,19 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
 import { BundleError, bundleContract, type BundleResult } from './bundle.js';
+import { GUIDES_DIR } from './docs.js';
+import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
+import { checkGuideLinks } from './guide-links.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from './redocly.js';
-import { SourceLocator } from './sourcemap.js';
-import { toPointer } from '../src/openapi/walker.js';
+import { checkSourceSyntax, type SyntaxProblem } from './source-syntax.js';
+import { SourceFiles, SourceLocator } from './sourcemap.js';
+import { locate, parsePointer, toPointer } from '../src/openapi/walker.js';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 
 export interface LintProblem {
-  tool: 'redocly' | 'bundle' | 'spectral';
+  tool: 'redocly' | 'bundle' | 'spectral' | 'yaml' | 'examples' | 'guides';
   file: string; // relative to the working directory
   line: number;
   col: number;
@@ -30,6 +34,8 @@ export interface LintOptions {
   out?: string;
   /** A bundle (or its promise) made by the caller from the same root, so the pipeline bundles once. */
   bundle?: Promise<BundleResult>;
+  /** Guides whose links into the reference are checked; default docs/guides/ for the contract's own root, else none. */
+  guidesDir?: string | false;
 }
 
 export interface LintResult {
@@ -56,6 +62,8 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   const redoclyConfig = options.redoclyConfig ?? REDOCLY_CONFIG;
   const rulesetPath = options.spectralRuleset ?? SPECTRAL_RULESET;
   const bundleName = rel(join(options.out ?? DEFAULT_OUT, 'openapi.yaml'));
+  const guidesDir = options.guidesDir ?? (root === resolve(DEFAULT_ROOT) ? GUIDES_DIR : false);
+  const files = new SourceFiles(); // parsed once: the syntax check, then the source map
   const timingsMs: Record<string, number> = {};
   const timed = async <T>(name: string, p: Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -66,33 +74,59 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     }
   };
 
-  const [redocly, bundled, ruleset] = await Promise.all([
+  const [redoclyAll, bundled, ruleset, syntax] = await Promise.all([
     timed('redocly', redoclyLint(root, redoclyConfig)),
     timed('bundle', (options.bundle ?? bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false })).catch((e: unknown) => e)),
     timed('spectral-ruleset', loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))),
+    // on this thread while the Redocly processes run (after they spawned)
+    timed('yaml', new Promise<SyntaxProblem[]>((done) => setImmediate(() => done(checkSourceSyntax(root, files))))),
   ]);
 
-  const problems: LintProblem[] = [...redocly];
+  // A file that is not YAML is reported once, by the syntax check: Redocly's and the bundler's
+  // reports of it (in the file, and at every $ref to it) are the same mistake again.
+  const cascade = (p: { file: string; message: string }) => syntax.some((s) => p.file === rel(s.file) || p.message.includes(s.file));
+  const redocly = redoclyAll.filter((p) => !cascade(p));
+  const problems: LintProblem[] = [
+    ...syntax.map((s): LintProblem => ({ tool: 'yaml', severity: 'error', rule: 'yaml-syntax', ...s, file: rel(s.file) })),
+    ...redocly,
+  ];
   if (bundled instanceof BundleError) {
     // Redocly lint usually reports the same unresolved ref / YAML error; add only new ones.
     const seen = new Set(redocly.map((p) => `${p.file}:${p.line}`));
-    for (const p of bundled.problems) {
+    const own = bundled.problems.filter((p) => !cascade(p));
+    for (const p of own) {
       if (!seen.has(`${p.file}:${p.line}`)) problems.push({ tool: 'bundle', severity: 'error', rule: 'bundle', ...p });
     }
-    const why = bundled.problems.length ? '' : `: ${bundled.message}`;
-    problems.push({ tool: 'bundle', file: rel(root), line: 1, col: 1, severity: 'error', rule: 'bundle', message: `bundling failed, Spectral not run${why}` });
+    if (own.length > 0 || syntax.length === 0) {
+      const why = bundled.problems.length ? '' : `: ${bundled.message}`;
+      problems.push({ tool: 'bundle', file: rel(root), line: 1, col: 1, severity: 'error', rule: 'bundle', message: `bundling failed, Spectral and the example and guide-link checks not run${why}` });
+    }
   } else if (bundled instanceof Error) {
     throw bundled; // not a contract problem (e.g. the CLI could not be started)
   }
   if (ruleset instanceof Error) {
     // a broken .spectral.yaml or house-rule function must fail the lint, not crash it
     problems.push({ tool: 'spectral', file: rel(rulesetPath), line: 1, col: 1, severity: 'error', rule: 'spectral-ruleset', message: ruleset.message.split('\n')[0]! });
-  } else if (!(bundled instanceof Error)) {
-    const t0 = performance.now();
-    problems.push(...(await spectralLint(bundled as BundleResult, ruleset, bundleName)));
-    timingsMs['spectral'] = Math.round(performance.now() - t0);
+  }
+  if (!(bundled instanceof Error)) {
+    const bundle = bundled as BundleResult;
+    const locator = new SourceLocator(bundle.root, bundle.document, files);
+    if (!(ruleset instanceof Error)) {
+      const t0 = performance.now();
+      problems.push(...(await spectralLint(bundle, ruleset, bundleName, locator)));
+      timingsMs['spectral'] = Math.round(performance.now() - t0);
+    }
+    let t0 = performance.now();
+    problems.push(...exampleProblems(bundle, locator, bundleName));
+    timingsMs['examples'] = Math.round(performance.now() - t0);
+    if (guidesDir) {
+      t0 = performance.now();
+      for (const p of checkGuideLinks(bundle.document, guidesDir)) problems.push({ tool: 'guides', severity: 'error', ...p, file: rel(p.file) });
+      timingsMs['guides'] = Math.round(performance.now() - t0);
+    }
   }
 
+  dedupe(problems);
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.filter((p) => p.severity === 'warning').length;
   return { problems, errors, warnings, ok: errors === 0 && warnings === 0, timingsMs };
@@ -180,7 +214,7 @@ function typescriptRules() {
   };
 }
 
-async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: string): Promise<LintProblem[]> {
+async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: string, locator: SourceLocator): Promise<LintProblem[]> {
   const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
   const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
   const spectral = new Spectral();
@@ -188,7 +222,6 @@ async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: 
   // Lint the exact YAML text that `npm run bundle` writes, so bundle line numbers match the file.
   const doc = new Document(bundle.yaml, Yaml, resolve(bundleName));
   const results: ISpectralDiagnostic[] = await spectral.run(doc);
-  const locator = new SourceLocator(bundle.root, bundle.document);
   const problems = results.map((r): LintProblem => {
     const src = locator.locate(r.path);
     const bundleLine = r.range.start.line + 1;
@@ -203,6 +236,57 @@ async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: 
       bundle: { pointer: toPointer(r.path), line: bundleLine },
     };
   });
-  return problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule));
+  return problems.sort(bySource);
+}
+
+const bySource = (a: LintProblem, b: LintProblem) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule);
+
+/**
+ * example-invalid and example-undeclared-property (generator/examples.ts, the check the tests
+ * use) at the offending member's key in the example's source file. A shared example used the
+ * same way in several places is one problem.
+ */
+function exampleProblems(bundle: BundleResult, locator: SourceLocator, bundleName: string): LintProblem[] {
+  const schemaName = (pointer: string): string => {
+    const tokens = parsePointer(pointer);
+    if (tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas') return `schema ${tokens[2]}`;
+    const src = locator.locate(tokens);
+    return src ? `the schema at ${rel(src.file)}:${src.line}` : `the schema at ${pointer}`;
+  };
+  const problems = checkExamples(bundle.document, createSchemaValidator(bundle.document, { compileOnce: true })).map((f): LintProblem => {
+    const path = [...f.case.at, ...f.path];
+    const src = locator.locate(path);
+    const member = f.path.length > 0 ? valuePath(f.path).replace(/^\$\.?/, '') : 'the example';
+    const schema = schemaName(resolveSchema(bundle.document, f.case.schemaPointer));
+    const message =
+      f.rule === 'example-undeclared-property'
+        ? `property ${member} is not declared by ${schema}`
+        : `${member} ${f.detail} (against ${schema})`;
+    if (!src) return { tool: 'examples', file: bundleName, line: 1, col: 1, severity: 'error', rule: f.rule, message: `${message} (at ${toPointer(path)})` };
+    return { tool: 'examples', file: rel(src.file), line: src.line, col: src.col, severity: 'error', rule: f.rule, message };
+  });
+  return problems.sort(bySource);
+}
+
+/** The pointer a schema really lives at, through a `$ref` (a media type's `$ref` to a component names the component). */
+function resolveSchema(document: unknown, pointer: string): string {
+  try {
+    return locate(document, pointer).pointer;
+  } catch {
+    return pointer;
+  }
+}
+
+/** Drops repeated problems (Redocly reports some once per path that reaches them), in place. */
+function dedupe(problems: LintProblem[]): void {
+  const seen = new Set<string>();
+  let kept = 0;
+  for (const p of problems) {
+    const key = `${p.file}:${p.line}:${p.col} ${p.severity} ${p.rule} ${p.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems[kept++] = p;
+  }
+  problems.length = kept;
 }
 

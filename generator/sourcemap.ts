@@ -25,22 +25,42 @@ interface Loc {
   path: (string | number)[];
 }
 
-interface SourceFile {
+export interface SourceFile {
+  text: string;
   doc: Document;
   value: unknown;
   lines: LineCounter;
 }
 
+/** Source files parsed once, shared by the syntax check and the locator (null: unreadable). */
+export class SourceFiles {
+  private readonly files = new Map<string, SourceFile | null>();
+
+  get(file: string): SourceFile | null {
+    if (!this.files.has(file)) {
+      try {
+        const text = readFileSync(file, 'utf8');
+        const lines = new LineCounter();
+        const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+        this.files.set(file, { text, doc, value: doc.toJS({ maxAliasCount: -1 }), lines });
+      } catch {
+        this.files.set(file, null);
+      }
+    }
+    return this.files.get(file)!;
+  }
+}
+
 const refOf = (v: unknown): string | undefined => (isReference(v) ? v.$ref : undefined);
 
 export class SourceLocator {
-  private readonly files = new Map<string, SourceFile | null>();
   /** "schemas/Payment" -> where that component's content lives in the source */
   private readonly components = new Map<string, Loc>();
 
   constructor(
     private readonly root: string,
     private readonly bundle: unknown,
+    private readonly files = new SourceFiles(),
   ) {
     this.index();
   }
@@ -124,16 +144,7 @@ export class SourceLocator {
   }
 
   private load(file: string): SourceFile | null {
-    if (!this.files.has(file)) {
-      try {
-        const lines = new LineCounter();
-        const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines });
-        this.files.set(file, { doc, value: doc.toJS({ maxAliasCount: -1 }), lines });
-      } catch {
-        this.files.set(file, null);
-      }
-    }
-    return this.files.get(file)!;
+    return this.files.get(file);
   }
 
   private valueAt(loc: Loc): unknown {
