@@ -13,13 +13,18 @@ const LINK = /\]\((#\/[^)\s]+)\)/g;
 export interface GuideLink {
   /** `#/payments/capturepayment` */
   target: string;
+  /** the link's text: `Capture a payment` */
+  text: string;
   /** offset of the `#` in the text */
   offset: number;
 }
 
 /** The in-page links of a guide's Markdown. */
 export function guideLinks(markdown: string): GuideLink[] {
-  return [...markdown.matchAll(LINK)].map((m) => ({ target: m[1]!, offset: m.index! + 2 }));
+  return [...markdown.matchAll(LINK)].map((m) => {
+    const open = markdown.lastIndexOf('[', m.index!);
+    return { target: m[1]!, text: open < 0 ? '' : markdown.slice(open + 1, m.index!), offset: m.index! + 2 };
+  });
 }
 
 export type GuideLinkRule = 'guide-link-unknown-tag' | 'guide-link-unknown-operation' | 'guide-link-unknown-section';
@@ -46,10 +51,13 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
   // slug → what is there: a tag's operations (lower-case id → anchor), or a guide's headings
   const operationsByTag = new Map<string, Map<string, string>>();
   const anchors = new Map<string, string[]>(); // lower-case operationId → its anchors
+  const named = new Map<string, string>(); // summary or `METHOD /path`, lower case → operationId
   const tagSlugs = new Set<string>();
   for (const t of Array.isArray(document.tags) ? document.tags : []) if (t && typeof t === 'object' && 'name' in t) tagSlugs.add(sectionSlug(String(t.name)));
   for (const op of operations(document)) {
     const id = String(op.operation.operationId ?? '');
+    if (typeof op.operation.summary === 'string') named.set(op.operation.summary.toLowerCase(), id);
+    if (op.section === 'paths') named.set(`${op.method} ${op.key}`.toLowerCase(), id);
     for (const tag of op.operation.tags ?? []) {
       const slug = sectionSlug(String(tag));
       tagSlugs.add(slug);
@@ -69,7 +77,7 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
     const lineStarts = [0, ...[...g.text.matchAll(/\n/g)].map((m) => m.index! + 1)];
     for (const link of guideLinks(g.text)) {
       const [first = '', second] = link.target.slice(2).split('/').map(decodeURIComponent);
-      const found = judge(first, second);
+      const found = judge(first, second, link.text);
       if (!found) continue;
       const lineIndex = lineStarts.findLastIndex((s) => s <= link.offset);
       problems.push({ file: g.file, line: lineIndex + 1, col: link.offset - lineStarts[lineIndex]! + 1, ...found });
@@ -77,7 +85,7 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
   }
   return problems;
 
-  function judge(first: string, second: string | undefined): Pick<GuideLinkProblem, 'rule' | 'message'> | undefined {
+  function judge(first: string, second: string | undefined, text: string): Pick<GuideLinkProblem, 'rule' | 'message'> | undefined {
     const isGuide = guideHeadings.has(first);
     if (!tagSlugs.has(first) && !isGuide) {
       const elsewhere = second !== undefined ? anchors.get(second) : undefined;
@@ -92,7 +100,11 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
     if (operationsByTag.get(first)?.has(second)) return undefined;
     const elsewhere = anchors.get(second);
     if (elsewhere) return { rule: 'guide-link-unknown-operation', message: `link to operation "${second}" under tag "${first}", which does not show it: the operation is at ${elsewhere.join(', ')}` };
-    return { rule: 'guide-link-unknown-operation', message: `link to operation "${second}" that does not exist${suggestion(second, [...anchors.keys()])}` };
+    // a renamed operationId: the link's text often still names the operation (summary, or METHOD /path)
+    const byText = named.get(text.replace(/`/g, '').trim().toLowerCase());
+    const at = byText === undefined ? undefined : anchors.get(byText.toLowerCase());
+    const hint = at ? ` (its text names ${byText}: ${at.join(', ')})` : suggestion(second, [...anchors.keys()]);
+    return { rule: 'guide-link-unknown-operation', message: `link to operation "${second}" that does not exist${hint}` };
   }
 }
 

@@ -89,7 +89,10 @@ describe('npm run lint on a broken copy', () => {
     const message = (rule: string) => result.problems.find((p) => p.rule === rule)?.message;
     expect(message('example-undeclared-property')).toBe('property captureRef is not declared by schema CaptureRequest');
     expect(message('example-invalid')).toMatch(/^the example must be integer \(against the schema at .*Page\.yaml:\d+\)$/);
-    expect(message('guide-link-unknown-operation')).toBe('link to operation "capturepayment" that does not exist');
+    // the link's text is the operation's summary: the hint finds the renamed operation
+    expect(message('guide-link-unknown-operation')).toBe(
+      'link to operation "capturepayment" that does not exist (its text names captureAuthorizedPayment: #/payments/captureauthorizedpayment)',
+    );
   });
 
   it('prints each as file:line:col severity rule message', () => {
@@ -142,6 +145,7 @@ describe('the checks on their own', () => {
       '/things': {
         post: {
           operationId: 'createThing',
+          summary: 'Create a thing',
           tags: ['Things'],
           requestBody: {
             content: {
@@ -181,10 +185,14 @@ describe('the checks on their own', () => {
       'Fine: [create](#/things/creatething), [tag](#/other-things), [guide](#/a-guide), [section](#/a-guide/details).',
       'Broken: [x](#/thing/creatething) [y](#/things/createthings)',
       '[z](#/other-things/creatething) [w](#/a-guide/detail) [v](#/nothing)',
+      '[`POST /things`](#/things/makething)',
       '## Details',
     ].join('\n');
     await writeFile(join(dir, '01-a.md'), text);
-    expect(guideLinks(text).map((l) => l.target).slice(0, 2)).toEqual(['#/things/creatething', '#/other-things']);
+    expect(guideLinks(text).slice(0, 2)).toEqual([
+      { target: '#/things/creatething', text: 'create', offset: text.indexOf('#/things/creatething') },
+      { target: '#/other-things', text: 'tag', offset: text.indexOf('#/other-things)') },
+    ]);
     const found = checkGuideLinks(doc, dir).map((p) => `${p.line}:${p.col} ${p.rule} ${p.message}`);
     expect(found).toEqual([
       '3:13 guide-link-unknown-tag link to tag "thing" that does not exist: operation "creatething" is at #/things/creatething',
@@ -192,6 +200,7 @@ describe('the checks on their own', () => {
       '4:5 guide-link-unknown-operation link to operation "creatething" under tag "other-things", which does not show it: the operation is at #/things/creatething',
       '4:37 guide-link-unknown-section link to section "detail" that the guide "a-guide" does not have (did you mean "details"?)',
       '4:59 guide-link-unknown-tag link to tag "nothing" that does not exist',
+      '5:18 guide-link-unknown-operation link to operation "makething" that does not exist (its text names createThing: #/things/creatething)',
     ]);
   });
 });
