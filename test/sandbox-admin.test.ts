@@ -2,12 +2,16 @@
 // credential, a reset of one scope or of everything, the test clock shown and advanced (a DELAYED
 // capture runs), webhook deliveries listed with their attempts and resent (409 while pending, 404
 // unknown), and validation from its document. Every admin response is held to the admin document.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../generator/paths.js';
 import { ADMIN_PREFIX, loadAdminDocument, type AdminOperationId } from '../sandbox/http/admin.js';
 import { databases, STORES } from './support/postgres.js';
 import { eventually, Receiver } from './support/receiver.js';
 import { sandboxPerSuite } from './support/sandbox.js';
 
+const GUIDES_DIR = join(REPO_ROOT, 'docs', 'guides');
 const dbs = databases();
 const HOUR = 3_600_000;
 let seq = 0;
@@ -41,6 +45,13 @@ describe('the admin document as the sandbox reads it', () => {
     expect(document.checkResponse('listMerchants', 200, json, '{"data":[{"merchantId":"m","apiKey":"sk"}]}').join()).toMatch(/webhookKind/);
     expect(document.checkResponse('listMerchants', 404, json, '{}').join()).toMatch(/does not declare/);
     expect(document.checkResponse('resendWebhookDelivery', 409, json, '{"type":"https://x.example/p","title":"t","status":409}').join()).toMatch(/not application\/problem\+json/);
+  });
+
+  it('is a page of the docs site that a guide links to, showing every admin operation', () => {
+    const linking = readdirSync(GUIDES_DIR).filter((f) => f.endsWith('.md') && readFileSync(join(GUIDES_DIR, f), 'utf8').includes('](sandbox-admin.html)'));
+    expect(linking, 'a guide links the admin reference (docs/guides/*.md: [..](sandbox-admin.html))').not.toEqual([]);
+    const page = readFileSync(join(REPO_ROOT, 'generated', 'docs', 'sandbox-admin.html'), 'utf8');
+    for (const id of loadAdminDocument().operations.keys()) expect(page, `generated/docs/sandbox-admin.html shows ${id}`).toContain(`"operationId":"${id}"`);
   });
 });
 
