@@ -105,7 +105,7 @@ function handlers(deps: AdminDeps): Record<AdminOperationId, AdminHandler> {
       const scope = await scopeOf(r);
       if (isReply(scope)) return scope;
       const request = r.body as Schemas['AdvanceRequest'];
-      const to = 'seconds' in request ? new Date((await clocks.get(scope)).now.getTime() + request.seconds * 1000) : new Date(request.to);
+      const to = 'seconds' in request ? { byMs: request.seconds * 1000 } : new Date(request.to);
       try {
         const result = await clocks.advance(scope, to);
         const body: Schemas['ClockAdvance'] = {

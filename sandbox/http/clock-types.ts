@@ -36,11 +36,12 @@ export interface Clocks {
   now(scope: Scope): Date;
   get(scope: Scope): Promise<ClockState>;
   /**
-   * Moves the scope's clock to `to` (ClockError if it lies before the clock's time), running, in
+   * Moves the scope's clock to `to`, or by `byMs` from its time as the transaction reads it
+   * (ClockError if `to` lies before the clock's time), running, in
    * order of their due times and each at its own time, the work that falls due: DELAYED captures,
    * plan billings; pending webhook retries of the scope become due. One transaction.
    */
-  advance(scope: Scope, to: Date): Promise<ClockAdvance>;
+  advance(scope: Scope, to: Date | { byMs: number }): Promise<ClockAdvance>;
   /** Sets the scope's clock back to the wall clock (after its data was reset). */
   reset(scope: Scope): Promise<void>;
 }

@@ -117,13 +117,15 @@ export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
       return { scope, now: clockTime(wall(), offsetMs), offsetMs };
     },
 
-    async advance(scope, to) {
+    async advance(scope, target) {
       const merchant = await merchantOf(scope);
       let notified = false;
       const result = await store.transaction(async (tx): Promise<ClockAdvance> => {
         const offset = await tx.clocks.get(scope, { lock: true });
         const wallNow = wall();
         const from = clockTime(wallNow, offset);
+        // A duration counts from this reading, so that "2 hours" is exactly 2 hours.
+        const to = target instanceof Date ? target : new Date(from.getTime() + target.byMs);
         if (to.getTime() < from.getTime()) throw new ClockError(`the clock is at ${from.toISOString()}; it cannot go back to ${to.toISOString()}`);
         const done: Pick<ClockAdvance, 'captured' | 'billed'> = { captured: [], billed: [] };
         notified = await runDueWork(tx, merchant, scope, to, done);
