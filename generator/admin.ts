@@ -3,12 +3,13 @@
 // (generated/admin/types.ts) and shown in the docs site (docs/sandbox-admin.html). One file, no
 // external $refs: it is read as it is, without bundling. Read here as a file, never imported.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import type { OpenApiDocument } from './bundle.js';
 import { renderReferencePage } from './docs.js';
 import { lintContract, type LintOptions, type LintResult } from './lint.js';
 import { REPO_ROOT } from './paths.js';
+import { checkSourceSyntax } from './source-syntax.js';
 import { renderTypes } from './types.js';
 
 export const ADMIN_ROOT = join(REPO_ROOT, 'sandbox', 'admin', 'openapi.yaml');
@@ -16,9 +17,16 @@ export const ADMIN_SPECTRAL_RULESET = join(REPO_ROOT, 'sandbox', 'admin', '.spec
 /** Redoc options of the admin page: the contract's, with the admin document as the download. */
 export const ADMIN_DOCS_CONFIG = join(REPO_ROOT, 'sandbox', 'admin', 'docs.redocly.yaml');
 
-export async function loadAdminDocument(): Promise<OpenApiDocument> {
-  return parse(await readFile(ADMIN_ROOT, 'utf8')) as OpenApiDocument;
+export async function loadAdminDocument(path = ADMIN_ROOT): Promise<OpenApiDocument> {
+  const text = await readFile(path, 'utf8');
+  // A YAML mistake as lint reports it (file:line:col, where the mistake is, with a hint), not a parser stack.
+  const [problem] = checkSourceSyntax(path);
+  if (problem) throw new AdminDocumentError(`${relative(process.cwd(), problem.file)}:${problem.line}:${problem.col} error yaml-syntax ${problem.message}`);
+  return parse(text) as OpenApiDocument;
 }
+
+/** The admin document cannot be read as YAML; the message is the problem's `file:line:col …` line. */
+export class AdminDocumentError extends Error {}
 
 /** Redocly on the document, Spectral with the admin ruleset: the same bar as the contract's. */
 export function lintAdminDocument(options: Pick<LintOptions, 'out'> = {}): Promise<LintResult> {
@@ -32,9 +40,9 @@ export async function renderAdminTypes(document: OpenApiDocument): Promise<strin
 }
 
 /** docs/sandbox-admin.html and the document it offers for download, docs/sandbox-admin.yaml. */
-export async function renderAdminDocs(document: OpenApiDocument): Promise<Array<{ path: string; content: string }>> {
+export async function renderAdminDocs(document: OpenApiDocument, path = ADMIN_ROOT): Promise<Array<{ path: string; content: string }>> {
   return [
     { path: 'docs/sandbox-admin.html', content: await renderReferencePage(document, ADMIN_DOCS_CONFIG) },
-    { path: 'docs/sandbox-admin.yaml', content: await readFile(ADMIN_ROOT, 'utf8') },
+    { path: 'docs/sandbox-admin.yaml', content: await readFile(path, 'utf8') },
   ];
 }

@@ -1,26 +1,37 @@
-// npm run generate [-- --watch]
+// npm run generate [-- --watch] [-- --root openapi/openapi.yaml --out generated/ --guides docs/guides/ --admin sandbox/admin/openapi.yaml]
 // The one pipeline from the contract to everything derived from it:
-//   lint → bundle → types → operations → resources → docs
+//   lint → bundle → types → operations → resources → admin → docs → admin-docs
 // Every step starts as soon as its input exists (all but lint need only the bundle), so they run
 // concurrently; their files are written in pipeline order, each atomically, and only after the
 // step and every step before it succeeded. The first failure stops the run with the tool's own
 // message (file and line) and a non-zero exit; files of that step and later ones are untouched.
-import { watch } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadAdminDocument, renderAdminDocs, renderAdminTypes } from './admin.js';
-import { BundleError, bundleContract } from './bundle.js';
-import { buildDocs } from './docs.js';
+import { parseArgs } from 'node:util';
+import { ADMIN_ROOT, AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './admin.js';
+import { BundleError, bundleContract, type BundleResult } from './bundle.js';
+import { buildDocs, GUIDES_DIR } from './docs.js';
 import { writeFileAtomic } from './fs.js';
+import { checkGuideLinks } from './guide-links.js';
 import { formatProblem, lintContract } from './lint.js';
 import { renderOperations } from './operations.js';
 import { renderResources } from './resources.js';
-import { DEFAULT_OUT, DEFAULT_ROOT, REPO_ROOT } from './paths.js';
+import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
 import { renderTypes } from './types.js';
 
 export class StepError extends Error {}
+/** Watch mode: a step whose files are not written because a step they depend on failed. */
+class NotWritten extends Error {}
+
+/**
+ * The steps, in pipeline order (the order their files are written in). `guides` is the guide-link
+ * check alone, which lint includes: watch mode runs it with docs when only a guide changed.
+ */
+export const STEPS = ['lint', 'guides', 'bundle', 'types', 'operations', 'resources', 'admin', 'docs', 'admin-docs'] as const;
+export type StepName = (typeof STEPS)[number];
 
 interface Artifact {
   /** path relative to the output directory */
@@ -41,79 +52,164 @@ export interface GenerateOptions {
   /** false skips the lint step (the drift test regenerates without re-linting) */
   lint?: boolean;
   log?: (line: string) => void;
+  /** Only these steps (default: all but `guides`); watch mode picks them by what changed. */
+  steps?: readonly StepName[];
+  /** The bundle of `root` when the caller has it (watch mode reuses it after a guide change). */
+  bundle?: Promise<BundleResult>;
+  /** The docs site's guides (default docs/guides/). */
+  guidesDir?: string;
+  /** The sandbox's admin API document (default sandbox/admin/openapi.yaml). */
+  adminRoot?: string;
+  /** Lint's Redocly config (default redocly.yaml). */
+  redoclyConfig?: string;
+  /**
+   * Watch mode. Nothing is written when the contract does not bundle; otherwise each step's files
+   * as soon as it is ready, types first (the other steps start once types.ts is written, so that
+   * they do not slow it down), docs only once lint passed. Every step is reported, not only the
+   * first failure. Default: pipeline order, the first failure stops the run.
+   */
+  eager?: boolean;
+  /** Watch mode: called once a step's files are written. */
+  onWritten?: (step: StepName) => void;
 }
 
 export async function generate(options: GenerateOptions = {}): Promise<boolean> {
   const root = options.root ?? DEFAULT_ROOT;
   const out = options.out ?? DEFAULT_OUT;
   const log = options.log ?? ((line: string) => console.log(line));
+  const eager = options.eager === true;
+  const selected = new Set<StepName>(options.steps ?? STEPS.filter((s) => s !== 'guides' && (s !== 'lint' || options.lint !== false)));
+  const adminRoot = options.adminRoot ?? ADMIN_ROOT;
   const start = performance.now();
 
-  const bundling = bundleContract({ root });
-  const fromBundle = <T>(f: (doc: Record<string, unknown>) => Promise<T> | T) => bundling.then((b) => f(b.document));
+  // Started by the first step that needs it: an admin-only run bundles nothing.
+  let bundlePromise: Promise<BundleResult> | undefined;
+  const bundling = () => (bundlePromise ??= options.bundle ?? bundleContract({ root }));
+  const fromBundle = <T>(f: (doc: Record<string, unknown>) => Promise<T> | T) => bundling().then((b) => f(b.document));
+  let adminPromise: ReturnType<typeof loadAdminDocument> | undefined;
+  const admin = () => (adminPromise ??= loadAdminDocument(adminRoot));
+  // Watch mode: types first; the other steps start once types.ts is written (or failed).
+  let typesSettled: () => void = () => undefined;
+  const typesDone = new Promise<void>((done) => (typesSettled = done));
+  const afterTypes = () => (eager && selected.has('types') ? typesDone : bundling());
 
-  const steps: [string, Promise<StepResult & { ms: number }>][] = [];
+  type Done = StepResult & { ms: number; writtenMs?: number };
+  const steps: [StepName, Promise<Done>][] = [];
+  const write = async (r: StepResult) => {
+    for (const a of r.artifacts) await writeFileAtomic(join(out, a.path), a.content);
+  };
   // A step's time runs from the moment its input is ready (the bundle, for all but lint).
-  const timed = (name: string, work: () => Promise<StepResult>, input: Promise<unknown> = Promise.resolve()) => {
-    const p = input.then(async () => {
+  const timed = (name: StepName, work: () => Promise<StepResult>, input: () => Promise<unknown> = () => Promise.resolve()) => {
+    if (!selected.has(name)) return;
+    const p = input().then(async (): Promise<Done> => {
       const t0 = performance.now();
       const r = await work();
-      return { ...r, ms: performance.now() - t0 };
+      const ms = performance.now() - t0;
+      if (!eager) return { ...r, ms };
+      if (name === 'docs') {
+        const gates = steps.filter(([n]) => n === 'lint' || n === 'guides');
+        for (const [n, gate] of gates) await gate.catch(() => Promise.reject(new NotWritten(`not written: ${n} failed`)));
+      }
+      await write(r);
+      options.onWritten?.(name);
+      return { ...r, ms, writtenMs: performance.now() - start };
     });
     p.catch(() => undefined); // reported in order below
+    if (name === 'types') p.then(typesSettled, typesSettled);
     steps.push([name, p]);
   };
 
-  if (options.lint !== false) {
-    timed('lint', async () => {
-      const result = await lintContract({ root, out, bundle: bundling });
-      if (!result.ok) throw new StepError(result.problems.map(formatProblem).join('\n'));
-      return { artifacts: [], detail: '0 errors, 0 warnings' };
+  timed('lint', async () => {
+    const result = await lintContract({
+      root,
+      out,
+      bundle: bundling(),
+      ...(options.guidesDir ? { guidesDir: options.guidesDir } : {}),
+      ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
     });
-  }
+    if (!result.ok) throw new StepError(result.problems.map(formatProblem).join('\n'));
+    return { artifacts: [], detail: '0 errors, 0 warnings' };
+  }, eager ? afterTypes : undefined);
+  timed('guides', async () => {
+    const problems = checkGuideLinks((await bundling()).document, options.guidesDir ?? GUIDES_DIR);
+    if (problems.length) throw new StepError(problems.map((p) => formatProblem({ tool: 'guides', severity: 'error', ...p, file: relative(process.cwd(), p.file) })).join('\n'));
+    return { artifacts: [], detail: 'every guide link leads somewhere' };
+  }, afterTypes);
   timed('bundle', async () => {
-    const b = await bundling;
+    const b = await bundling();
     return { artifacts: [{ path: 'openapi.yaml', content: b.yaml }, { path: 'openapi.json', content: b.json }] };
   });
   timed('types', async () => ({ artifacts: [{ path: 'types.ts', content: await fromBundle(renderTypes) }] }), bundling);
   timed('operations', async () => {
     const content = await fromBundle(renderOperations);
     return { artifacts: [{ path: 'operations.ts', content }], detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations` };
-  }, bundling);
-  timed('resources', async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }), bundling);
-  // The sandbox's admin API document: its types for the sandbox's CLI (its page: the docs step).
-  const admin = loadAdminDocument();
-  timed('admin', async () => ({ artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin) }] }), admin);
+  }, afterTypes);
+  timed('resources', async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }), afterTypes);
+  // The sandbox's admin API document: its types for the sandbox's CLI, and its page.
+  timed('admin', async () => ({ artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin()) }] }), admin);
   timed('docs', async () => {
-    const document = (await bundling).document;
+    const document = (await bundling()).document;
     const tmp = await mkdtemp(join(tmpdir(), 'generate-docs-'));
     try {
-      const { files } = await buildDocs(document, tmp);
+      const { files } = await buildDocs(document, tmp, options.guidesDir ? { guidesDir: options.guidesDir } : {});
       const artifacts: Artifact[] = await Promise.all(
         files.map(async (f: string) => ({ path: relative(tmp, f).split('\\').join('/'), content: await readFile(f) })),
       );
-      artifacts.push(...(await renderAdminDocs(await admin)));
       return { artifacts, owns: 'docs' };
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }
-  }, bundling);
+  }, afterTypes);
+  timed('admin-docs', async () => ({ artifacts: await renderAdminDocs(await admin(), adminRoot), owns: 'docs' }), admin);
 
+  const line = (name: string, r: Done) => {
+    const files = r.artifacts.length ? `  ${r.artifacts.map((a) => a.path).join(', ')}` : '';
+    const at = r.writtenMs !== undefined && r.artifacts.length ? ` (written at ${Math.round(r.writtenMs)} ms)` : '';
+    return `✔ ${name.padEnd(10)} ${fmt(r.ms)}${r.detail ? `  ${r.detail}` : ''}${files}${at}`;
+  };
+  const messageOf = (err: unknown) => (err instanceof StepError || err instanceof BundleError || err instanceof AdminDocumentError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err));
+
+  if (eager) {
+    // Every step reported; a step that only failed because the bundle did says so in one line.
+    let ok = true;
+    const reported = new Set<unknown>();
+    for (const [name, promise] of steps) {
+      try {
+        log(line(name, await promise));
+      } catch (err) {
+        ok = false;
+        if (err instanceof NotWritten) log(`– ${name.padEnd(10)} ${err.message}`);
+        else if (err instanceof BundleError && name !== 'bundle') log(`– ${name.padEnd(10)} not run: the contract does not bundle`);
+        else if (reported.has(err)) log(`– ${name.padEnd(10)} not run: the same problem as above`);
+        else if (err instanceof BundleError && selected.has('lint')) log(`✖ ${name.padEnd(10)} the contract does not bundle (lint above says where)`);
+        else log(`✖ ${name.padEnd(10)}\n${messageOf(err)}`);
+        reported.add(err);
+      }
+    }
+    log(`${ok ? '✔' : '✖'} ${(ok ? 'done' : 'failed').padEnd(10)} ${fmt(performance.now() - start)}`);
+    return ok;
+  }
+
+  const done: Done[] = [];
   for (const [name, promise] of steps) {
-    let result: StepResult & { ms: number };
+    let result: Done;
     try {
       result = await promise;
     } catch (err) {
       log(`✖ ${name.padEnd(10)}`);
-      const message = err instanceof StepError || err instanceof BundleError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
-      log(message);
+      log(messageOf(err));
       log(`generate failed at step "${name}": files of this step and later steps were left untouched`);
       return false;
     }
-    for (const a of result.artifacts) await writeFileAtomic(join(out, a.path), a.content);
-    if (result.owns) await removeStale(join(out, result.owns), new Set(result.artifacts.map((a) => join(out, a.path))));
-    const files = result.artifacts.length ? `  ${result.artifacts.map((a) => a.path).join(', ')}` : '';
-    log(`✔ ${name.padEnd(10)} ${fmt(result.ms)}${result.detail ? `  ${result.detail}` : ''}${files}`);
+    await write(result);
+    done.push(result);
+    log(line(name, result));
+  }
+  // A full run removes files that no step produces any more (a partial run cannot know them all).
+  if (!options.steps) {
+    for (const folder of new Set(done.flatMap((r) => (r.owns ? [r.owns] : [])))) {
+      await removeStale(join(out, folder), new Set(done.flatMap((r) => r.artifacts.map((a) => join(out, a.path)))));
+    }
   }
   log(`✔ ${'done'.padEnd(10)} ${fmt(performance.now() - start)}`);
   return true;
@@ -129,32 +225,66 @@ async function removeStale(dir: string, keep: Set<string>): Promise<void> {
 
 const fmt = (ms: number) => `${Math.round(ms)} ms`.padStart(8);
 
-/** Regenerates on every change under openapi/ (and the docs guides), until interrupted. */
-async function watchAndGenerate(): Promise<void> {
-  await generate();
-  const folders = ['openapi', 'docs'].map((f) => join(REPO_ROOT, f));
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let again = false;
-  const run = async () => {
-    if (running) { again = true; return; }
-    running = true;
-    console.log(`\n↻ change detected, regenerating (${new Date().toLocaleTimeString()})`);
-    await generate();
-    running = false;
-    if (again) { again = false; void run(); }
+const USAGE = `usage: npm run generate [-- --watch] [-- --root <file>] [-- --out <dir>] [-- --guides <dir>] [-- --admin <file>]
+
+  --watch          regenerate on every change under the contract's folder, the guides and the
+                   admin document's folder, re-running only what the change needs (Ctrl-C stops)
+  --root <file>    the contract's root (default openapi/openapi.yaml); in a copy of this
+                   repository's layout (<dir>/openapi/openapi.yaml), <dir>'s docs/guides/,
+                   sandbox/admin/openapi.yaml and redocly.yaml are used where it has them
+  --out <dir>      where the files go (default generated/)
+  --guides <dir>   the docs site's guides (default docs/guides/)
+  --admin <file>   the sandbox's admin API document (default sandbox/admin/openapi.yaml)`;
+
+/** The guides, admin document and Redocly config of the project that `root` is the contract of, where it has them. */
+function projectPaths(root: string): Pick<GenerateOptions, 'guidesDir' | 'adminRoot' | 'redoclyConfig'> {
+  if (root === DEFAULT_ROOT) return {};
+  const project = dirname(dirname(root));
+  const found = (path: string) => (existsSync(path) ? path : undefined);
+  const paths = {
+    guidesDir: found(join(project, 'docs', 'guides')),
+    adminRoot: found(join(project, 'sandbox', 'admin', 'openapi.yaml')),
+    redoclyConfig: found(join(project, 'redocly.yaml')),
   };
-  for (const folder of folders) {
-    // recursive fs.watch works on Linux from Node 20; editors fire bursts of events: debounce
-    watch(folder, { recursive: true }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void run(), 150);
-    }).on('error', () => undefined);
-  }
-  console.log(`watching ${folders.map((f) => relative(process.cwd(), f) + '/').join(' and ')} — Ctrl+C to stop`);
+  return Object.fromEntries(Object.entries(paths).filter(([, v]) => v !== undefined));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (process.argv.includes('--watch')) await watchAndGenerate();
-  else process.exitCode = (await generate()) ? 0 : 1; // exitCode: never cut output written to a pipe
+  let values;
+  try {
+    values = parseArgs({
+      options: {
+        watch: { type: 'boolean', default: false },
+        root: { type: 'string' },
+        out: { type: 'string' },
+        guides: { type: 'string' },
+        admin: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const root = values.root ? resolve(values.root) : DEFAULT_ROOT;
+  const paths = {
+    root,
+    out: values.out ? resolve(values.out) : DEFAULT_OUT,
+    ...projectPaths(root),
+    ...(values.guides ? { guidesDir: resolve(values.guides) } : {}),
+    ...(values.admin ? { adminRoot: resolve(values.admin) } : {}),
+  };
+  if (values.watch) {
+    const { watchAndGenerate } = await import('./watch.js');
+    const watching = watchAndGenerate({ ...paths, generate, steps: STEPS });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void watching.close().then(() => process.exit(0)));
+    await watching.ready;
+  } else {
+    process.exitCode = (await generate(paths)) ? 0 : 1; // exitCode: never cut output written to a pipe
+  }
 }

@@ -5,6 +5,7 @@
 //   3. the sandbox beside a bare node:http server and the mock: GET and POST throughput, p99,
 //      resident memory after 100 000 payments
 //   4. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
+//   5. watch mode: a schema edit saved by rename until generated/types.ts has it (scripts/bench-watch.ts)
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -12,6 +13,7 @@ import { REPO_ROOT } from '../generator/paths.js';
 import { benchClient } from './bench-client.js';
 import { benchMock } from './bench-mock.js';
 import { benchSandbox } from './bench-sandbox.js';
+import { benchWatch, formatWatchBench } from './bench-watch.js';
 
 const RUNS = 5;
 
@@ -77,3 +79,6 @@ const client = await benchClient();
 console.log(`  per-call overhead vs the equivalent raw fetch (with the same timeout signal): ${client.overheadPct.toFixed(1)} % (client ${client.clientMedianUs.toFixed(0)} µs, fetch ${client.fetchMedianUs.toFixed(0)} µs median; target ≤ 5 %)`);
 console.log(`  vs bare fetch without a signal: ${client.overheadVsBareFetchPct.toFixed(1)} %; with abortOnTimeout: false: ${client.noAbortOverheadPct.toFixed(1)} %`);
 console.log(`  client entry, minified + gzipped: ${(client.sizeMinGzipBytes / 1024).toFixed(1)} kB besides openapi-fetch (${(client.openapiFetchMinGzipBytes / 1024).toFixed(1)} kB); target ≤ 10 kB`);
+
+console.log('\nnpm run generate -- --watch (a child process on a copy of the project)');
+console.log(formatWatchBench(await benchWatch(10)));

@@ -5,7 +5,7 @@
 // - A child never outlives the process that started it: it exits when its stdin reaches end of
 //   file (see WATCHDOG), which happens however the parent ends, even by SIGKILL; and an exit hook
 //   kills the groups still running.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 
 export const LOOPBACK = '127.0.0.1';
@@ -98,30 +98,67 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 }
 
 async function launch(options: ServerProcessOptions, port: number): Promise<ServerProcess> {
-  const args = ['--import', WATCHDOG, ...options.args(port)];
-  // detached: the child leads its own process group, so stop() can kill it and anything it forks.
-  // Its stdin is a pipe that this process never writes nor closes (see WATCHDOG).
+  const child = startProcessGroup(process.execPath, ['--import', WATCHDOG, ...options.args(port)], {
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.inheritOutput ? { inheritOutput: true } : {}),
+    name: options.name,
+  });
+  const baseUrl = `http://${LOOPBACK}:${port}`;
+  try {
+    await waitUntilReady(options, baseUrl, child);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return { baseUrl, port, pid: child.pid, output: () => child.output().slice(-20_000), exited: child.exited, stop: child.stop };
+}
+
+export interface ProcessGroup {
+  /** The child's pid, which is also its process group id. */
+  pid: number;
+  /** Everything it printed so far, stdout and stderr interleaved (empty when inherited). */
+  output(): string;
+  hasExited(): boolean;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once `test(output)` holds; rejects after `timeoutMs` or when the child exits first. */
+  waitFor(what: string, test: (output: string) => boolean, timeoutMs?: number): Promise<void>;
+  /** Kills the child's process group: SIGTERM, then SIGKILL after a grace period. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `command args…` as the leader of a process group of its own, never outliving this process (the
+ * exit hook above; for Node children also WATCHDOG). Its stdin is a pipe this process never writes
+ * nor closes, its output is kept (not when inherited). A forgotten stop() does not keep this process alive.
+ */
+export function startProcessGroup(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; inheritOutput?: boolean; name?: string } = {},
+): ProcessGroup {
   const output: 'inherit' | 'pipe' = options.inheritOutput ? 'inherit' : 'pipe';
-  const child = spawn(process.execPath, args, {
+  // detached: the child leads its own process group, so stop() can kill it and anything it forks.
+  const child = spawn(command, args, {
     detached: true,
     stdio: ['pipe', output, output],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: { ...process.env, ...options.env },
   });
   const pgid = child.pid;
-  if (pgid === undefined) throw new Error(`could not spawn ${options.name}`);
+  if (pgid === undefined) throw new Error(`could not spawn ${options.name ?? command}`);
   running.add(pgid);
-  // A forgotten stop() must not keep this process alive (the child then dies with it).
   child.unref();
   for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
 
-  // Always drain the output (a full pipe would block the child); keep the tail for messages.
-  const tail: string[] = [];
-  const keep = (chunk: Buffer) => {
-    tail.push(chunk.toString());
-    if (tail.length > 200) tail.shift();
+  // Always drain the output (a full pipe would block the child); a chatty server keeps its last megabyte.
+  let all = '';
+  const keep = (d: string) => {
+    all += d;
+    if (all.length > 2_000_000) all = all.slice(-1_000_000);
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  child.stdout?.setEncoding('utf8').on('data', keep);
+  child.stderr?.setEncoding('utf8').on('data', keep);
+  const text = () => all;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
     child.once('exit', (code, signal) => {
       running.delete(pgid);
@@ -147,31 +184,25 @@ async function launch(options: ServerProcessOptions, port: number): Promise<Serv
     running.delete(pgid);
   });
 
-  const baseUrl = `http://${LOOPBACK}:${port}`;
-  try {
-    await waitUntilReady(options, baseUrl, child, hasExited, () => tail.join(''));
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { baseUrl, port, pid: pgid, output: () => tail.join(''), exited, stop };
+  const waitFor = async (what: string, test: (output: string) => boolean, timeoutMs = START_TIMEOUT_MS) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (test(text())) return;
+      if (hasExited()) throw new Error(`${options.name ?? command} exited (code ${child.exitCode}, signal ${child.signalCode}) before ${what}:\n${text().slice(-5_000)}`);
+      if (Date.now() > deadline) throw new Error(`${options.name ?? command}: no ${what} within ${timeoutMs} ms:\n${text().slice(-5_000)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { pid: pgid, output: text, hasExited, exited, waitFor, stop };
 }
 
-async function waitUntilReady(
-  options: ServerProcessOptions,
-  baseUrl: string,
-  child: ChildProcess,
-  hasExited: () => boolean,
-  output: () => string,
-): Promise<void> {
+async function waitUntilReady(options: ServerProcessOptions, baseUrl: string, child: ProcessGroup): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (hasExited()) {
-      const text = output();
-      throw new ServerStartError(
-        `${options.name} exited (code ${child.exitCode}, signal ${child.signalCode}) before answering:\n${text}`,
-        /EADDRINUSE/.test(text),
-      );
+    if (child.hasExited()) {
+      const text = child.output();
+      const { code, signal } = await child.exited;
+      throw new ServerStartError(`${options.name} exited (code ${code}, signal ${signal}) before answering:\n${text.slice(-20_000)}`, /EADDRINUSE/.test(text));
     }
     try {
       if (await options.ready(baseUrl)) return;
@@ -180,5 +211,5 @@ async function waitUntilReady(
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new ServerStartError(`${options.name} did not answer on ${baseUrl} within ${START_TIMEOUT_MS} ms:\n${output()}`, false);
+  throw new ServerStartError(`${options.name} did not answer on ${baseUrl} within ${START_TIMEOUT_MS} ms:\n${child.output().slice(-20_000)}`, false);
 }

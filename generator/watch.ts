@@ -1,0 +1,180 @@
+// npm run generate -- --watch: regenerates on every change to the contract (openapi/), the docs
+// guides (docs/guides/) and the sandbox's admin document (sandbox/admin/), re-running only what the
+// change needs, until stopped.
+//
+// chokidar watches the folders, not single files: a file that an editor replaces by rename (sed -i,
+// vim, JetBrains safe-write, git checkout), deletes and re-creates, or creates in a new folder is
+// seen like any other change (node:fs watch lost a file once it had been renamed over).
+import { watch } from 'chokidar';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { ADMIN_ROOT } from './admin.js';
+import { bundleContract, type BundleResult } from './bundle.js';
+import { GUIDES_DIR } from './docs.js';
+import type { GenerateOptions, StepName } from './index.js';
+import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
+
+/**
+ * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
+ * last event before a rebuild starts means that the rebuild reads what the dropped change wrote.
+ */
+const DEBOUNCE_MS = 50;
+
+export const WATCH_DECISION = `In watch mode a contract that does not bundle writes nothing. Otherwise types.ts, operations.ts and
+resources.ts are written as soon as they are ready, before lint has finished (types first: the editor
+sees them within a second); lint runs meanwhile and prints its problems as
+file:line:col severity rule message; the docs are written only when lint passes. An error never
+stops the watcher: fix the file and save again.`;
+
+type Kind = 'contract' | 'guides' | 'admin';
+
+export interface WatchOptions {
+  root?: string;
+  out?: string;
+  guidesDir?: string;
+  adminRoot?: string;
+  redoclyConfig?: string;
+  /** generator/index.ts's generate() and STEPS: passed in, since importing them back would be an import cycle. */
+  generate: (options: GenerateOptions) => Promise<boolean>;
+  steps: readonly StepName[];
+  log?: (text: string) => void;
+}
+
+export interface Watching {
+  /** Resolves once the watchers are set up and the first full build has been reported. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function watchAndGenerate(options: WatchOptions): Watching {
+  const root = resolve(options.root ?? DEFAULT_ROOT);
+  const out = resolve(options.out ?? DEFAULT_OUT);
+  const guidesDir = resolve(options.guidesDir ?? GUIDES_DIR);
+  const adminRoot = resolve(options.adminRoot ?? ADMIN_ROOT);
+  const log = options.log ?? ((text: string) => console.log(text));
+  const folders: Record<Kind, string> = { contract: dirname(root), guides: guidesDir, admin: dirname(adminRoot) };
+  const show = (p: string) => {
+    const r = relative(process.cwd(), p);
+    return r.startsWith('..') ? p : r || '.';
+  };
+
+  // What each kind of change re-runs. Contract: every step but the admin ones (and `guides`, which
+  // lint includes), so that a step added to the pipeline runs on contract changes too.
+  const STEPS_FOR: Record<Kind, StepName[]> = {
+    contract: options.steps.filter((s) => s !== 'guides' && s !== 'admin' && s !== 'admin-docs'),
+    guides: ['guides', 'docs'],
+    admin: ['admin', 'admin-docs'],
+  };
+
+  const inside = (dir: string, p: string) => p === dir || p.startsWith(dir + sep);
+  const kindOf = (path: string): Kind | undefined => {
+    const p = resolve(path);
+    // Editors' temp and backup files (sedXXXXXX, 4913, x.yaml~, .x.swp) have none of these endings.
+    if (inside(folders.admin, p) && /\.(ya?ml|json)$/i.test(p)) return 'admin';
+    if (inside(folders.guides, p) && /\.(md|svg|png|jpe?g|webp)$/i.test(p)) return 'guides';
+    if (inside(folders.contract, p) && /\.(ya?ml|json)$/i.test(p)) return 'contract';
+    return undefined;
+  };
+
+  // The last good bundle: a guide change renders the docs from it without bundling again.
+  let lastBundle: Promise<BundleResult> | undefined;
+  const pending = new Map<Kind, string[]>();
+  let firstEventAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let closed = false;
+
+  async function rebuild(kinds: Map<Kind, string[]>, since: number, initial = false): Promise<void> {
+    const selected = new Set<StepName>(STEPS_FOR.contract.filter((s) => kinds.has('contract')));
+    if (kinds.has('guides') && !selected.has('lint')) for (const s of STEPS_FOR.guides) selected.add(s);
+    if (kinds.has('admin')) for (const s of STEPS_FOR.admin) selected.add(s);
+    const steps = options.steps.filter((s) => selected.has(s));
+    const needsBundle = steps.some((s) => s !== 'admin' && s !== 'admin-docs');
+    let bundle = lastBundle;
+    if (needsBundle && (kinds.has('contract') || !bundle)) {
+      const attempt = (bundle = bundleContract({ root }));
+      lastBundle = undefined;
+      attempt.then(() => (lastBundle = attempt), () => undefined);
+    }
+
+    const files = [...kinds.values()].flat();
+    const trigger = initial ? 'first build' : `${show(files[0]!)}${files.length > 1 ? ` (+${files.length - 1} more)` : ''}`;
+    const lines = [`↻ ${new Date().toLocaleTimeString()} ${trigger} → ${steps.join(', ')}`];
+    let typesAt: number | undefined;
+    let ok = false;
+    try {
+      ok = await options.generate({
+        root,
+        out,
+        guidesDir,
+        adminRoot,
+        ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
+        steps,
+        eager: true,
+        ...(needsBundle && bundle ? { bundle } : {}),
+        log: (line) => lines.push(line),
+        onWritten: (step) => {
+          if (step === 'types') typesAt = performance.now() - since;
+        },
+      });
+    } catch (err) {
+      // generate() reports its steps' failures itself; anything else must not stop the watcher either
+      lines.push(`✖ ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    const ms = performance.now() - since;
+    const types = typesAt === undefined ? '' : `; types.ts written ${Math.round(typesAt)} ms after the ${initial ? 'start' : 'change'}`;
+    lines.push(ok ? `✔ ok in ${Math.round(ms)} ms${types}` : `✖ failed after ${Math.round(ms)} ms${types}; still watching: fix it and save again`);
+    log(lines.join('\n'));
+  }
+
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void runPending(), DEBOUNCE_MS);
+  };
+  async function runPending(): Promise<void> {
+    if (running || closed || pending.size === 0) return; // a running build picks the changes up when it ends
+    const kinds = new Map(pending);
+    pending.clear();
+    running = rebuild(kinds, firstEventAt);
+    await running;
+    running = undefined;
+    if (pending.size > 0) void runPending();
+  }
+
+  const watcher = watch(Object.values(folders), {
+    ignoreInitial: true,
+    // a file replaced within 100 ms of its removal is one change (editors' atomic saves)
+    atomic: true,
+    // no awaitWriteFinish: it holds every event back for its stability threshold. A file caught half
+    // written fails one rebuild; the write's end is another change, which rebuilds again.
+    ignored: (path, stats) => stats?.isFile() === true && kindOf(path) === undefined,
+  });
+  watcher.on('all', (event, path) => {
+    if (event !== 'add' && event !== 'change' && event !== 'unlink') return;
+    const kind = kindOf(path);
+    if (!kind) return;
+    if (pending.size === 0) firstEventAt = performance.now();
+    pending.set(kind, [...(pending.get(kind) ?? []), path]);
+    schedule();
+  });
+  watcher.on('error', (err) => log(`watcher: ${err instanceof Error ? err.message : String(err)} (still watching)`));
+
+  const ready = new Promise<void>((done) => watcher.once('ready', () => done())).then(async () => {
+    log(`${WATCH_DECISION}\n`);
+    const t0 = performance.now();
+    running = rebuild(new Map<Kind, string[]>([['contract', []], ['admin', []]]), t0, true);
+    await running;
+    running = undefined;
+    log(`watching ${Object.values(folders).map((f) => `${show(f)}/`).join(', ')} → ${show(out)}/ (Ctrl-C stops)`);
+    if (pending.size > 0) void runPending();
+  });
+
+  return {
+    ready,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await watcher.close();
+      await running;
+    },
+  };
+}
