@@ -227,7 +227,7 @@ export interface RecordOptions {
 
 /**
  * Writes <dir>/<info.version>.yaml from a bundle (atomically). The content is the bundle's
- * YAML exactly as `npm run bundle` writes it, under a release header.
+ * YAML exactly as `npm run generate` writes it to generated/openapi.yaml, under a release header.
  */
 export async function recordRelease(
   bundle: Pick<BundleResult, 'document'> & Partial<Pick<BundleResult, 'yaml'>>,

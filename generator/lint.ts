@@ -22,7 +22,7 @@ export interface LintProblem {
   severity: Severity;
   rule: string;
   message: string;
-  /** Spectral only: where the problem sits in the bundle (`npm run bundle` writes the same bytes). */
+  /** Spectral only: where the problem sits in the bundle (`npm run generate` writes the same bytes). */
   bundle?: { pointer: string; line: number };
 }
 
@@ -226,7 +226,7 @@ async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: 
   const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
   const spectral = new Spectral();
   spectral.setRuleset(ruleset);
-  // Lint the exact YAML text that `npm run bundle` writes, so bundle line numbers match the file.
+  // Lint the exact YAML text that `npm run generate` writes, so bundle line numbers match the file.
   const doc = new Document(bundle.yaml, Yaml, resolve(bundleName));
   const results: ISpectralDiagnostic[] = await spectral.run(doc);
   const problems = results.map((r): LintProblem => {

@@ -1,16 +1,17 @@
 // npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
 // A Prism mock server of the contract (generated/openapi.json) for front-end teams; see the README, "Mock server for front-end teams".
 // Request validation is on: an invalid request gets a 4xx and its violations in the
-// `sl-violations` response header. SIGINT/SIGTERM are passed on to Prism; exits with Prism's code.
-import { spawn } from 'node:child_process';
+// `sl-violations` response header. Prism runs in a process group of its own (it cannot outlive this
+// command: scripts/server-process.ts); SIGINT/SIGTERM stop the group; exits with Prism's code.
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { constants } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleContract } from '../generator/bundle.js';
-import { REPO_ROOT } from '../generator/paths.js';
+import { DEFAULT_ROOT, REPO_ROOT } from '../generator/paths.js';
 import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
+import { startProcessGroup, WATCHDOG } from './server-process.js';
 
 const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
 
@@ -64,7 +65,7 @@ if (document.jsonSchemaDialect !== 'https://json-schema.org/draft/2020-12/schema
 }
 const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 const baseUrl = `http://${urlHost}:${port}`;
-const args = [PRISM_CLI, 'mock', SPEC, '--host', host, '--port', String(port), '--verboseLevel', values.quiet ? 'warn' : 'info', ...PRISM_MOCK_ARGS];
+const args = ['--import', WATCHDOG, PRISM_CLI, 'mock', SPEC, '--host', host, '--port', String(port), '--verboseLevel', values.quiet ? 'warn' : 'info', ...PRISM_MOCK_ARGS];
 if (values.dynamic) args.push('--dynamic');
 
 // Fail early and clearly when the port is taken (Prism would print its whole usage text).
@@ -84,30 +85,38 @@ console.log(`Payment Service API v2 mock (${shown}, ${values.dynamic ? 'dynamic 
   invalid requests are answered 4xx with the violations in the sl-violations header; see the README
 `);
 
-const prism = spawn(process.execPath, args, { stdio: 'inherit' });
-prism.on('error', (err) => {
-  console.error(`could not start Prism: ${err.message}`);
+let prism: ReturnType<typeof startProcessGroup>;
+try {
+  prism = startProcessGroup(process.execPath, args, { inheritOutput: true, keepAlive: true, name: 'Prism' });
+} catch (err) {
+  console.error(`could not start Prism: ${(err as Error).message}`);
   process.exit(1);
-});
+}
+let stoppedBy: NodeJS.Signals | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
+    stoppedBy ??= signal;
+    void prism.stop(); // the whole group: SIGTERM, then SIGKILL after a grace period
   });
 }
 let ready = false;
-prism.on('exit', (code, signal) => {
-  if (!ready && code) console.error(`Prism exited with code ${code} before listening.`);
-  process.exit(code ?? 128 + (signal ? constants.signals[signal] : 1));
+void prism.exited.then(({ code, signal }) => {
+  if (!ready && code && !stoppedBy) console.error(`Prism exited with code ${code} before listening.`);
+  const by = stoppedBy ?? signal;
+  process.exit(stoppedBy ? 128 + constants.signals[stoppedBy] : (code ?? 128 + (by ? constants.signals[by] : 1)));
 });
 
 // Meanwhile, check that generated/ is the bundle of the current openapi/ (a stale bundle mocks an
-// older contract), and say when Prism listens (its own line is hidden by --quiet). A TCP connect
-// only, so that the check does not show up in Prism's log.
-bundleContract()
+// older contract; PAYMENT_API_ROOT names another contract root to compare with, as the tests do),
+// and say when Prism listens (its own line is hidden by --quiet). A TCP connect only, so that the
+// check does not show up in Prism's log.
+const contractRoot = process.env.PAYMENT_API_ROOT ? resolve(process.env.PAYMENT_API_ROOT) : DEFAULT_ROOT;
+const contractDir = `${relative(process.cwd(), dirname(contractRoot)) || '.'}/`;
+bundleContract({ root: contractRoot })
   .then(({ json }) => {
-    if (json !== specText) console.warn(`warning: ${shown} is not the bundle of the current openapi/; run \`npm run bundle\` and restart to mock the current contract.`);
+    if (json !== specText) console.warn(`warning: ${shown} is not the bundle of the current ${contractDir}; run \`npm run generate\` and restart to mock the current contract.`);
   })
-  .catch(() => console.warn(`warning: openapi/ does not bundle right now (\`npm run generate\` says why); mocking ${shown} as it is.`));
+  .catch(() => console.warn(`warning: ${contractDir} does not bundle right now (\`npm run generate\` says why); mocking ${shown} as it is.`));
 
 const listening = () =>
   new Promise<boolean>((done) => {
@@ -115,7 +124,7 @@ const listening = () =>
     socket.once('error', () => done(false));
   });
 const deadline = Date.now() + 30_000;
-while (Date.now() < deadline && prism.exitCode === null && prism.signalCode === null) {
+while (Date.now() < deadline && !prism.hasExited() && !stoppedBy) {
   if (await listening()) {
     ready = true;
     console.log(`mock ready at ${baseUrl} (Ctrl-C to stop)`);

@@ -129,12 +129,13 @@ export interface ProcessGroup {
 /**
  * `command args…` as the leader of a process group of its own, never outliving this process (the
  * exit hook above; for Node children also WATCHDOG). Its stdin is a pipe this process never writes
- * nor closes, its output is kept (not when inherited). A forgotten stop() does not keep this process alive.
+ * nor closes, its output is kept (not when inherited). A forgotten stop() does not keep this process
+ * alive, unless `keepAlive` (a command that runs as long as its child does: npm run mock).
  */
 export function startProcessGroup(
   command: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; inheritOutput?: boolean; name?: string } = {},
+  options: { cwd?: string; env?: Record<string, string>; inheritOutput?: boolean; name?: string; keepAlive?: boolean } = {},
 ): ProcessGroup {
   const output: 'inherit' | 'pipe' = options.inheritOutput ? 'inherit' : 'pipe';
   // detached: the child leads its own process group, so stop() can kill it and anything it forks.
@@ -147,8 +148,10 @@ export function startProcessGroup(
   const pgid = child.pid;
   if (pgid === undefined) throw new Error(`could not spawn ${options.name ?? command}`);
   running.add(pgid);
-  child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  if (!options.keepAlive) {
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  }
 
   // Always drain the output (a full pipe would block the child); a chatty server keeps its last megabyte.
   let all = '';
