@@ -3,6 +3,11 @@
 //
 //   WEBHOOK_SECRET=… npx tsx examples/webhook-server.ts
 //
+// Environment: WEBHOOK_SECRET (required); HOST (default 127.0.0.1: only this machine; 0.0.0.0 for
+// all interfaces) and PORT (default 3000); PAYMENT_API_BASE_URL (default the local sandbox's test
+// root, http://127.0.0.1:4020/api/v2; the mock is http://127.0.0.1:4010), PAYMENT_MERCHANT_ID and
+// PAYMENT_API_KEY for the API calls the basic notification needs.
+//
 // Package consumers import from '@payment-service/api-v2/webhooks' instead of the source path.
 import { pathToFileURL } from 'node:url';
 import { createPaymentClient } from '../src/client/index.js';
@@ -95,18 +100,25 @@ export function createWebhookServer(options: WebhookServerOptions): Server {
   });
 }
 
-// Started directly (not imported by a test): listen on PORT with WEBHOOK_SECRET.
+/** The API the example calls unless PAYMENT_API_BASE_URL says otherwise: the local sandbox's test root. */
+export const DEFAULT_API_BASE_URL = 'http://127.0.0.1:4020/api/v2';
+
+// Started directly (not imported by a test): listen on HOST:PORT with WEBHOOK_SECRET.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const secret = process.env.WEBHOOK_SECRET;
   if (!secret) throw new Error('set WEBHOOK_SECRET to the webhook secret of your merchant account');
-  // The SDK client when credentials are set (test environment); otherwise a stand-in that logs.
   const { PAYMENT_MERCHANT_ID: merchantId, PAYMENT_API_KEY: apiKey } = process.env;
+  const baseUrl = process.env.PAYMENT_API_BASE_URL || DEFAULT_API_BASE_URL;
+  // The SDK client when credentials are set; otherwise a stand-in that logs.
   const client: PaymentsClient =
     merchantId && apiKey
-      ? createPaymentClient({ merchantId, apiKey, environment: 'test' })
-      : { payments: { retrieve: async (payId) => (console.log(`would call payments.retrieve(${payId})`), { payId }) } };
+      ? createPaymentClient({ merchantId, apiKey, baseUrl })
+      : { payments: { retrieve: async (payId) => (console.log(`would call payments.retrieve(${payId}) at ${baseUrl}`), { payId }) } };
+  // Loopback unless told otherwise: a receiver open to the network is a choice, not a default.
+  const host = process.env.HOST || '127.0.0.1';
   const port = Number(process.env.PORT ?? 3000);
-  createWebhookServer({ secret, client, onPayment: (event) => console.log(event.kind, event.payId) }).listen(port, () =>
-    console.log(`webhook receiver on http://localhost:${port}/webhooks/{enhanced,basic}`),
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  createWebhookServer({ secret, client, onPayment: (event) => console.log(event.kind, event.payId) }).listen(port, host, () =>
+    console.log(`webhook receiver on http://${shownHost}:${port}/webhooks/{enhanced,basic}, API ${baseUrl}`),
   );
 }

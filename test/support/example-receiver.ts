@@ -16,6 +16,8 @@ export interface ExampleReceiverOptions {
   secret: string;
   /** PAYMENT_API_BASE_URL, PAYMENT_MERCHANT_ID, PAYMENT_API_KEY: the SDK client it uses for basic notifications. */
   api?: { baseUrl: string; merchantId: string; apiKey: string };
+  /** HOST (default 127.0.0.1; another loopback address such as 127.0.0.2 shows that it binds HOST). */
+  host?: string;
 }
 
 export interface ExampleReceiver {
@@ -35,14 +37,14 @@ export interface ExampleReceiver {
 }
 
 export async function startExampleReceiver(options: ExampleReceiverOptions): Promise<ExampleReceiver> {
-  const port = await freePort();
+  const port = await freePort(options.host ?? LOOPBACK);
   const child = spawn(process.execPath, ['--import', WATCHDOG, '--import', 'tsx', join(ROOT, 'examples/webhook-server.ts')], {
     cwd: ROOT,
     detached: true, // its own process group: stop() kills the group
     stdio: ['pipe', 'pipe', 'pipe'], // stdin never closed by us: the watchdog ends the child when this process is gone
     env: {
       ...process.env,
-      HOST: LOOPBACK,
+      HOST: options.host ?? LOOPBACK,
       PORT: String(port),
       WEBHOOK_SECRET: options.secret,
       ...(options.api ? { PAYMENT_API_BASE_URL: options.api.baseUrl, PAYMENT_MERCHANT_ID: options.api.merchantId, PAYMENT_API_KEY: options.api.apiKey } : {}),
@@ -82,7 +84,7 @@ export async function startExampleReceiver(options: ExampleReceiverOptions): Pro
       process.off('exit', exitHook);
     })());
 
-  const url = `http://${LOOPBACK}:${port}`;
+  const url = `http://${options.host ?? LOOPBACK}:${port}`;
   try {
     // Ready when this port answers as the example does: 405 to a GET of its endpoint.
     await eventually(
