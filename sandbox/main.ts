@@ -1,5 +1,5 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
-//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --quiet]
+//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none] [-- --quiet]
 // npm run sandbox -- <reset | clock | deliveries | trigger> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see the README, "Sandbox".
 import { readFileSync } from 'node:fs';
@@ -29,6 +29,8 @@ const USAGE = `usage: npm run sandbox [-- options]
   --webhook-timeout-ms <ms>  each attempt's time limit (default 5000)
   --admin-key <key>   the admin API's key (default: SANDBOX_ADMIN_KEY, else a new one per start);
                       printed, and written with the address to .sandbox/cli.json for the subcommands
+  --cli-config <path|none>  that file (default: SANDBOX_CLI_CONFIG, else .sandbox/cli.json); none
+                      writes none (the subcommands then need --url and --admin-key)
   --quiet             no request log
 
 Subcommands (against a running sandbox): reset, clock, deliveries, trigger;
@@ -52,6 +54,7 @@ function options() {
         'webhook-retry-ms': { type: 'string' },
         'webhook-timeout-ms': { type: 'string' },
         'admin-key': { type: 'string' },
+        'cli-config': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -98,7 +101,7 @@ export function readMerchants(path: string): MerchantCredentials[] {
 async function serve(): Promise<void> {
   const { StoreOpenError } = await import('./store/index.js');
   const { demoMerchant, startSandbox } = await import('./server.js');
-  const { removeCliConfig, writeCliConfig, CLI_CONFIG_PATH } = await import('./cli/config.js');
+  const { cliConfigPath, removeCliConfig, writeCliConfig } = await import('./cli/config.js');
   const values = options();
   if (values.help) {
     console.log(USAGE);
@@ -120,6 +123,8 @@ async function serve(): Promise<void> {
   };
   const webhooks = Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined));
   const adminKey = values['admin-key'] ?? process.env.SANDBOX_ADMIN_KEY;
+  const configPath = cliConfigPath(values['cli-config']);
+  if (configPath !== undefined && configPath.trim() === '') fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
   if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
   let merchants: MerchantCredentials[];
   try {
@@ -149,17 +154,19 @@ async function serve(): Promise<void> {
   const shown = (m: MerchantCredentials) => (values.merchants ? `${m.merchantId} (from ${values.merchants})` : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`);
   // For the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys.
   let configWritten = false;
-  try {
-    writeCliConfig({ url: sandbox.url, adminKey: sandbox.adminKey, merchants: merchants.map((m) => ({ merchantId: m.merchantId, apiKey: m.apiKey })) });
-    configWritten = true;
-  } catch (err) {
-    console.error(`sandbox: cannot write ${CLI_CONFIG_PATH} (${(err as Error).message}); the subcommands then need --url and --admin-key`);
+  if (configPath !== undefined) {
+    try {
+      writeCliConfig({ url: sandbox.url, adminKey: sandbox.adminKey, merchants: merchants.map((m) => ({ merchantId: m.merchantId, apiKey: m.apiKey })) }, configPath);
+      configWritten = true;
+    } catch (err) {
+      console.error(`sandbox: cannot write ${configPath} (${(err as Error).message}); the subcommands then need --url and --admin-key`);
+    }
   }
   console.log(`Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
   admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- reset | clock | deliveries | trigger)
-  admin key    ${sandbox.adminKey}${configWritten ? `   (in ${CLI_CONFIG_PATH})` : ''}
+  admin key    ${sandbox.adminKey}${configWritten ? `   (in ${configPath})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect})
   merchant     ${merchants.map(shown).join('\n  merchant     ')}
   try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
@@ -170,7 +177,7 @@ Ctrl-C stops it.`);
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      if (configWritten) removeCliConfig(sandbox.url);
+      if (configWritten) removeCliConfig(sandbox.url, configPath);
       sandbox.close().then(
         () => process.exit(0),
         (err) => {

@@ -32,7 +32,8 @@ const AUTHORIZATION = `Basic ${Buffer.from(`${MERCHANT.merchantId}:${MERCHANT.ap
 function sandboxServer(database: string, merchants: string): Promise<ServerProcess> {
   return startServerProcess({
     name: 'sandbox',
-    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchants, '--quiet'],
+    // --cli-config none: the benchmark's sandbox leaves the developer's .sandbox/cli.json alone
+    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchants, '--quiet', '--cli-config', 'none'],
     ready: async (u) => (await fetch(`${u}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
 }

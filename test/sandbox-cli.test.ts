@@ -29,7 +29,7 @@ interface Run {
 /** Runs `sandbox/main.ts <args>` in its own process group (killed when it ends or after `timeoutMs`). */
 function run(args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  for (const name of ['SANDBOX_ADMIN_KEY', 'SANDBOX_API_KEY']) if (!options.env?.[name]) delete env[name];
+  for (const name of ['SANDBOX_ADMIN_KEY', 'SANDBOX_API_KEY', 'SANDBOX_CLI_CONFIG']) if (!options.env?.[name]) delete env[name];
   return new Promise((done) => {
     const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), options.timeoutMs ?? 60_000);
@@ -190,9 +190,12 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
     const cwd = await mkdtemp(join(tmpdir(), 'sandbox-serve-'));
     const port = await freePort();
     const adminKey = 'sbx_admin_fixed_for_this_test';
+    // the default file, in a temp working directory: .sandbox/cli.json there
+    const env: NodeJS.ProcessEnv = { ...process.env, SANDBOX_ADMIN_KEY: adminKey };
+    delete env.SANDBOX_CLI_CONFIG;
     const child = spawn(process.execPath, ['--import', TSX, MAIN, '--port', String(port), '--db', ':memory:', '--quiet'], {
       cwd,
-      env: { ...process.env, SANDBOX_ADMIN_KEY: adminKey },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

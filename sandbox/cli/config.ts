@@ -8,6 +8,15 @@ import { basename, dirname, join } from 'node:path';
 export const CLI_CONFIG_PATH = join('.sandbox', 'cli.json');
 export const DEFAULT_URL = 'http://127.0.0.1:4020';
 
+/**
+ * Where the file is: `--cli-config <path|none>`, else SANDBOX_CLI_CONFIG, else .sandbox/cli.json;
+ * undefined for `none` (nothing written or read: tests and scripts keep the developer's file intact).
+ */
+export function cliConfigPath(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = option ?? env.SANDBOX_CLI_CONFIG ?? CLI_CONFIG_PATH;
+  return value === 'none' ? undefined : value;
+}
+
 export interface CliConfig {
   /** `http://127.0.0.1:4020` */
   url: string;

@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createPaymentClient, PaymentError } from '../../src/client/index.js';
 import type { components } from '../../generated/admin/types.js';
 import { admin, CliError, createAdminClient, unreachable, type AdminClient } from './admin-client.js';
-import { CLI_CONFIG_PATH, DEFAULT_URL, readCliConfig, type CliConfig } from './config.js';
+import { CLI_CONFIG_PATH, cliConfigPath, DEFAULT_URL, readCliConfig, type CliConfig } from './config.js';
 import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
 
 type Schemas = components['schemas'];
@@ -17,6 +17,7 @@ const COMMON = `
 Every command takes:
   --url <url>          the sandbox (default: ${CLI_CONFIG_PATH}, which \`npm run sandbox\` writes, else ${DEFAULT_URL})
   --admin-key <key>    its admin key (default: SANDBOX_ADMIN_KEY, else ${CLI_CONFIG_PATH})
+  --cli-config <path|none>  the file \`npm run sandbox\` wrote (default: SANDBOX_CLI_CONFIG, else ${CLI_CONFIG_PATH})
   --json               machine output (JSON) instead of text`;
 
 export const CLI_USAGE = `usage: npm run sandbox -- <command> [options]
@@ -41,6 +42,7 @@ ${COMMON}`;
 const OPTIONS = {
   url: { type: 'string' },
   'admin-key': { type: 'string' },
+  'cli-config': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   merchant: { type: 'string' },
@@ -89,7 +91,7 @@ export async function runCli(argv: string[], io: Io = { out: (l) => console.log(
     const accepted = ACCEPTS[key];
     if (!accepted) throw new CliError(`unknown ${command} action ${JSON.stringify(action)} (--help lists the commands)`);
     for (const name of Object.keys(values) as Array<keyof typeof OPTIONS>) {
-      if (!['url', 'admin-key', 'json', 'help'].includes(name) && !accepted.includes(name)) throw new CliError(`--${name} is not an option of \`${key}\``);
+      if (!['url', 'admin-key', 'cli-config', 'json', 'help'].includes(name) && !accepted.includes(name)) throw new CliError(`--${name} is not an option of \`${key}\``);
     }
     const ctx = context(values, io);
     switch (key) {
@@ -140,7 +142,8 @@ interface Context {
 }
 
 function context(values: Values, io: Io): Context {
-  const written = readCliConfig(io.configPath ?? CLI_CONFIG_PATH);
+  const path = io.configPath ?? cliConfigPath(values['cli-config'], io.env);
+  const written = path === undefined ? undefined : readCliConfig(path);
   const url = (values.url ?? written?.url ?? DEFAULT_URL).replace(/\/+$/, '');
   // The file's keys belong to the sandbox it names, not to another --url.
   const config = written && written.url.replace(/\/+$/, '') === url ? written : undefined;

@@ -9,10 +9,15 @@ import { killGroup, startServerProcess, type ServerProcess } from '../../scripts
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
+// SANDBOX_CLI_CONFIG=none: a sandbox started by a test never writes (nor a command reads) the
+// developer's .sandbox/cli.json.
+const NO_CLI_CONFIG = { SANDBOX_CLI_CONFIG: 'none' };
+
 /** `sandbox/main.ts --port <free> --db <database> --merchants <file> --quiet [extra…]`, resolved once it answers. */
 export function startSandboxProcess(options: { database: string; merchantsFile: string; extra?: string[] }): Promise<ServerProcess> {
   return startServerProcess({
     name: 'sandbox',
+    env: NO_CLI_CONFIG,
     args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet', ...(options.extra ?? [])],
     ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
@@ -20,21 +25,35 @@ export function startSandboxProcess(options: { database: string; merchantsFile: 
 
 /**
  * Runs `sandbox/main.ts <args…>` (what `npx tsx sandbox/main.ts` and `npm run sandbox --` run) to its
- * end: a command, not a server. Its own process group, killed after `timeoutMs` whatever happens: a
- * hung child must not outlive the test.
+ * end: a command, not a server. `env` adds to (and overrides) SANDBOX_CLI_CONFIG=none.
  */
-export function runSandboxCommand(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runSandboxCommand(args: string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<CommandResult> {
+  return runCommand(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { env: { ...NO_CLI_CONFIG, ...env }, timeoutMs });
+}
+
+export interface CommandResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `command args…` to its end in a process group of its own (working directory: the
+ * repository), killed after `timeoutMs` whatever happens: a hung child must not outlive the test.
+ */
+export function runCommand(command: string, args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CommandResult> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), timeoutMs);
+    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), options.timeoutMs ?? 20_000);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       killGroup(child.pid!, 'SIGKILL');
-      done({ code, stdout, stderr });
+      done({ code, signal, stdout, stderr });
     });
   });
 }
