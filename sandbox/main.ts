@@ -6,15 +6,6 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { MerchantCredentials } from './server.js';
 
-// A subcommand calls a running sandbox: it loads none of the server (fast to start).
-const command = process.argv[2];
-if (command !== undefined && !command.startsWith('-')) {
-  const { runCli } = await import('./cli/index.js');
-  process.exitCode = await runCli(process.argv.slice(2));
-} else {
-  await serve();
-}
-
 const USAGE = `usage: npm run sandbox [-- options]
 
   --port <n>          port to listen on (default 4020)
@@ -187,4 +178,14 @@ Ctrl-C stops it.`);
       );
     });
   }
+}
+
+// Last: serve() reads USAGE, which must be initialised by then.
+// A subcommand calls a running sandbox: it loads none of the server (fast to start).
+const command = process.argv[2];
+if (command !== undefined && !command.startsWith('-')) {
+  const { runCli } = await import('./cli/index.js');
+  process.exitCode = await runCli(process.argv.slice(2));
+} else {
+  await serve();
 }

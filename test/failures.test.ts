@@ -226,6 +226,12 @@ describe('sandbox --cli-config', () => {
     expect(await fingerprint(), "the developer's .sandbox/cli.json").toBe(before);
   }, 90_000);
 
+  it('is listed by npm run sandbox -- --help (which printed a ReferenceError before)', async () => {
+    const help = await runSandboxCommand(['--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('--cli-config <path|none>');
+  }, 30_000);
+
   it('none writes no file, and the banner says where the admin key is not', async () => {
     const dir = await tempDir('cli-config-none-');
     const merchants = join(dir, 'merchants.json');
