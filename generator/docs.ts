@@ -9,7 +9,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { toPortableYaml } from './bundle.js';
+import { xCodeSamples, type XCodeSample } from './code-samples.js';
 import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
@@ -93,7 +95,8 @@ export interface BuildDocsResult {
 export async function buildDocs(document: OpenApiDocument, outDir: string, options: BuildDocsOptions = {}): Promise<BuildDocsResult> {
   const guides = await loadGuides(options.guidesDir ?? GUIDES_DIR);
   const decorated = decorateForDocs(document, guides);
-  const html = await renderHtml(decorated, options.config ?? DOCS_CONFIG, guides.map((g) => g.title));
+  const languages = addCodeSamples(decorated, xCodeSamples(document));
+  const html = await renderHtml(decorated, options.config ?? DOCS_CONFIG, guides.map((g) => g.title), languages);
 
   const docsDir = join(resolve(outDir), 'docs');
   const outputs: [string, string][] = [
@@ -115,11 +118,21 @@ export function renderReferencePage(document: OpenApiDocument, config: string): 
   return renderHtml(document, config, []);
 }
 
-/** Runs `redocly build-docs --inlineBundle` on the decorated copy and post-processes the page. */
-async function renderHtml(decorated: OpenApiDocument, config: string, guideTitles: string[]): Promise<string> {
+/**
+ * Runs `redocly build-docs --inlineBundle` on the decorated copy and post-processes the page.
+ * `languages`: the code sample tabs (Redoc CE 3 shows a sample only under a tab of its config).
+ */
+async function renderHtml(decorated: OpenApiDocument, config: string, guideTitles: string[], languages: CodeSampleLanguage[] = []): Promise<string> {
   if (!existsSync(config)) throw new Error(`docs: Redocly config not found: ${config}`);
   const tmp = await mkdtemp(join(tmpdir(), 'contract-docs-'));
   try {
+    if (languages.length > 0) {
+      const options = parseYaml(await readFile(config, 'utf8')) as Record<string, unknown>;
+      const openapi = isObj(options.openapi) ? options.openapi : {};
+      options.openapi = { ...openapi, codeSamples: { languages } };
+      config = join(tmp, 'redocly.yaml');
+      await writeFile(config, JSON.stringify(options, null, 2)); // JSON is YAML
+    }
     const input = join(tmp, 'openapi.json');
     const output = join(tmp, 'index.html');
     await writeFile(input, JSON.stringify(decorated));
@@ -287,6 +300,33 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
 
   addGuides(doc, guides);
   return doc;
+}
+
+/** A tab of Redoc's request samples panel: `lang` one of Redocly's names, `label` what the tab shows. */
+interface CodeSampleLanguage {
+  lang: string;
+  label: string;
+}
+
+/**
+ * Adds each operation's samples as `x-codeSamples` (to the docs' copy only: they are derived from
+ * the contract's examples) and returns the tabs Redoc needs to show them. Redoc CE 3 matches a
+ * sample to a configured language by its label and shows only the languages an operation has, so
+ * every label (`curl → 201 Created`) is a language: curl ones first, then TypeScript, then the
+ * request payload.
+ */
+function addCodeSamples(doc: OpenApiDocument, samples: Map<string, XCodeSample[]>): CodeSampleLanguage[] {
+  const labels = new Map<string, CodeSampleLanguage>();
+  for (const { operation } of operations(doc, ['paths'])) {
+    const list = samples.get(String(operation.operationId));
+    if (!list?.length) continue;
+    (operation as Obj)['x-codeSamples'] = list;
+    // Redocly's config accepts only its own language names; `lang` colours a tab without a sample only.
+    for (const s of list) if (!labels.has(s.label)) labels.set(s.label, { lang: s.lang === 'curl' ? 'curl' : 'Node.js', label: s.label });
+  }
+  if (labels.size === 0) return [];
+  const all = [...labels.values()];
+  return [...all.filter((l) => l.lang === 'curl'), ...all.filter((l) => l.lang !== 'curl'), { lang: 'Payload', label: 'Payload' }];
 }
 
 /** "Inferred: reason" → badge + "Reason". */

@@ -1,6 +1,6 @@
 // npm run generate [-- --watch] [-- --root openapi/openapi.yaml --out generated/ --guides docs/guides/ --admin sandbox/admin/openapi.yaml]
 // The one pipeline from the contract to everything derived from it:
-//   lint → bundle → types → operations → resources → admin → docs → admin-docs
+//   lint → bundle → types → operations → resources → samples → admin → docs → admin-docs
 // Every step starts as soon as its input exists (all but lint need only the bundle), so they run
 // concurrently; their files are written in pipeline order, each atomically, and only after the
 // step and every step before it succeeded. The first failure stops the run with the tool's own
@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ADMIN_ROOT, AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './admin.js';
 import { BundleError, bundleContract, type BundleResult } from './bundle.js';
+import { renderCodeSamples, SAMPLES_DIR } from './code-samples.js';
 import { buildDocs, GUIDES_DIR } from './docs.js';
 import { writeFileAtomic } from './fs.js';
 import { checkGuideLinks } from './guide-links.js';
@@ -30,7 +31,7 @@ class NotWritten extends Error {}
  * The steps, in pipeline order (the order their files are written in). `guides` is the guide-link
  * check alone, which lint includes: watch mode runs it with docs when only a guide changed.
  */
-export const STEPS = ['lint', 'guides', 'bundle', 'types', 'operations', 'resources', 'admin', 'docs', 'admin-docs'] as const;
+export const STEPS = ['lint', 'guides', 'bundle', 'types', 'operations', 'resources', 'samples', 'admin', 'docs', 'admin-docs'] as const;
 export type StepName = (typeof STEPS)[number];
 
 interface Artifact {
@@ -145,6 +146,11 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     return { artifacts: [{ path: 'operations.ts', content }], detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations` };
   }, afterTypes);
   timed('resources', async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }), afterTypes);
+  // curl and SDK samples from the contract's examples (the docs step shows the same samples).
+  timed('samples', async () => {
+    const artifacts = await fromBundle(renderCodeSamples);
+    return { artifacts, owns: SAMPLES_DIR, detail: `${artifacts.filter((a) => a.path.endsWith('.sh')).length} examples, curl and TypeScript` };
+  }, afterTypes);
   // The sandbox's admin API document: its types for the sandbox's CLI, and its page.
   timed('admin', async () => ({ artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin()) }] }), admin);
   timed('docs', async () => {
@@ -163,7 +169,8 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
   timed('admin-docs', async () => ({ artifacts: await renderAdminDocs(await admin(), adminRoot), owns: 'docs' }), admin);
 
   const line = (name: string, r: Done) => {
-    const files = r.artifacts.length ? `  ${r.artifacts.map((a) => a.path).join(', ')}` : '';
+    // A folder of many files (samples/) as one entry.
+    const files = r.artifacts.length > 5 && r.owns ? `  ${r.owns}/ (${r.artifacts.length} files)` : r.artifacts.length ? `  ${r.artifacts.map((a) => a.path).join(', ')}` : '';
     const at = r.writtenMs !== undefined && r.artifacts.length ? ` (written at ${Math.round(r.writtenMs)} ms)` : '';
     return `✔ ${name.padEnd(10)} ${fmt(r.ms)}${r.detail ? `  ${r.detail}` : ''}${files}${at}`;
   };

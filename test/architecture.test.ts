@@ -55,7 +55,12 @@ const RULES: Rule[] = [
   {
     from: 'generated/',
     because: 'generated code imports only the SDK types it is written against',
-    allows: ({ folder }) => folder === undefined ? false : folder === 'generated' || folder === 'src',
+    allows: ({ folder, path }) => path.startsWith('generated/samples/') || (folder === undefined ? false : folder === 'generated' || folder === 'src'),
+  },
+  {
+    from: 'generated/samples/',
+    because: 'the code samples are user programs: they import the SDK by its published name only',
+    allows: ({ packageName }) => packageName === '@payment-service/api-v2',
   },
   {
     from: 'src/client/',
@@ -144,6 +149,7 @@ describe('import direction', () => {
       { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
       { path: 'src/webhooks/signature.ts', imports: ['node:crypto'] },
       { path: 'generated/operations.ts', imports: ['../generator/operations.js'] },
+      { path: 'generated/samples/createPayment.example.ts', imports: ['../../src/client/index.js', '@payment-service/api-v2'] },
       { path: 'sandbox/domain/payments.ts', imports: ['node:crypto', '../store/store.js', 'kysely'] },
       { path: 'sandbox/store/index.ts', imports: ['../http/app.js'] },
       { path: 'sandbox/http/pipeline.ts', imports: ['better-sqlite3'] },
@@ -155,6 +161,7 @@ describe('import direction', () => {
       'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/webhooks/signature.ts imports node:crypto: the webhook helpers are web-standard and depend on nothing',
       'generated/operations.ts imports ../generator/operations.js: generated code imports only the SDK types it is written against',
+      'generated/samples/createPayment.example.ts imports ../../src/client/index.js: the code samples are user programs: they import the SDK by its published name only',
       "sandbox/domain/payments.ts imports node:crypto: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       "sandbox/domain/payments.ts imports ../store/store.js: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       "sandbox/domain/payments.ts imports kysely: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",

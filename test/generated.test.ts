@@ -49,7 +49,9 @@ describe('generated/', () => {
   });
 
   it('contains every artifact of the pipeline', () => {
-    expect([...first.keys()].sort()).toEqual(expect.arrayContaining(['openapi.json', 'openapi.yaml', 'operations.ts', 'types.ts', 'docs/index.html']));
+    expect([...first.keys()].sort()).toEqual(expect.arrayContaining(['openapi.json', 'openapi.yaml', 'operations.ts', 'types.ts', 'docs/index.html', 'samples/tsconfig.json']));
+    // the code samples, curl and TypeScript, are held to the freshness check below like every file
+    expect([...first.keys()].filter((k) => /^samples\/.+\.(sh|ts)$/.test(k)).length).toBeGreaterThan(0);
   });
 
   it('is reproducible: two runs give byte-identical files', () => {
