@@ -20,6 +20,7 @@ export const CARD_RANGES: readonly CardRange[] = [
   { prefix: '411111', brand: 'VISA', country: 'USA', currency: 'USD' },
   { prefix: '424242', brand: 'VISA', country: 'USA', currency: 'USD' },
   { prefix: '400000', brand: 'VISA', country: 'USA', currency: 'USD' },
+  { prefix: '457173', brand: 'VISA', country: 'USA', currency: 'USD' }, // the contract's DCC examples (bin 45717360)
   { prefix: '453201', brand: 'VISA', country: 'DEU', currency: 'EUR' },
   { prefix: '450875', brand: 'VISA', country: 'GBR', currency: 'GBP' },
   { prefix: '476173', brand: 'VISA', country: 'CHE', currency: 'CHF' },
