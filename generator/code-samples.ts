@@ -209,7 +209,7 @@ function curlSource(c: SampleCase): string {
   const search = new URLSearchParams(c.query.map(([k, v]) => [k, String(v)])).toString();
   // Double quotes, for the variable; the path and query are percent-encoded, so nothing else expands.
   const url = `"$${SAMPLE_ENV.baseUrl}${path}${search ? `?${search}` : ''}"`;
-  const lines = [`curl -i${info.method === 'get' || (info.method === 'post' && c.body !== undefined) ? '' : ` -X ${info.method.toUpperCase()}`} ${url}`];
+  const lines = [`curl -sS -i${info.method === 'get' || (info.method === 'post' && c.body !== undefined) ? '' : ` -X ${info.method.toUpperCase()}`} ${url}`];
   if (c.auth === 'basic') lines.push(`-u "$${SAMPLE_ENV.merchantId}:$${SAMPLE_ENV.apiKey}"`);
   else if (c.auth === 'bearer') lines.push(`-H "Authorization: Bearer $${SAMPLE_ENV.accessToken}"`);
   else lines.push(`-H "X-API-Key: $${SAMPLE_ENV.apiKey}"`);
