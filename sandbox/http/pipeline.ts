@@ -63,6 +63,44 @@ export interface PipelineDeps {
   fingerprint(text: string): string;
 }
 
+/**
+ * A request's context. A class, not an object literal with a `get domain()`: V8 gives every literal
+ * that carries its own getter closure a hidden class of its own, in old space, which kept each
+ * request's objects alive until a full GC (measured: GET throughput halved).
+ */
+class Context implements RequestContext {
+  readonly path: Record<string, unknown>;
+  readonly query: Record<string, unknown>;
+  readonly publicUrl: string;
+  readonly fingerprint: (text: string) => string;
+  #domain: DomainContext | undefined;
+
+  constructor(
+    private readonly deps: PipelineDeps,
+    readonly operation: OperationContract,
+    readonly environment: Environment,
+    readonly scope: Scope,
+    readonly merchant: Merchant,
+    parameters: { path: Record<string, unknown>; query: Record<string, unknown> },
+    readonly body: unknown,
+    readonly problem: (status: number, input: ProblemInput) => Reply,
+  ) {
+    this.path = parameters.path;
+    this.query = parameters.query;
+    this.publicUrl = deps.publicUrl();
+    this.fingerprint = deps.fingerprint;
+  }
+
+  /** Made on first use: a GET of a stored document never needs it. */
+  get domain(): DomainContext {
+    if (!this.#domain) {
+      const now = this.deps.now(this.scope);
+      this.#domain = { now, newId: (kind) => newId(kind, now), ...this.deps.contract.tables };
+    }
+    return this.#domain;
+  }
+}
+
 /** The canonical form of a JSON value (object keys sorted), so that key order does not change a request's hash. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -103,27 +141,7 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
     if ('reply' in input) return send(input.reply);
     const { body, parameters } = input;
 
-    let domain: RequestContext['domain'] | undefined;
-    const ctx: RequestContext = {
-      operation,
-      environment,
-      scope,
-      merchant,
-      path: parameters.path,
-      query: parameters.query,
-      body,
-      // Made on first use: a GET of a stored document never needs it.
-      get domain() {
-        if (!domain) {
-          const now = deps.now(scope);
-          domain = { now, newId: (kind) => newId(kind, now), ...deps.contract.tables };
-        }
-        return domain;
-      },
-      publicUrl: deps.publicUrl(),
-      problem,
-      fingerprint: deps.fingerprint,
-    };
+    const ctx = new Context(deps, operation, environment, scope, merchant, parameters, body, problem);
 
     // 3. Idempotency: a replay, a conflict, or a claim that the handler's transaction completes
     const key = parameters.headers['idempotency-key'];
