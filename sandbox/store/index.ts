@@ -73,6 +73,8 @@ async function openSqlite(path: string): Promise<Store> {
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
+    // Group commit runs each write in a savepoint: their statement journals stay in memory, not in a temp file per batch.
+    database.pragma('temp_store = MEMORY');
   } catch (err) {
     throw new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
   }
