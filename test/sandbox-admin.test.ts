@@ -210,6 +210,9 @@ describe.each(STORES)('admin API on %s', (kind) => {
     const theirs = await sandbox().call('POST', '/payments', { who: sandbox().other, body: { transId: transId('THEIRS'), amount: { value: 100, currency: 'EUR' } } });
     expect([mine.status, live.status, theirs.status]).toEqual([201, 201, 201]);
     await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 60 } });
+    // Read before the reset: a document the sandbox has served must not outlive its deletion.
+    expect((await details(mine.body.payId)).payId).toBe(mine.body.payId);
+    expect((await sandbox().call('GET', `/payments/getByTransId/${mine.body.transId}`)).status).toBe(200);
 
     const scoped = await admin('POST', '/reset', { body: { merchantId: merchantId(), environment: 'test' } });
     expect(scoped.status).toBe(200);
@@ -219,6 +222,7 @@ describe.each(STORES)('admin API on %s', (kind) => {
     expect(scoped.body.deleted.webhookDeliveries).toBeGreaterThanOrEqual(1);
     expect(scoped.body.deleted.clocks).toBe(1);
     expect((await sandbox().call('GET', `/payments/getByPayId/${mine.body.payId}`)).status).toBe(404);
+    expect((await sandbox().call('GET', `/payments/getByTransId/${mine.body.transId}`)).status).toBe(404);
     expect((await details(live.body.payId, 'live')).payId).toBe(live.body.payId);
     expect((await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status).toBe(200);
     expect((await admin('GET', `/clocks/${merchantId()}/test`)).body.offsetMs).toBe(0);

@@ -16,6 +16,7 @@ import type {
   StoredPaymentMethod,
   WebhookDelivery,
 } from '../domain/types.js';
+import { byPayId, byTransId, DocumentCache, WrittenPayments } from './document-cache.js';
 import { billingDueAt, captureDueAt } from '../domain/clock.js';
 import type { Database, FlowTable } from './schema.js';
 import {
@@ -252,7 +253,8 @@ class GroupCommit {
 
 const claimKey = (scope: Scope, key: string) => `${scope.merchantId}\u0000${scope.environment}\u0000${key}`;
 
-function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteClaims | undefined): StoreTransaction {
+/** `written`: where SQLite's transactions note the payments they write (see DocumentCache). */
+function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteClaims | undefined, written?: WrittenPayments): StoreTransaction {
   const lock = <Q extends { forUpdate(): Q }>(query: Q, options?: { lock?: boolean }) => (options?.lock && dialect === 'postgres' ? query.forUpdate() : query);
 
   const flows = <T extends { id: string; scope: Scope; status: string; createdAt: string }>(table: 'checkout_sessions' | 'payment_links' | 'payment_intents') => ({
@@ -294,6 +296,7 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
   return {
     payments: {
       async insert(payment, document) {
+        written?.payment(payment);
         await mapped(hot.insertPayment(db, Object.values(paymentRow(payment, document))));
       },
       async get(scope, payId, options) {
@@ -305,6 +308,7 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
         return rows[0] ? parse<Payment>(rows[0]) : undefined;
       },
       async update(payment, document) {
+        written?.payment(payment);
         const { version: _, ...row } = paymentRow(payment, document);
         const result = await db
           .updateTable('payments')
@@ -427,6 +431,7 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
     },
     data: {
       async reset(filter) {
+        if (written) written.all = true;
         const counts = {} as ResetCounts;
         for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<[keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]>) {
           let query = db.deleteFrom(table);
@@ -672,15 +677,23 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
     return { outcome: 'replay', response: { status: row.response_status ?? 200, headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>, body: row.response_body ?? '' } };
   }
   const documentBy = async (query: HotQueries['document'], scope: Scope, id: string) => (await query(reader, [scope.merchantId, scope.environment, id])).rows[0]?.document;
+  const documents = dialect === 'sqlite' ? new DocumentCache() : undefined;
 
   return {
     dialect,
     location,
     transaction: groupCommit
-      ? (work) => groupCommit.submit((tx) => work(repositories(tx, dialect, hot, claims)))
+      ? (work) => {
+          const written = new WrittenPayments();
+          return groupCommit.submit((tx) => work(repositories(tx, dialect, hot, claims, written))).finally(() => documents!.forget(written));
+        }
       : (work) => db.transaction().execute((tx) => work(repositories(tx, dialect, hot, claims))),
-    paymentDocument: (scope, payId) => documentBy(hot.document, scope, payId),
-    paymentDocumentByTransId: (scope, transId) => documentBy(hot.documentByTransId, scope, transId),
+    paymentDocument: documents
+      ? (scope, payId) => documents.read(byPayId(scope, payId), () => documentBy(hot.document, scope, payId))
+      : (scope, payId) => documentBy(hot.document, scope, payId),
+    paymentDocumentByTransId: documents
+      ? (scope, transId) => documents.read(byTransId(scope, transId), () => documentBy(hot.documentByTransId, scope, transId))
+      : (scope, transId) => documentBy(hot.documentByTransId, scope, transId),
     idempotency: {
       async claim(request: ClaimRequest): Promise<ClaimResult> {
         if (claims) return claimInProcess(request);
