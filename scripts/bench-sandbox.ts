@@ -29,11 +29,20 @@ function bareServer(): Promise<ServerProcess> {
 const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
 const AUTHORIZATION = `Basic ${Buffer.from(`${MERCHANT.merchantId}:${MERCHANT.apiKey}`).toString('base64')}`;
 
+/** The Node options of `npm run sandbox` (package.json), so that the benchmark runs what users run. */
+function sandboxNodeOptions(): string[] {
+  const script = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.sandbox ?? '';
+  const match = /^exec node (.*)\bsandbox\/main\.ts$/.exec(script.trim());
+  if (!match) throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/main.ts": ${script}`);
+  return match[1]!.split(/\s+/).filter(Boolean);
+}
+
 function sandboxServer(database: string, merchants: string): Promise<ServerProcess> {
+  const nodeOptions = sandboxNodeOptions();
   return startServerProcess({
     name: 'sandbox',
     // --cli-config none: the benchmark's sandbox leaves the developer's .sandbox/cli.json alone
-    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchants, '--quiet', '--cli-config', 'none'],
+    args: (port) => [...nodeOptions, join(REPO_ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchants, '--quiet', '--cli-config', 'none'],
     ready: async (u) => (await fetch(`${u}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
 }
