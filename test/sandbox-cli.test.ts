@@ -75,16 +75,17 @@ describe('sandbox CLI against a running sandbox', () => {
   const merchantFlags = () => ['--merchant', sandbox.merchant.merchantId, '--api-key', sandbox.merchant.apiKey];
 
   it('trigger: every event ends in its named state, read back through the merchant API', async () => {
-    // Three at a time: each is a process of its own.
-    const events = [...EVENTS];
+    // Three at a time (each is a process of its own), except those that advance the merchant's
+    // clock: they run alone afterwards, since they may expire another's open checkout session.
+    const trigger = (event: string) => cli('trigger', event, ...merchantFlags(), '--webhook-url', `${receiver.url}/trigger`, '--json');
+    const events = EVENTS.filter((e) => !FIXTURES[e]!.advancesClock);
     const results: Array<{ event: string; result: Run }> = [];
     await Promise.all(
       [0, 1, 2].map(async () => {
-        for (let event = events.shift(); event !== undefined; event = events.shift()) {
-          results.push({ event, result: await cli('trigger', event, ...merchantFlags(), '--webhook-url', `${receiver.url}/trigger`, '--json') });
-        }
+        for (let event = events.shift(); event !== undefined; event = events.shift()) results.push({ event, result: await trigger(event) });
       }),
     );
+    for (const event of EVENTS.filter((e) => FIXTURES[e]!.advancesClock)) results.push({ event, result: await trigger(event) });
     expect(results.map((r) => r.event).sort()).toEqual([...EVENTS].sort());
     for (const { event, result } of results) {
       expect(result.code, `${event}: ${result.stderr}`).toBe(0);

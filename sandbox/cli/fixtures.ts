@@ -33,6 +33,8 @@ export interface Fixture {
   description: string;
   /** The state it ends in. */
   expected: string;
+  /** It advances the merchant's test clock: what else that merchant has open (sessions, links) may expire meanwhile. */
+  advancesClock?: true;
   run(ctx: TriggerContext, result: TriggerResult): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export const FIXTURES: Record<string, Fixture> = {
   'payment.delayed_capture': {
     description: 'a DELAYED card payment (delayedHours 1), captured when the test clock passes its hour',
     expected: 'CAPTURED',
+    advancesClock: true,
     async run(ctx, r) {
       const payId = await createPayment(ctx, r, { captureMethod: { type: 'DELAYED', delayed: { delayedHours: 1 } } });
       const advanced = await ctx.advanceClock({ seconds: 3_601 });
@@ -177,6 +180,7 @@ export const FIXTURES: Record<string, Fixture> = {
   'plan.billed': {
     description: 'a monthly recurring plan (from an initial credential-on-file payment), billed when the test clock reaches its next payment date',
     expected: 'CAPTURED',
+    advancesClock: true,
     async run(ctx, r) {
       const initial = await createPayment(ctx, r, {
         amount: { value: 1999, currency: 'EUR' },

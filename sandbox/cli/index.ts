@@ -35,7 +35,9 @@ export const CLI_USAGE = `usage: npm run sandbox -- <command> [options]
   trigger <event> [--merchant ID] [--api-key KEY] [--environment E] [--webhook-url URL]
       make an event happen through the merchant API (its notifications go to --webhook-url;
       checkout sessions need one: default https://shop.example/webhooks, which fails); events:
-${EVENTS.map((e) => `        ${e.padEnd(24)} ${FIXTURES[e]!.description}`).join('\n')}
+${EVENTS.map((e) => `        ${e.padEnd(24)} ${FIXTURES[e]!.description}${FIXTURES[e]!.advancesClock ? ' (advances the clock)' : ''}`).join('\n')}
+      an event that advances the clock moves the merchant's test clock: its open checkout sessions
+      and payment links may expire meanwhile
       the merchant's API key: --api-key, SANDBOX_API_KEY, or ${CLI_CONFIG_PATH} (the sandbox keeps only hashes)
 ${COMMON}`;
 
