@@ -3,14 +3,13 @@
 // own due time, in one transaction: DELAYED captures, plan billings (each a plan payment with its
 // notification), and the scope's pending webhook retries become due. Time passing on the wall clock
 // does the same through a ticker, so a DELAYED capture also happens when its hours really pass.
-import type { DomainContext } from '../domain/context.js';
 import { billingDueAt, captureDelayed, captureDueAt, clockTime, completedPlan, earliest, expiresBeforeBilling, scheduledCharge } from '../domain/clock.js';
 import { capturable } from '../domain/payments.js';
 import type { Merchant, Payment, PaymentPlan, Scope } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import { ClockError, type ClockAdvance, type Clocks, type ClockState } from './clock-types.js';
 import { chargeAndRecord, internalContext, persist, queueNotification } from './handlers/shared.js';
-import { newId } from './ids.js';
+import { domainContextAt } from './domain-context.js';
 import type { PipelineDeps } from './pipeline.js';
 
 export { ClockError, type ClockAdvance, type Clocks, type ClockState } from './clock-types.js';
@@ -64,7 +63,7 @@ export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
       const next = earliest<DueItem>([capture && { due: captureDueAt(capture)!, payment: capture }, billing && { due: billingDueAt(billing)!, plan: billing }]);
       if (!next) return notified;
       const at = new Date(next.due);
-      const domain: DomainContext = { now: at, newId: (kind) => newId(kind, at), ...contract.tables };
+      const domain = domainContextAt(at, contract.tables);
 
       if ('payment' in next) {
         const amount = { value: capturable(next.payment), currency: next.payment.currency };

@@ -4,7 +4,6 @@
 // and the webhook delivery for the merchant) and end on `urls.return`; Cancel ends on `urls.cancel`.
 // Not part of the merchant contract: pages for a browser, not operations.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { DomainContext } from '../domain/context.js';
 import {
   hostedAvailability,
   paymentOfHostedRequest,
@@ -19,7 +18,7 @@ import type { Environment, Payment, Scope } from '../domain/types.js';
 import type { StoreTransaction } from '../store/store.js';
 import { internalContext, queueNotification, settle, startPayment } from './handlers/shared.js';
 import { renderHostedMessage, renderHostedPage, type RenderedPage } from './hosted-page.js';
-import { newId } from './ids.js';
+import { domainContextAt } from './domain-context.js';
 import type { PipelineDeps } from './pipeline.js';
 
 const KINDS: ReadonlySet<string> = new Set<HostedKind>(['payments', 'sessions', 'links']);
@@ -117,7 +116,7 @@ export function registerHostedPages(app: FastifyInstance, deps: HostedDeps): voi
     if (!DECISIONS.has(decision)) return message(reply, 'invalid');
     const { merchant, scope, kind } = found;
     const now = deps.now(scope);
-    const domain: DomainContext = { now, newId: (k) => newId(k, now), ...deps.contract.tables };
+    const domain = domainContextAt(now, deps.contract.tables);
     const ctx = internalContext(deps, merchant, scope, domain, 'createPayment', request.url.split('?')[0]!);
 
     const outcome = await deps.store.transaction(async (tx): Promise<Outcome> => {

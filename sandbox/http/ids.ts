@@ -7,7 +7,7 @@ import type { IdKind } from '../domain/context.js';
 /** Random bytes drawn from a pool filled 4 kB at a time: one call into the CSPRNG per ~200 ids, not one per id. */
 const pool = Buffer.alloc(4096);
 let used = pool.length;
-function randomBytes(count: number): Buffer {
+function pooledRandomBytes(count: number): Buffer {
   if (used + count > pool.length) {
     randomFillSync(pool);
     used = 0;
@@ -21,13 +21,13 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 function ulid(now: number): string {
   let time = '';
   for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
-  const random = randomBytes(16);
+  const random = pooledRandomBytes(16);
   let rest = '';
   for (let i = 0; i < 16; i++) rest += CROCKFORD[random[i]! % 32];
   return time + rest;
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const hex = (bytes: number) => pooledRandomBytes(bytes).toString('hex');
 
 /**
  * 32 hex digits as in the contract's examples, time-ordered like a UUIDv7: 12 digits of

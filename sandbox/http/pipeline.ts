@@ -10,6 +10,7 @@ import type { Environment, Merchant, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoreTransaction, type StoredResponse } from '../store/store.js';
 import type { Authenticator } from './auth.js';
 import type { Contract, FieldErrors, OperationContract } from './contract.js';
+import { domainContextAt } from './domain-context.js';
 import { newId } from './ids.js';
 import { problemBody, type ProblemInput } from './problems.js';
 
@@ -94,8 +95,7 @@ class Context implements RequestContext {
   /** Made on first use: a GET of a stored document never needs it. */
   get domain(): DomainContext {
     if (!this.#domain) {
-      const now = this.deps.now(this.scope);
-      this.#domain = { now, newId: (kind) => newId(kind, now), ...this.deps.contract.tables };
+      this.#domain = domainContextAt(this.deps.now(this.scope), this.deps.contract.tables);
     }
     return this.#domain;
   }

@@ -16,7 +16,7 @@ import type {
   StoredPaymentMethod,
   WebhookDelivery,
 } from '../domain/types.js';
-import { byPayId, byTransId, DocumentCache, WrittenPayments } from './document-cache.js';
+import { byPayId, byTransId, DocumentCache, WrittenPayments, type DocumentKey } from './document-cache.js';
 import { billingDueAt, captureDueAt } from '../domain/clock.js';
 import type { Database, FlowTable } from './schema.js';
 import {
@@ -678,6 +678,7 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
   }
   const documentBy = async (query: HotQueries['document'], scope: Scope, id: string) => (await query(reader, [scope.merchantId, scope.environment, id])).rows[0]?.document;
   const documents = dialect === 'sqlite' ? new DocumentCache() : undefined;
+  const readDocument = (key: DocumentKey, load: () => Promise<string | undefined>) => (documents ? documents.read(key, load) : load());
 
   return {
     dialect,
@@ -685,15 +686,11 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
     transaction: groupCommit
       ? (work) => {
           const written = new WrittenPayments();
-          return groupCommit.submit((tx) => work(repositories(tx, dialect, hot, claims, written))).finally(() => documents!.forget(written));
+          return groupCommit.submit((tx) => work(repositories(tx, dialect, hot, claims, written))).finally(() => documents?.forget(written));
         }
       : (work) => db.transaction().execute((tx) => work(repositories(tx, dialect, hot, claims))),
-    paymentDocument: documents
-      ? (scope, payId) => documents.read(byPayId(scope, payId), () => documentBy(hot.document, scope, payId))
-      : (scope, payId) => documentBy(hot.document, scope, payId),
-    paymentDocumentByTransId: documents
-      ? (scope, transId) => documents.read(byTransId(scope, transId), () => documentBy(hot.documentByTransId, scope, transId))
-      : (scope, transId) => documentBy(hot.documentByTransId, scope, transId),
+    paymentDocument: (scope, payId) => readDocument(byPayId(scope, payId), () => documentBy(hot.document, scope, payId)),
+    paymentDocumentByTransId: (scope, transId) => readDocument(byTransId(scope, transId), () => documentBy(hot.documentByTransId, scope, transId)),
     idempotency: {
       async claim(request: ClaimRequest): Promise<ClaimResult> {
         if (claims) return claimInProcess(request);
