@@ -81,13 +81,14 @@ async function openSqlite(path: string): Promise<Store> {
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
   await migrate(db, location);
-  if (memory) return kyselyStore(db, 'sqlite', location, () => db.destroy());
+  if (memory) return kyselyStore(db, 'sqlite', location, () => db.destroy(), { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } });
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
-  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(new Database(location, { readonly: true })) }) });
+  const cachedReader = withStatementCache(new Database(location, { readonly: true }));
+  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
   return kyselyStore(db, 'sqlite', location, async () => {
     await reader.destroy();
     await db.destroy();
-  }, reader);
+  }, { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } });
 }
 
 async function openPostgres(url: string): Promise<Store> {

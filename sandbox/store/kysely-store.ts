@@ -123,42 +123,72 @@ const idempotencyRow = (scope: Scope, key: string, f: IdempotencyFields) => ({
   response_body: f.response_body,
 });
 
+/** A better-sqlite3 statement, as far as the store runs one itself. */
+export interface SqliteStatement {
+  readonly reader: boolean;
+  all(parameters: readonly unknown[]): unknown[];
+  run(parameters: readonly unknown[]): unknown;
+}
+/**
+ * SQLite's two connections (see kyselyStore): the Kysely instance that reads beside the writer,
+ * and each connection's cache of prepared statements.
+ */
+export interface SqliteConnections {
+  reader: Kysely<Database>;
+  prepare: { writer: (sql: string) => SqliteStatement; reader: (sql: string) => SqliteStatement };
+}
+
 /**
  * A query compiled once, with placeholder values, and run with each call's values in the same
- * positions: the hot paths (GET a payment, create one) build no query per call.
+ * positions: the hot paths (GET a payment, create one) build no query per call. On SQLite the
+ * compiled statement runs on better-sqlite3 directly (it is synchronous; Kysely's executor would
+ * cost a chain of promises per statement). Its connection follows the executor: the reader's, or
+ * else the writer's, which on SQLite is the connection of every transaction.
  */
-function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
+function precompiled<Row>(query: { compile(): CompiledQuery<Row> }, sqlite?: SqliteConnections) {
   const compiled = query.compile();
   const expected = compiled.parameters.length;
-  return (executor: Db, parameters: readonly unknown[]) => {
+  const direct = sqlite && {
+    writer: sqlite.prepare.writer(compiled.sql),
+    reader: compiled.query.kind === 'SelectQueryNode' ? sqlite.prepare.reader(compiled.sql) : undefined,
+  };
+  return (executor: Db, parameters: readonly unknown[]): Promise<{ rows: Row[] }> => {
     if (parameters.length !== expected) throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
-    return executor.executeQuery<Row>({ ...compiled, parameters });
+    if (!direct) return executor.executeQuery<Row>({ ...compiled, parameters });
+    const statement = (executor === sqlite!.reader && direct.reader) || direct.writer;
+    try {
+      return Promise.resolve({ rows: statement.reader ? (statement.all(parameters) as Row[]) : (statement.run(parameters), []) });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 }
 
 /** A sample row for compiling: every value a parameter (Kysely writes a null as the literal `null`). */
 const placeholders = <T extends Record<string, unknown>>(row: T): T => Object.fromEntries(Object.keys(row).map((k) => [k, ''])) as T;
 
-function hotQueries(db: Kysely<Database>) {
+function hotQueries(db: Kysely<Database>, sqlite?: SqliteConnections) {
   const samplePayment = paymentRow({ scope: { merchantId: '', environment: 'test' }, details: {}, amount: { value: 0, currency: '' } } as unknown as Payment, '');
   const byScope = (table: 'payments') => db.selectFrom(table).where('merchant_id', '=', '').where('environment', '=', '');
   const sampleClaim = idempotencyRow({ merchantId: '', environment: 'test' }, '', { operation_id: '', request_hash: '', state: '', token: '', locked_until: '', expires_at: '', response_status: null, response_headers: null, response_body: null });
   const { merchant_id: _m, environment: _e, idempotency_key: _k, ...claimUpdate } = sampleClaim;
   return {
-    document: precompiled(byScope('payments').select('document').where('pay_id', '=', '')),
-    documentByTransId: precompiled(byScope('payments').select('document').where('trans_id', '=', '')),
-    payment: precompiled(byScope('payments').select('data').where('pay_id', '=', '')),
+    document: precompiled(byScope('payments').select('document').where('pay_id', '=', ''), sqlite),
+    documentByTransId: precompiled(byScope('payments').select('document').where('trans_id', '=', ''), sqlite),
+    payment: precompiled(byScope('payments').select('data').where('pay_id', '=', ''), sqlite),
     paymentForUpdate: precompiled(byScope('payments').select('data').where('pay_id', '=', '').forUpdate()),
-    paymentByTransId: precompiled(byScope('payments').select('data').where('trans_id', '=', '')),
+    paymentByTransId: precompiled(byScope('payments').select('data').where('trans_id', '=', ''), sqlite),
     paymentByTransIdForUpdate: precompiled(byScope('payments').select('data').where('trans_id', '=', '').forUpdate()),
-    insertPayment: precompiled(db.insertInto('payments').values(placeholders(samplePayment))),
-    insertOperation: precompiled(db.insertInto('payment_operations').values(placeholders(operationRow({ scope: { merchantId: '', environment: 'test' } } as PaymentOperation, 0)))),
+    insertPayment: precompiled(db.insertInto('payments').values(placeholders(samplePayment)), sqlite),
+    insertOperation: precompiled(db.insertInto('payment_operations').values(placeholders(operationRow({ scope: { merchantId: '', environment: 'test' } } as PaymentOperation, 0))), sqlite),
     idempotencyRow: precompiled(
       db.selectFrom('idempotency_keys').selectAll().where('merchant_id', '=', '').where('environment', '=', '').where('idempotency_key', '=', ''),
+      sqlite,
     ),
     /** Insert, or replace a key past its retention (SQLite writes a completed key at once). */
     upsertIdempotency: precompiled(
       db.insertInto('idempotency_keys').values(placeholders(sampleClaim)).onConflict((oc) => oc.columns(['merchant_id', 'environment', 'idempotency_key']).doUpdateSet(placeholders(claimUpdate))),
+      sqlite,
     ),
   };
 }
@@ -191,12 +221,16 @@ class SqliteClaims {
  * after another in the next database transaction, each in a savepoint of its own (a failing one
  * rolls back alone), and commit together. A commit costs about as much for ten as for one (its
  * pages go to the WAL file), so concurrent writers share it; every caller still hears back only
- * after its work is committed, so no acknowledged write can be lost.
+ * after its work is committed, so no acknowledged write can be lost. The savepoints are statements
+ * of the batch's connection, run directly: Kysely's savepoint() makes a transaction object each time.
  */
 class GroupCommit {
   private queue: Array<{ work: (tx: Transaction<Database>) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
   private running = false;
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly savepoint: { open: SqliteStatement; release: SqliteStatement; rollback: SqliteStatement };
+  constructor(private readonly db: Kysely<Database>, prepare: (sql: string) => SqliteStatement) {
+    this.savepoint = { open: prepare('savepoint work'), release: prepare('release savepoint work'), rollback: prepare('rollback to savepoint work') };
+  }
 
   submit<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -219,14 +253,14 @@ class GroupCommit {
           const trx = await this.db.startTransaction().execute();
           try {
             for (const item of batch) {
-              const point = await trx.savepoint('work').execute();
+              this.savepoint.open.run([]);
               try {
-                const value = await item.work(point);
-                await point.releaseSavepoint('work').execute();
+                const value = await item.work(trx);
+                this.savepoint.release.run([]);
                 outcomes.push({ ok: true, value });
               } catch (error) {
-                await point.rollbackToSavepoint('work').execute();
-                await point.releaseSavepoint('work').execute();
+                this.savepoint.rollback.run([]);
+                this.savepoint.release.run([]);
                 outcomes.push({ ok: false, error });
               }
             }
@@ -649,10 +683,11 @@ const addMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOS
  * reads outside transactions (GET's document, the claim's look-up), which WAL lets run beside the
  * writer, so that they never wait for a commit. Default: the same instance.
  */
-export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: string, close: () => Promise<void>, reader: Kysely<Database> = db): Store {
-  const hot = hotQueries(db);
+export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: string, close: () => Promise<void>, sqlite?: SqliteConnections): Store {
+  const reader = sqlite?.reader ?? db;
+  const hot = hotQueries(db, sqlite);
   const claims = dialect === 'sqlite' ? new SqliteClaims() : undefined;
-  const groupCommit = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
+  const groupCommit = sqlite ? new GroupCommit(db, sqlite.prepare.writer) : undefined;
   /** SQLite's claim: in flight in this process, or completed in the database (read only). */
   async function claimInProcess(request: ClaimRequest): Promise<ClaimResult> {
     const { scope, key, now } = request;
