@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import { startCheckpointer } from './checkpointer.js';
 import { kyselyStore } from './kysely-store.js';
 import { MIGRATIONS } from './migrations.js';
 import type { Database as Tables } from './schema.js';
@@ -41,7 +42,7 @@ export function redact(url: string): string {
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  return isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database);
+  return isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database, options.onCheckpointError);
 }
 
 /**
@@ -60,7 +61,7 @@ function withStatementCache(database: Database.Database) {
   };
 }
 
-async function openSqlite(path: string): Promise<Store> {
+async function openSqlite(path: string, onCheckpointError?: (message: string) => void): Promise<Store> {
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
   let database: Database.Database;
@@ -85,7 +86,11 @@ async function openSqlite(path: string): Promise<Store> {
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
   const cachedReader = withStatementCache(new Database(location, { readonly: true }));
   const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
+  // Checkpoints run in a worker (see checkpointer.ts); the writer's own, at four times SQLite's threshold, starts the WAL over.
+  database.pragma('wal_autocheckpoint = 4000');
+  const checkpointer = startCheckpointer(location, onCheckpointError ?? ((message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`)));
   return kyselyStore(db, 'sqlite', location, async () => {
+    await checkpointer.stop();
     await reader.destroy();
     await db.destroy();
   }, { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } });
