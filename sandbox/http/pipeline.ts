@@ -103,11 +103,17 @@ class Context implements RequestContext {
 
 /** The canonical form of a JSON value (object keys sorted), so that key order does not change a request's hash. */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  // Appends rather than map and join: this runs on every idempotent request.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonical(value[i]);
+    return out + ']';
   }
-  return JSON.stringify(value) ?? 'null';
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) out += (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + canonical((value as Record<string, unknown>)[keys[i]!]);
+  return out + '}';
 }
 
 const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]!.trim().toLowerCase();

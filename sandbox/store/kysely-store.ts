@@ -172,6 +172,7 @@ function hotQueries(db: Kysely<Database>, sqlite?: SqliteConnections) {
   const byScope = (table: 'payments') => db.selectFrom(table).where('merchant_id', '=', '').where('environment', '=', '');
   const sampleClaim = idempotencyRow({ merchantId: '', environment: 'test' }, '', { operation_id: '', request_hash: '', state: '', token: '', locked_until: '', expires_at: '', response_status: null, response_headers: null, response_body: null });
   const { merchant_id: _m, environment: _e, idempotency_key: _k, ...claimUpdate } = sampleClaim;
+  const fromExcluded = Object.keys(claimUpdate) as Array<keyof typeof claimUpdate>;
   return {
     document: precompiled(byScope('payments').select('document').where('pay_id', '=', ''), sqlite),
     documentByTransId: precompiled(byScope('payments').select('document').where('trans_id', '=', ''), sqlite),
@@ -187,7 +188,10 @@ function hotQueries(db: Kysely<Database>, sqlite?: SqliteConnections) {
     ),
     /** Insert, or replace a key past its retention (SQLite writes a completed key at once). */
     upsertIdempotency: precompiled(
-      db.insertInto('idempotency_keys').values(placeholders(sampleClaim)).onConflict((oc) => oc.columns(['merchant_id', 'environment', 'idempotency_key']).doUpdateSet(placeholders(claimUpdate))),
+      db
+        .insertInto('idempotency_keys')
+        .values(placeholders(sampleClaim))
+        .onConflict((oc) => oc.columns(['merchant_id', 'environment', 'idempotency_key']).doUpdateSet((eb) => Object.fromEntries(fromExcluded.map((c) => [c, eb.ref(`excluded.${c}`)])))),
       sqlite,
     ),
   };
@@ -404,8 +408,7 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
           if (claims.get(claimKey(scope, key)) !== token) throw new StaleWriteError(`Idempotency-Key ${key} (not claimed by this request)`);
           const claim = claims.pending.get(token)!;
           const row = idempotencyRow(scope, key, { ...claim, state: 'done', token, locked_until: now, response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body });
-          const { merchant_id: _m, environment: _e, idempotency_key: _k, ...update } = row;
-          await hot.upsertIdempotency(db, [...Object.values(row), ...Object.values(update)]);
+          await hot.upsertIdempotency(db, Object.values(row));
           claims.delete(claimKey(scope, key), token);
           return;
         }
@@ -714,14 +717,32 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
   const documentBy = async (query: HotQueries['document'], scope: Scope, id: string) => (await query(reader, [scope.merchantId, scope.environment, id])).rows[0]?.document;
   const documents = dialect === 'sqlite' ? new DocumentCache() : undefined;
   const readDocument = (key: DocumentKey, load: () => Promise<string | undefined>) => (documents ? documents.read(key, load) : load());
+  /**
+   * SQLite: the repositories of a group-commit batch, made once for all of its transactions (they
+   * run one after another), and what the batch wrote, which the cache forgets once it has ended.
+   */
+  let batch: { tx: Transaction<Database>; written: WrittenPayments; repositories: StoreTransaction } | undefined;
+  const batchOf = (tx: Transaction<Database>) => {
+    if (batch?.tx !== tx) {
+      const written = new WrittenPayments();
+      batch = { tx, written, repositories: repositories(tx, dialect, hot, claims, written) };
+    }
+    return batch;
+  };
 
   return {
     dialect,
     location,
     transaction: groupCommit
       ? (work) => {
-          const written = new WrittenPayments();
-          return groupCommit.submit((tx) => work(repositories(tx, dialect, hot, claims, written))).finally(() => documents?.forget(written));
+          let written: WrittenPayments | undefined;
+          return groupCommit
+            .submit((tx) => {
+              const batch = batchOf(tx);
+              written = batch.written;
+              return work(batch.repositories);
+            })
+            .finally(() => written && documents?.forget(written));
         }
       : (work) => db.transaction().execute((tx) => work(repositories(tx, dialect, hot, claims))),
     paymentDocument: (scope, payId) => readDocument(byPayId(scope, payId), () => documentBy(hot.document, scope, payId)),
