@@ -48,7 +48,8 @@ function sandboxServer(database: string, merchants: string): Promise<ServerProce
 }
 
 let counter = 0;
-const createRequest = (): LoadRequest => ({
+/** A create with a new transId each time; with a new Idempotency-Key too (as the SDK sends), unless `idempotencyKey` is false. */
+const createRequest = ({ idempotencyKey = true } = {}): LoadRequest => ({
   method: 'POST',
   path: '/api/v2/payments',
   headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
@@ -56,7 +57,7 @@ const createRequest = (): LoadRequest => ({
     const id = `BENCH-${process.pid}-${++counter}`;
     return {
       ...request,
-      headers: { ...request.headers, 'idempotency-key': id },
+      headers: idempotencyKey ? { ...request.headers, 'idempotency-key': id } : request.headers,
       body: JSON.stringify({ transId: id, amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'MANUAL' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' }, customerInfo: { firstName: 'Lena', lastName: 'Schmidt' } }),
     };
   },
@@ -70,7 +71,8 @@ function residentMb(pid: number): number {
 
 export interface SandboxFigures {
   bare: Figures;
-  sqlite: { get: Figures; post: Figures; rssAfterPayments: { payments: number; mb: number } };
+  /** postWithoutKey: the same create without an Idempotency-Key (what the key's claim and record cost). */
+  sqlite: { get: Figures; post: Figures; postWithoutKey: Figures; rssAfterPayments: { payments: number; mb: number } };
   postgres?: { get: Figures; post: Figures };
 }
 
@@ -109,7 +111,12 @@ export async function benchSandbox(): Promise<SandboxFigures> {
       getRuns.push(await measure(sqliteServer.baseUrl, getRequest(payId)));
     }
     await bare.stop();
-    const sqlite = { server: sqliteServer, get: medianFigures(getRuns), post: await measure(sqliteServer.baseUrl, [createRequest()]) };
+    const sqlite = {
+      server: sqliteServer,
+      get: medianFigures(getRuns),
+      post: await measure(sqliteServer.baseUrl, [createRequest()]),
+      postWithoutKey: await measure(sqliteServer.baseUrl, [createRequest({ idempotencyKey: false })]),
+    };
     const bareFigures = medianFigures(bareRuns);
     // Top up to MEMORY_PAYMENTS payments in the store, then read the process's resident memory.
     const stored = counter;
@@ -121,7 +128,7 @@ export async function benchSandbox(): Promise<SandboxFigures> {
       console.warn(`  (PostgreSQL not measured: ${(err as Error).message})`);
       return undefined;
     });
-    return { bare: bareFigures, sqlite: { get: sqlite.get, post: sqlite.post, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
+    return { bare: bareFigures, sqlite: { get: sqlite.get, post: sqlite.post, postWithoutKey: sqlite.postWithoutKey, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });

@@ -68,6 +68,7 @@ const line = (label: string, f: { rps: number; p99: number }) => `  ${label.padE
 console.log(line('bare node:http, fixed JSON', sandbox.bare));
 console.log(`${line('GET a payment, SQLite', sandbox.sqlite.get)}   ${pct(sandbox.sqlite.get.rps, sandbox.bare.rps)} of bare node:http (target ≥ 50 %; p99 target ≤ 5 ms)`);
 console.log(`${line('POST a payment, SQLite', sandbox.sqlite.post)}   ${(sandbox.sqlite.post.rps / mock.post.rps).toFixed(1)}× Prism's POST (target ≥ 5×; p99 target ≤ 5 ms)`);
+console.log(`${line('  the same without Idempotency-Key', sandbox.sqlite.postWithoutKey)}   ${(sandbox.sqlite.postWithoutKey.rps / mock.post.rps).toFixed(1)}× (what the key's claim and record cost)`);
 if (sandbox.postgres) {
   console.log(line('GET a payment, PostgreSQL', sandbox.postgres.get));
   console.log(line('POST a payment, PostgreSQL', sandbox.postgres.post));
