@@ -82,14 +82,14 @@ async function openSqlite(path: string, onCheckpointError?: (message: string) =>
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
   await migrate(db, location);
-  if (memory) return kyselyStore(db, 'sqlite', location, () => db.destroy(), { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } });
+  if (memory) return kyselyStore(db, location, () => db.destroy(), { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } });
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
   const cachedReader = withStatementCache(new Database(location, { readonly: true }));
   const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
   // Checkpoints run in a worker (see checkpointer.ts); the writer's own, at four times SQLite's threshold, starts the WAL over.
   database.pragma('wal_autocheckpoint = 4000');
   const checkpointer = startCheckpointer(location, onCheckpointError ?? ((message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`)));
-  return kyselyStore(db, 'sqlite', location, async () => {
+  return kyselyStore(db, location, async () => {
     await checkpointer.stop();
     await reader.destroy();
     await db.destroy();
@@ -114,5 +114,5 @@ async function openPostgres(url: string): Promise<Store> {
   }
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await migrate(db, location);
-  return kyselyStore(db, 'postgres', location, () => db.destroy());
+  return kyselyStore(db, location, () => db.destroy());
 }

@@ -680,16 +680,17 @@ function repositories(db: Db, dialect: Dialect, hot: HotQueries, claims: SqliteC
 
 const addMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
-/** The Store on a migrated Kysely instance. */
 /**
- * The Store on a migrated Kysely instance. `reader` (SQLite on a file): a second connection for the
- * reads outside transactions (GET's document, the claim's look-up), which WAL lets run beside the
- * writer, so that they never wait for a commit. Default: the same instance.
+ * The Store on a migrated Kysely instance: PostgreSQL, or SQLite when `sqlite` gives its
+ * connections. Its `reader` (on a file: a second connection, else the writer's) serves the reads
+ * outside transactions (GET's document, the claim's look-up), which WAL lets run beside the writer,
+ * so that they never wait for a commit.
  */
-export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: string, close: () => Promise<void>, sqlite?: SqliteConnections): Store {
+export function kyselyStore(db: Kysely<Database>, location: string, close: () => Promise<void>, sqlite?: SqliteConnections): Store {
+  const dialect: Dialect = sqlite ? 'sqlite' : 'postgres';
   const reader = sqlite?.reader ?? db;
   const hot = hotQueries(db, sqlite);
-  const claims = dialect === 'sqlite' ? new SqliteClaims() : undefined;
+  const claims = sqlite ? new SqliteClaims() : undefined;
   const groupCommit = sqlite ? new GroupCommit(db, sqlite.prepare.writer) : undefined;
   /** SQLite's claim: in flight in this process, or completed in the database (read only). */
   async function claimInProcess(request: ClaimRequest): Promise<ClaimResult> {
@@ -715,7 +716,7 @@ export function kyselyStore(db: Kysely<Database>, dialect: Dialect, location: st
     return { outcome: 'replay', response: { status: row.response_status ?? 200, headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>, body: row.response_body ?? '' } };
   }
   const documentBy = async (query: HotQueries['document'], scope: Scope, id: string) => (await query(reader, [scope.merchantId, scope.environment, id])).rows[0]?.document;
-  const documents = dialect === 'sqlite' ? new DocumentCache() : undefined;
+  const documents = sqlite ? new DocumentCache() : undefined;
   const readDocument = (key: DocumentKey, load: () => Promise<string | undefined>) => (documents ? documents.read(key, load) : load());
   /**
    * SQLite: the repositories of a group-commit batch, made once for all of its transactions (they
