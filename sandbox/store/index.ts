@@ -8,6 +8,7 @@ import pg from 'pg';
 import { startCheckpointer } from './checkpointer.js';
 import { kyselyStore } from './kysely-store.js';
 import { MIGRATIONS } from './migrations.js';
+import { takeOwnerLock, type OwnerLock } from './owner-lock.js';
 import type { Database as Tables } from './schema.js';
 import type { OpenStoreOptions, Store } from './store.js';
 
@@ -65,8 +66,17 @@ async function openSqlite(path: string, onCheckpointError?: (message: string) =>
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
   let database: Database.Database;
+  let owner: OwnerLock | undefined;
   try {
-    if (!memory) mkdirSync(dirname(location), { recursive: true });
+    if (!memory) {
+      mkdirSync(dirname(location), { recursive: true });
+      owner = takeOwnerLock(location);
+      if (!owner) {
+        throw new StoreOpenError(
+          `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,
+        );
+      }
+    }
     database = new Database(location);
     // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
     // sandbox process loses nothing it answered; only a power loss could cost the last commits.
@@ -77,11 +87,18 @@ async function openSqlite(path: string, onCheckpointError?: (message: string) =>
     // Group commit runs each write in a savepoint: their statement journals stay in memory, not in a temp file per batch.
     database.pragma('temp_store = MEMORY');
   } catch (err) {
-    throw new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
+    owner?.release();
+    throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
   }
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
-  await migrate(db, location);
+  try {
+    await migrate(db, location);
+  } catch (err) {
+    await db.destroy();
+    owner?.release();
+    throw err;
+  }
   if (memory) return kyselyStore(db, location, () => db.destroy(), { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } });
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
   const cachedReader = withStatementCache(new Database(location, { readonly: true }));
@@ -93,6 +110,7 @@ async function openSqlite(path: string, onCheckpointError?: (message: string) =>
     await checkpointer.stop();
     await reader.destroy();
     await db.destroy();
+    owner?.release();
   }, { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } });
 }
 
