@@ -2,7 +2,8 @@
 // contract under both roots; credentials per operation; validation of every part of a request with
 // the contract's 400 naming each field; 413 and 415; the roots and merchants keep their data
 // apart; CORS only where a browser may call. Every response goes through the conformance check.
-import { describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { operations as contractOperations } from '../src/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
 import { ConformanceError, conformingFetch, sandboxContract, sandboxPerSuite } from './support/sandbox.js';
@@ -111,6 +112,29 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
       const plan = await sandbox().call('POST', '/payment-plans/pp_x/charge', { body: 'x', headers: { 'content-type': 'text/plain' } });
       expect(plan.status).toBe(415);
       expect(plan.body.status).toBe('415');
+    });
+
+    it('a body cut short (the client went away) is the client\'s fault: a 400, nothing logged as a failure', async () => {
+      const failures = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      try {
+        const { hostname, port, pathname } = new URL(`${sandbox().baseUrl}/payments`);
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () => {
+            socket.write(`POST ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"transId": "CUT-`);
+            socket.end(); // 500 bytes announced, 17 sent
+          });
+          let received = '';
+          socket.on('data', (chunk) => (received += chunk.toString()));
+          socket.on('close', () => resolve(received));
+          socket.on('error', reject);
+        });
+        if (answer !== '') expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+        // The handler runs after the socket closed: give it a turn before looking at the log.
+        await new Promise((r) => setTimeout(r, 50));
+        expect(failures.mock.calls.filter((call) => String(call[0]).includes('failed'))).toEqual([]);
+      } finally {
+        failures.mockRestore();
+      }
     });
 
     it('an unknown simulation code is invalid input, not a decline', async () => {

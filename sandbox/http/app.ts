@@ -96,12 +96,21 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   // (415), anything else (500), each in the body the operation's contract gives for that status.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const operation = contract.operations.get(request.routeOptions.config.operationId as never);
-    const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : 500;
+    // Fastify marks what the client got wrong (a body cut short, a Content-Length that does not match) with a 4xx.
+    const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
+    const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : clientError ? 400 : 500;
     if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
     const detail =
-      status === 413 ? `The body exceeds ${BODY_LIMIT_BYTES} bytes.` : status === 415 ? `Send the body as ${operation?.requestMediaType ?? 'application/json'}.` : 'The sandbox failed to process the request.';
-    const title = status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : 'Internal server error.';
-    const body = operation ? problemBody(contract, operation, status, { title, detail }, { traceId: newId('trace'), instance: request.url.split('?')[0]! }) : undefined;
+      status === 413
+        ? `The body exceeds ${BODY_LIMIT_BYTES} bytes.`
+        : status === 415
+          ? `Send the body as ${operation?.requestMediaType ?? 'application/json'}.`
+          : status === 400
+            ? `The request could not be read: ${error.message}.`
+            : 'The sandbox failed to process the request.';
+    const title = status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : status === 400 ? 'Malformed request.' : 'Internal server error.';
+    const input = status === 400 ? { title, detail, errors: { '(body)': [`could not be read: ${error.message}`] } } : { title, detail };
+    const body = operation ? problemBody(contract, operation, status, input, { traceId: newId('trace'), instance: request.url.split('?')[0]! }) : undefined;
     reply.code(operation?.responses.has(status) ? status : 500).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: detail }));
   });
 
