@@ -128,7 +128,8 @@ export async function benchSandbox(): Promise<SandboxFigures> {
       console.warn(`  (PostgreSQL not measured: ${(err as Error).message})`);
       return undefined;
     });
-    return { bare: bareFigures, sqlite: { get: sqlite.get, post: sqlite.post, postWithoutKey: sqlite.postWithoutKey, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
+    const { server: _, ...sqliteFigures } = sqlite;
+    return { bare: bareFigures, sqlite: { ...sqliteFigures, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { newId } from './ids.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
-import { problemBody } from './problems.js';
+import { problemBody, type ProblemInput } from './problems.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
 export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
@@ -93,25 +93,21 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   });
 
   // Errors before or outside the handler: a too large body (413), a media type without a parser
-  // (415), anything else (500), each in the body the operation's contract gives for that status.
+  // (415), a body the client cut short or mis-announced (400: fastify marks those 4xx), anything
+  // else (500), each in the body the operation's contract gives for that status.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const operation = contract.operations.get(request.routeOptions.config.operationId as never);
-    // Fastify marks what the client got wrong (a body cut short, a Content-Length that does not match) with a 4xx.
     const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
     const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : clientError ? 400 : 500;
     if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
-    const detail =
-      status === 413
-        ? `The body exceeds ${BODY_LIMIT_BYTES} bytes.`
-        : status === 415
-          ? `Send the body as ${operation?.requestMediaType ?? 'application/json'}.`
-          : status === 400
-            ? `The request could not be read: ${error.message}.`
-            : 'The sandbox failed to process the request.';
-    const title = status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : status === 400 ? 'Malformed request.' : 'Internal server error.';
-    const input = status === 400 ? { title, detail, errors: { '(body)': [`could not be read: ${error.message}`] } } : { title, detail };
+    const input: ProblemInput = {
+      413: { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` },
+      415: { title: 'Unsupported media type.', detail: `Send the body as ${operation?.requestMediaType ?? 'application/json'}.` },
+      400: { title: 'Malformed request.', detail: 'The request body could not be read.', errors: { '(body)': [`could not be read: ${error.message}`] } },
+      500: { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' },
+    }[status];
     const body = operation ? problemBody(contract, operation, status, input, { traceId: newId('trace'), instance: request.url.split('?')[0]! }) : undefined;
-    reply.code(operation?.responses.has(status) ? status : 500).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: detail }));
+    reply.code(operation?.responses.has(status) ? status : 500).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: input.detail }));
   });
 
   if (options.log) {

@@ -40,12 +40,17 @@ export class DocumentCache {
     return document;
   }
 
-  /** Called when a transaction that wrote `written` has ended. */
+  /**
+   * Called when a transaction that wrote `written` has ended. It empties `written`: the transactions
+   * of one group-commit batch share it, and each of them calls this once the batch has committed.
+   */
   forget(written: WrittenPayments): void {
     if (!written.all && written.keys.length === 0) return;
     this.#generation++;
     if (written.all) this.#entries.clear();
     else for (const key of written.keys) this.#entries.delete(key);
+    written.all = false;
+    written.keys.length = 0;
   }
 
   get size(): number {

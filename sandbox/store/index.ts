@@ -43,7 +43,7 @@ export function redact(url: string): string {
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  return isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database, options.onCheckpointError);
+  return isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database);
 }
 
 /**
@@ -62,7 +62,7 @@ function withStatementCache(database: Database.Database) {
   };
 }
 
-async function openSqlite(path: string, onCheckpointError?: (message: string) => void): Promise<Store> {
+async function openSqlite(path: string): Promise<Store> {
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
   let database: Database.Database;
@@ -105,7 +105,7 @@ async function openSqlite(path: string, onCheckpointError?: (message: string) =>
   const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
   // Checkpoints run in a worker (see checkpointer.ts); the writer's own, at four times SQLite's threshold, starts the WAL over.
   database.pragma('wal_autocheckpoint = 4000');
-  const checkpointer = startCheckpointer(location, onCheckpointError ?? ((message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`)));
+  const checkpointer = startCheckpointer(location, (message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`));
   return kyselyStore(db, location, async () => {
     await checkpointer.stop();
     await reader.destroy();

@@ -739,11 +739,11 @@ export function kyselyStore(db: Kysely<Database>, location: string, close: () =>
           let written: WrittenPayments | undefined;
           return groupCommit
             .submit((tx) => {
-              const batch = batchOf(tx);
-              written = batch.written;
-              return work(batch.repositories);
+              const current = batchOf(tx);
+              written = current.written;
+              return work(current.repositories);
             })
-            .finally(() => written && documents?.forget(written));
+            .finally(() => written && documents!.forget(written));
         }
       : (work) => db.transaction().execute((tx) => work(repositories(tx, dialect, hot, claims))),
     paymentDocument: (scope, payId) => readDocument(byPayId(scope, payId), () => documentBy(hot.document, scope, payId)),

@@ -308,6 +308,4 @@ export interface ResetCounts {
 export interface OpenStoreOptions {
   /** A SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL. */
   database: string;
-  /** Hears a failed background checkpoint of a SQLite file (default: a line on stderr). */
-  onCheckpointError?: (message: string) => void;
 }
