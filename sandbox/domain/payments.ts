@@ -153,7 +153,9 @@ export function authorize(payment: Payment, input: OperationInput, ctx: DomainCo
     return { outcome: 'failed', payment: changed(payment, ctx, { state: 'FAILED' }), operations: [failed], reported: failed };
   }
   const value = payment.amount.value;
-  const authorization = operation(payment, { ...input, amount: input.amount ?? { value, currency: payment.currency } }, ctx.codes.SUCCESS, true, ctx);
+  // The payment's amount unless the input names one; spread last: on V8 an object that gains keys
+  // after a spread gets hidden classes of its own (see scopeOf in the store).
+  const authorization = operation(payment, { amount: { value, currency: payment.currency }, ...input }, ctx.codes.SUCCESS, true, ctx);
   let authorized = changed(payment, ctx, { state: 'AUTHORIZED', authorizedValue: value });
   const operations = [authorization];
   if (payment.captureMode === 'AUTOMATIC') {
