@@ -103,8 +103,9 @@ async function openSqlite(path: string): Promise<Store> {
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
   const cachedReader = withStatementCache(new Database(location, { readonly: true }));
   const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
-  // Checkpoints run in a worker (see checkpointer.ts); the writer's own, at four times SQLite's threshold, starts the WAL over.
-  database.pragma('wal_autocheckpoint = 4000');
+  // Checkpoints run in a worker (see checkpointer.ts); the writer's own starts the WAL over, at
+  // sixteen times SQLite's threshold (a WAL file of up to 64 MB) so that it blocks a commit rarely.
+  database.pragma('wal_autocheckpoint = 16000');
   const checkpointer = startCheckpointer(location, (message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`));
   return kyselyStore(db, location, async () => {
     await checkpointer.stop();
