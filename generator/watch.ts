@@ -1,17 +1,20 @@
 // npm run generate -- --watch: regenerates on every change to the contract (openapi/), the docs
-// guides (docs/guides/) and the sandbox's admin document (sandbox/admin/), re-running only what the
-// change needs, until stopped.
+// guides (docs/guides/), the sandbox's admin document (sandbox/admin/) and the lint configuration
+// (redocly.yaml, its lint-ignore file, .spectral.yaml and its house-rule functions), re-running only
+// what the change needs, until stopped.
 //
 // chokidar watches the folders, not single files: a file that an editor replaces by rename (sed -i,
 // vim, JetBrains safe-write, git checkout), deletes and re-creates, or creates in a new folder is
 // seen like any other change (node:fs watch lost a file once it had been renamed over).
 import { watch } from 'chokidar';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { ADMIN_ROOT } from './admin.js';
 import { bundleContract, type BundleResult } from './bundle.js';
 import { GUIDES_DIR } from './docs.js';
 import type { GenerateOptions, StepName } from './index.js';
-import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
+import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
@@ -26,6 +29,21 @@ file:line:col severity rule message; the docs are written only when lint passes.
 stops the watcher: fix the file and save again.`;
 
 type Kind = 'contract' | 'guides' | 'admin';
+
+/**
+ * The files that decide what lint reports: the Redocly config and the lint-ignore file beside it
+ * (Redocly reads it from there), the Spectral ruleset and its `functionsDir` (the house rules).
+ * A change to one of them re-runs what a contract change does: lint decides whether docs are written.
+ */
+function lintConfiguration(redoclyConfig: string): { files: string[]; functionsDir?: string } {
+  const files = [redoclyConfig, join(dirname(redoclyConfig), '.redocly.lint-ignore.yaml'), SPECTRAL_RULESET];
+  try {
+    const functionsDir = (parseYaml(readFileSync(SPECTRAL_RULESET, 'utf8')) as { functionsDir?: unknown } | null)?.functionsDir;
+    return typeof functionsDir === 'string' ? { files, functionsDir: resolve(dirname(SPECTRAL_RULESET), functionsDir) } : { files };
+  } catch {
+    return { files }; // a broken ruleset is lint's to report (watched: fixing it rebuilds)
+  }
+}
 
 export interface WatchOptions {
   root?: string;
@@ -52,6 +70,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
   const adminRoot = resolve(options.adminRoot ?? ADMIN_ROOT);
   const log = options.log ?? ((text: string) => console.log(text));
   const folders: Record<Kind, string> = { contract: dirname(root), guides: guidesDir, admin: dirname(adminRoot) };
+  const lint = lintConfiguration(resolve(options.redoclyConfig ?? REDOCLY_CONFIG));
   const show = (p: string) => {
     const r = relative(process.cwd(), p);
     return r.startsWith('..') ? p : r || '.';
@@ -72,6 +91,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     if (inside(folders.admin, p) && /\.(ya?ml|json)$/i.test(p)) return 'admin';
     if (inside(folders.guides, p) && /\.(md|svg|png|jpe?g|webp)$/i.test(p)) return 'guides';
     if (inside(folders.contract, p) && /\.(ya?ml|json)$/i.test(p)) return 'contract';
+    if (lint.files.includes(p) || (lint.functionsDir !== undefined && inside(lint.functionsDir, p) && /\.[cm]?[jt]s$/i.test(p))) return 'contract';
     return undefined;
   };
 
@@ -140,7 +160,8 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     if (pending.size > 0) void runPending();
   }
 
-  const watcher = watch(Object.values(folders), {
+  const watched = [...Object.values(folders), ...lint.files, ...(lint.functionsDir ? [lint.functionsDir] : [])];
+  const watcher = watch(watched, {
     ignoreInitial: true,
     // a file replaced within 100 ms of its removal is one change (editors' atomic saves)
     atomic: true,
@@ -164,7 +185,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     running = rebuild(new Map<Kind, string[]>([['contract', []], ['admin', []]]), t0, true);
     await running;
     running = undefined;
-    log(`watching ${Object.values(folders).map((f) => `${show(f)}/`).join(', ')} → ${show(out)}/ (Ctrl-C stops)`);
+    log(`watching ${Object.values(folders).map((f) => `${show(f)}/`).join(', ')}, the lint configuration → ${show(out)}/ (Ctrl-C stops)`);
     if (pending.size > 0) void runPending();
   });
 

@@ -1,7 +1,8 @@
 // npm run generate -- --watch as a child process (its own process group, killed in afterAll) on a
 // copy of the project in a temp folder: edits saved by rename are picked up every time (node:fs watch
 // lost the file after the first), a YAML mistake is reported at its line and the watcher recovers on
-// the next good save, a guide change re-runs the docs without touching types.ts.
+// the next good save, a guide change re-runs the docs without touching types.ts, a change to the
+// lint configuration re-lints.
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -85,5 +86,20 @@ describe('npm run generate -- --watch', () => {
     expect(await readFile(join(out, 'docs', 'index.html'), 'utf8')).toContain(sentence);
     expect(await readFile(typesPath, 'utf8')).toBe(text);
     expect((await stat(typesPath)).mtimeMs).toBe(mtimeMs);
+  }, 120_000);
+
+  it('re-lints after a change to the lint configuration (redocly.yaml), and passes again once it is undone', async () => {
+    const config = join(dir, 'redocly.yaml');
+    const text = await readFile(config, 'utf8');
+    // A rule every operation breaks: summaries of at most five characters.
+    const strict = text.replace(/^rules:\n/m, 'rules:\n  rule/summary-at-most-five:\n    subject: { type: Operation, property: summary }\n    assertions: { maxLength: 5 }\n    severity: error\n');
+    expect(strict).not.toBe(text);
+    const failed = await save(config, strict);
+    expect(failed.split('\n')[0], 'the trigger').toContain(config);
+    expect(failed).toMatch(/ error rule\/summary-at-most-five /);
+    expect(failed).toMatch(/^✖ failed after /m);
+    const passed = await save(config, text);
+    expect(passed).not.toContain('summary-at-most-five');
+    expect(passed).toMatch(/^✔ ok in /m);
   }, 120_000);
 });
