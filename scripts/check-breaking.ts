@@ -1,9 +1,11 @@
 // npm run check:breaking [-- --json] [-- --root <file>] [-- --current <bundled file>]
-//                        [-- --baseline <file> | --releases <dir>]
+//                        [-- --base <release | file | git ref>] [-- --releases <dir>]
 // npm run check:breaking -- --record [--force] [--root <file>] [--releases <dir>]
 //
 // The breaking-change gate: compares the contract (bundled in memory from openapi/openapi.yaml)
-// with the latest release in openapi/releases/ (by semver) using `redocly diff`. Exit codes:
+// with its base, by default the latest release in openapi/releases/ (by semver), using `redocly
+// diff`. --base names another the way `npm run report` does (generator/base.ts): a version, a
+// bundled file, or a git ref whose tree is bundled (`--base main` in a pull request). Exit codes:
 //   0  no breaking change, or breaking changes accepted because info.version has a greater
 //      major version than the release;
 //   1  breaking changes;
@@ -12,12 +14,13 @@
 // existing release without --force).
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { BaseError, loadBase } from '../generator/base.js';
 import { BundleError, bundleContract } from '../generator/bundle.js';
-import { type Change, checkBreaking, DiffError, formatLocation, latestRelease, recordRelease, ReleaseExistsError, RELEASES_DIR } from '../generator/breaking.js';
+import { type Change, checkBreaking, DiffError, formatLocation, recordRelease, ReleaseExistsError, RELEASES_DIR } from '../generator/breaking.js';
 import { DEFAULT_ROOT } from '../generator/paths.js';
 
 const USAGE = `usage: tsx scripts/check-breaking.ts [--json] [--root openapi/openapi.yaml | --current <bundled file>]
-                                    [--baseline <file> | --releases openapi/releases]
+                                    [--base <version | bundled file | git ref>] [--releases openapi/releases]
        tsx scripts/check-breaking.ts --record [--force] [--root openapi/openapi.yaml] [--releases openapi/releases]`;
 
 let values;
@@ -28,6 +31,8 @@ try {
       force: { type: 'boolean', default: false },
       root: { type: 'string' },
       current: { type: 'string' },
+      base: { type: 'string' },
+      // the earlier name of --base <file>
       baseline: { type: 'string' },
       releases: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -51,10 +56,11 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 
-if ((values.record || values.force) && (values.current || values.baseline)) fail(`--record takes the bundle of --root, not --current/--baseline\n${USAGE}`);
+const baseSpec = values.base ?? values.baseline;
+if ((values.record || values.force) && (values.current || baseSpec)) fail(`--record takes the bundle of --root, not --current/--base\n${USAGE}`);
 if (values.force && !values.record) fail(`--force only applies to --record\n${USAGE}`);
 if (values.current && values.root) fail(`give --root (bundled here) or --current (already bundled), not both\n${USAGE}`);
-if (values.baseline && values.releases) fail(`give --baseline or --releases, not both\n${USAGE}`);
+if (values.base && values.baseline) fail(`give --base (or its earlier name --baseline), not both\n${USAGE}`);
 
 async function bundle() {
   try {
@@ -76,25 +82,24 @@ if (values.record) {
   }
 }
 
-let baseline = values.baseline ? resolve(values.baseline) : undefined;
-if (!baseline) {
-  const latest = await latestRelease(releasesDir);
-  if (!latest) {
-    fail(
-      `no release recorded in ${rel(releasesDir)}/ (files named <info.version>.yaml), so there is nothing to check ` +
-        'breaking changes against.\nRecord the released contract with `npm run check:breaking -- --record`.',
-    );
-  }
-  baseline = latest!.file;
+let base;
+try {
+  base = await loadBase(baseSpec, { root, releasesDir });
+} catch (err) {
+  if (!(err instanceof BaseError) && !(err instanceof BundleError)) throw err;
+  const record = baseSpec === undefined ? '\nRecord the released contract with `npm run check:breaking -- --record`.' : '';
+  fail(`${err.message}${record}`);
 }
 
 const t0 = performance.now();
 let result;
 try {
-  result = await checkBreaking({ current: values.current ? resolve(values.current) : await bundle(), baseline });
+  result = await checkBreaking({ current: values.current ? resolve(values.current) : await bundle(), baseline: base!.input });
 } catch (err) {
   if (err instanceof DiffError) fail(err.message);
   throw err;
+} finally {
+  await base!.dispose();
 }
 const ms = Math.round(performance.now() - t0);
 
@@ -105,7 +110,7 @@ if (values.json) {
     const findings = c.findings.length > 0 ? c.findings : [{ ruleId: '', message: c.message, location: c.location }];
     return findings.map((f) => `  ${formatLocation(f.location)} ${c.impact}${f.ruleId ? ` ${f.ruleId}` : ''} ${f.message}\n      shows at ${c.path}`).join('\n');
   };
-  console.log(`comparing ${result.files.current}, info.version ${result.versions.current}, with ${result.files.baseline}, info.version ${result.versions.baseline}`);
+  console.log(`comparing ${result.files.current}, info.version ${result.versions.current}, with ${base!.label}, info.version ${result.versions.baseline}`);
   if (result.breaking.length > 0) {
     console.log(`\n${result.accepted ? 'Breaking changes, accepted by the major version bump' : 'BREAKING changes'} (${result.breaking.length}):`);
     for (const c of result.breaking) console.log(line(c));

@@ -2,9 +2,10 @@
 // bundled contract, each a deep copy with one edit, written to temp files and compared with the
 // unchanged contract by `redocly diff`. The comparisons are independent child processes
 // (~0.5-0.7 s each), so they run concurrently.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -174,6 +175,26 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     expect(run.stdout).toMatch(/tiny-script-current\.yaml:11:\d+ major enum-values-removed Enum (of `.*` )?lost values: 'B'\./);
     expect(run.stdout).toMatch(/^FAILED: 1 breaking change/m);
   });
+
+  it('npm run check:breaking -- --base <git ref> compares with the contract in that commit', async () => {
+    const [baseText, currentText] = await Promise.all((await tiny('git', ['A'])).map((f) => readFile(f, 'utf8')));
+    const project = await mkdtemp(join(dir, 'git-base-'));
+    const root = join(project, 'openapi', 'openapi.yaml');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: project, stdio: 'pipe' }).toString();
+    await mkdir(dirname(root), { recursive: true });
+    await writeFile(root, baseText);
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'the released contract');
+    await writeFile(root, currentText);
+    const run = await script(['--root', root, '--base', 'main']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/with `main` at [0-9a-f]{7}, info\.version 1\.0\.0/);
+    expect(run.stdout).toMatch(/major enum-values-removed/);
+    const unknown = await script(['--root', root, '--base', 'no-such-branch']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("'no-such-branch' is neither a recorded release, a file, nor a git ref");
+  }, 60_000);
 
   it('npm run check:breaking exits 2 with a clear message when no release is recorded', async () => {
     const empty = await mkdtemp(join(dir, 'no-releases-'));
