@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from '../generator/paths.js';
 import { CONNECTIONS, DURATION_S, load, measure, type Figures, type LoadRequest } from './load.js';
 import { startPostgres } from './postgres.js';
+import { SANDBOX_ENTRY, sandboxNodeOptions } from './sandbox-command.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 /** Alternating rounds of bare node:http and the sandbox's GET. */
@@ -29,20 +29,12 @@ function bareServer(): Promise<ServerProcess> {
 const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
 const AUTHORIZATION = `Basic ${Buffer.from(`${MERCHANT.merchantId}:${MERCHANT.apiKey}`).toString('base64')}`;
 
-/** The Node options of `npm run sandbox` (package.json), so that the benchmark runs what users run. */
-function sandboxNodeOptions(): string[] {
-  const script = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.sandbox ?? '';
-  const match = /^exec node (.*)\bsandbox\/main\.ts$/.exec(script.trim());
-  if (!match) throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/main.ts": ${script}`);
-  return match[1]!.split(/\s+/).filter(Boolean);
-}
-
 function sandboxServer(database: string, merchants: string): Promise<ServerProcess> {
   const nodeOptions = sandboxNodeOptions();
   return startServerProcess({
     name: 'sandbox',
     // --cli-config none: the benchmark's sandbox leaves the developer's .sandbox/cli.json alone
-    args: (port) => [...nodeOptions, join(REPO_ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', database, '--merchants', merchants, '--quiet', '--cli-config', 'none'],
+    args: (port) => [...nodeOptions, SANDBOX_ENTRY, '--port', String(port), '--db', database, '--merchants', merchants, '--quiet', '--cli-config', 'none'],
     ready: async (u) => (await fetch(`${u}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../generator/paths.js';
+import { SANDBOX_ENTRY, sandboxNodeOptions } from '../scripts/sandbox-command.js';
 import { startServerProcess, type ServerProcess } from '../scripts/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hidden-classes-'));
@@ -28,9 +28,8 @@ beforeAll(async () => {
       '--no-log-maps-details',
       `--logfile=${mapLog}`,
       '--no-logfile-per-isolate',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'sandbox/main.ts'),
+      ...sandboxNodeOptions(),
+      SANDBOX_ENTRY,
       '--port',
       String(port),
       '--db',

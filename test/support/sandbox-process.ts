@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
 import { killGroup, startServerProcess, type ServerProcess } from '../../scripts/server-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -18,7 +19,7 @@ export function startSandboxProcess(options: { database: string; merchantsFile: 
   return startServerProcess({
     name: 'sandbox',
     env: NO_CLI_CONFIG,
-    args: (port) => ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), '--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet', ...(options.extra ?? [])],
+    args: (port) => [...sandboxNodeOptions(), SANDBOX_ENTRY, '--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet', ...(options.extra ?? [])],
     ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
 }
@@ -28,7 +29,7 @@ export function startSandboxProcess(options: { database: string; merchantsFile: 
  * end: a command, not a server. `env` adds to (and overrides) SANDBOX_CLI_CONFIG=none.
  */
 export function runSandboxCommand(args: string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<CommandResult> {
-  return runCommand(process.execPath, ['--import', 'tsx', join(ROOT, 'sandbox/main.ts'), ...args], { env: { ...NO_CLI_CONFIG, ...env }, timeoutMs });
+  return runCommand(process.execPath, [...sandboxNodeOptions(), SANDBOX_ENTRY, ...args], { env: { ...NO_CLI_CONFIG, ...env }, timeoutMs });
 }
 
 export interface CommandResult {
