@@ -13,15 +13,30 @@ import {
   type OperationEntry,
 } from '../src/openapi/walker.js';
 
-// A human changelog of the contract between two bundled documents: operations, parameters,
-// request bodies, response statuses, fields, types and enum values added, removed or changed.
+// A human changelog of the contract between two bundled documents: operations, their security,
+// parameters, request bodies, response statuses and headers, fields, types, constraints and enum
+// values added, removed or changed.
 // It describes; it does not judge (generator/breaking.ts rates changes with Redocly's rules).
 // A named schema (components/schemas) is compared once, under its own name, and listed with the
 // operations that use it; an operation's entries cover only what is inline in it, so a change
 // to a shared schema is not repeated for every operation that reaches it.
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
-export type ChangeTopic = 'operation' | 'parameter' | 'request-body' | 'status' | 'media-type' | 'field' | 'required' | 'type' | 'enum' | 'schema' | 'composition';
+export type ChangeTopic =
+  | 'operation'
+  | 'security'
+  | 'parameter'
+  | 'request-body'
+  | 'status'
+  | 'header'
+  | 'media-type'
+  | 'field'
+  | 'required'
+  | 'type'
+  | 'constraint'
+  | 'enum'
+  | 'schema'
+  | 'composition';
 
 export interface ChangelogEntry {
   scope: 'operation' | 'schema';
@@ -109,6 +124,11 @@ function diffOperation(ctx: Docs, b: OperationEntry, h: OperationEntry, emit: Em
     emit('changed', 'operation', h.operation.deprecated ? 'deprecated' : 'no longer deprecated');
   }
 
+  // security: the requirements the operation accepts (its own, else the document's)
+  const [bs, hs] = [securityOf(base, b), securityOf(head, h)];
+  for (const r of hs) if (!bs.has(r)) emit('added', 'security', `accepts ${r}`);
+  for (const r of bs) if (!hs.has(r)) emit('removed', 'security', `no longer accepts ${r}`);
+
   // parameters, by location and name
   const params = (doc: JsonObject, e: OperationEntry) => new Map(parametersOf(doc, e).map((p) => [`${p.in} parameter \`${p.name}\``, p]));
   const [bp, hp] = [params(base, b), params(head, h)];
@@ -136,10 +156,39 @@ function diffOperation(ctx: Docs, b: OperationEntry, h: OperationEntry, emit: Em
   const bRes = isObject(b.operation.responses) ? (b.operation.responses as JsonObject) : {};
   const hRes = isObject(h.operation.responses) ? (h.operation.responses as JsonObject) : {};
   for (const status of Object.keys(hRes)) {
-    if (!(status in bRes)) emit('added', 'status', `response ${status} added`);
-    else diffContent(ctx, derefOr(base, bRes[status])?.content, derefOr(head, hRes[status])?.content, `response ${status}`, emit);
+    if (!(status in bRes)) {
+      emit('added', 'status', `response ${status} added`);
+      continue;
+    }
+    const [bResponse, hResponse] = [derefOr(base, bRes[status]), derefOr(head, hRes[status])];
+    diffHeaders(ctx, bResponse?.headers, hResponse?.headers, `response ${status}`, emit);
+    diffContent(ctx, bResponse?.content, hResponse?.content, `response ${status}`, emit);
   }
   for (const status of Object.keys(bRes)) if (!(status in hRes)) emit('removed', 'status', `response ${status} removed`);
+}
+
+/** `` `basicAuth` ``, `` `a` + `b` `` (both at once), `` `oauth` (read, write) ``, `anonymous access` for `{}`. */
+function securityOf(doc: JsonObject, e: OperationEntry): Set<string> {
+  const requirements = Array.isArray(e.operation.security) ? e.operation.security : Array.isArray(doc.security) ? doc.security : [];
+  const scheme = ([name, scopes]: [string, unknown]) => `\`${name}\`${Array.isArray(scopes) && scopes.length > 0 ? ` (${scopes.join(', ')})` : ''}`;
+  return new Set(requirements.filter(isObject).map((r) => Object.entries(r).sort(([a], [b]) => a.localeCompare(b)).map(scheme).join(' + ') || 'anonymous access'));
+}
+
+/** Response headers by name (case-insensitive, as HTTP has them). */
+function diffHeaders(ctx: Docs, b: unknown, h: unknown, prefix: string, emit: Emit): void {
+  const headers = (doc: JsonObject, node: unknown) =>
+    new Map(Object.entries(isObject(node) ? node : {}).map(([name, header]) => [name.toLowerCase(), { name, header: derefOr(doc, header) ?? {} }]));
+  const [bh, hh] = [headers(ctx.base, b), headers(ctx.head, h)];
+  for (const [key, { name, header }] of hh) {
+    const label = `${prefix} header \`${name}\``;
+    const old = bh.get(key);
+    if (!old) emit('added', 'header', `${label} added (${header.required ? 'always sent' : 'optional'})`);
+    else {
+      if (Boolean(old.header.required) !== Boolean(header.required)) emit('changed', 'required', `${label} ${header.required ? 'became always sent' : 'became optional'}`);
+      diffSchema(ctx, old.header.schema, header.schema, { prefix: label, path: '' }, emit);
+    }
+  }
+  for (const [key, { name }] of bh) if (!hh.has(key)) emit('removed', 'header', `${prefix} header \`${name}\` removed`);
 }
 
 function diffContent(ctx: Docs, b: unknown, h: unknown, prefix: string, emit: Emit): void {
@@ -189,6 +238,9 @@ function describe(node: unknown): string {
   return 'any' + fmt;
 }
 
+/** The validation keywords that narrow or widen what a value may be (format is part of the type). */
+const CONSTRAINTS = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties'] as const;
+
 interface Where {
   /** `request`, `response 200`, `query parameter \`limit\``, or '' for a named schema. */
   prefix: string;
@@ -200,7 +252,7 @@ interface Where {
 function subject(where: Where): string {
   if (where.path) return `${where.prefix ? `${where.prefix} ` : ''}field \`${where.path}\``;
   if (!where.prefix) return '';
-  return /parameter/.test(where.prefix) ? where.prefix : `${where.prefix} body`;
+  return /parameter|header/.test(where.prefix) ? where.prefix : `${where.prefix} body`;
 }
 const withSubject = (where: Where, text: string) => (subject(where) ? `${subject(where)}: ${text}` : text);
 const child = (where: Where, name: string): Where => ({ prefix: where.prefix, path: where.path ? `${where.path}.${name}` : name });
@@ -249,6 +301,13 @@ function diffSchema(ctx: Docs, b: unknown, h: unknown, where: Where, emit: Emit)
     for (const v of bEnum) if (!has(hEnum, v)) emit('removed', 'enum', withSubject(where, `enum value ${value(v)} removed`));
   } else if (bEnum || hEnum) {
     emit('changed', 'enum', withSubject(where, hEnum ? `now limited to ${hEnum.map(value).join(', ')}` : 'no longer limited to an enum'));
+  }
+
+  for (const keyword of CONSTRAINTS) {
+    const [bv, hv] = [b[keyword], h[keyword]];
+    if (JSON.stringify(bv) === JSON.stringify(hv)) continue;
+    const text = bv === undefined ? `${keyword} ${value(hv)} added` : hv === undefined ? `${keyword} ${value(bv)} removed` : `${keyword} ${value(bv)} → ${value(hv)}`;
+    emit('changed', 'constraint', withSubject(where, text));
   }
 
   // Fields as a client sees them (inherited through allOf $refs too), reported only where they are

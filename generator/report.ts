@@ -240,7 +240,7 @@ export function renderReport(data: ReportData): string {
   }
 
   out.push('### Changelog', '');
-  if (log.entries.length === 0) out.push('No changes to operations, fields, enum values or statuses.', '');
+  if (log.entries.length === 0) out.push('No changes to operations, security, parameters, fields, constraints, enum values, statuses or headers.', '');
   else out.push(...renderChangelog(log), '');
 
   out.push('### Provenance', '', ...renderProvenance(data.provenance.before, data.provenance.after), '');

@@ -92,6 +92,50 @@ describe('changelog', () => {
     expect(log.usage.Channel!.requests).toContain('createPayment');
   });
 
+  it('lists security, response headers and constraints changed', () => {
+    const base: JsonObject = {
+      openapi: '3.1.1',
+      info: { title: 'Tiny', version: '1.0.0' },
+      security: [{ basicAuth: [] }],
+      paths: {
+        '/orders': {
+          post: {
+            operationId: 'createOrder',
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { reference: { type: 'string', maxLength: 35 }, quantity: { type: 'integer', minimum: 1 } } } } } },
+            responses: {
+              '201': {
+                description: 'Created.',
+                headers: { Location: { schema: { type: 'string' } }, 'X-Request-Id': { required: true, schema: { type: 'string' } } },
+              },
+            },
+          },
+        },
+      },
+      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' }, bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    };
+    const head = structuredClone(base);
+    const op = at(head, 'paths', '/orders', 'post');
+    op.security = [{ bearerAuth: [] }];
+    const props = at(op, 'requestBody', 'content', 'application/json', 'schema', 'properties');
+    (props.reference as JsonObject).maxLength = 64;
+    (props.reference as JsonObject).pattern = '^[A-Z0-9-]+$';
+    delete (props.quantity as JsonObject).minimum;
+    const headers = at(op, 'responses', '201', 'headers');
+    (headers.Location as JsonObject).required = true;
+    delete headers['X-Request-Id'];
+    headers['Idempotent-Replayed'] = { schema: { type: 'boolean' } };
+    expect(changelog(base, head).entries.map((e) => `${e.subject}: ${e.text}`)).toEqual([
+      'createOrder: accepts `bearerAuth`',
+      'createOrder: no longer accepts `basicAuth`',
+      'createOrder: request field `reference`: maxLength `35` → `64`',
+      'createOrder: request field `reference`: pattern `^[A-Z0-9-]+$` added',
+      'createOrder: request field `quantity`: minimum `1` removed',
+      'createOrder: response 201 header `Location` became always sent',
+      'createOrder: response 201 header `Idempotent-Replayed` added (optional)',
+      'createOrder: response 201 header `X-Request-Id` removed',
+    ]);
+  });
+
   it('walks inline schemas of an operation: parameters, request and response fields, nested paths, enums, body schema swaps', () => {
     const base: JsonObject = {
       openapi: '3.1.1',
@@ -179,7 +223,7 @@ describe('Markdown', () => {
   it('says when nothing changed, and what was not run', () => {
     const md = renderReport(fixture());
     expect(md).toContain('| Breaking changes | ✅ none |');
-    expect(md).toContain('No changes to operations, fields, enum values or statuses.');
+    expect(md).toContain('No changes to operations, security, parameters, fields, constraints, enum values, statuses or headers.');
     expect(md).toContain('Unchanged (`npm run provenance`)');
     expect(md).toContain('| Lint | ➖ not run |');
     expect(md).toContain('| Generated code | ➖ not checked |');
