@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CONNECTIONS, DURATION_S, load, measure, type Figures, type LoadRequest } from './load.js';
 import { startPostgres } from './postgres.js';
-import { SANDBOX_ENTRY, sandboxNodeOptions } from './sandbox-command.js';
+import { startSandboxProcess } from './sandbox-command.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 /** Alternating rounds of bare node:http and the sandbox's GET. */
@@ -28,16 +28,6 @@ function bareServer(): Promise<ServerProcess> {
 
 const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
 const AUTHORIZATION = `Basic ${Buffer.from(`${MERCHANT.merchantId}:${MERCHANT.apiKey}`).toString('base64')}`;
-
-function sandboxServer(database: string, merchants: string): Promise<ServerProcess> {
-  const nodeOptions = sandboxNodeOptions();
-  return startServerProcess({
-    name: 'sandbox',
-    // --cli-config none: the benchmark's sandbox leaves the developer's .sandbox/cli.json alone
-    args: (port) => [...nodeOptions, SANDBOX_ENTRY, '--port', String(port), '--db', database, '--merchants', merchants, '--quiet', '--cli-config', 'none'],
-    ready: async (u) => (await fetch(`${u}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
-  });
-}
 
 let counter = 0;
 /** A create with a new transId each time; with a new Idempotency-Key too (as the SDK sends), unless `idempotencyKey` is false. */
@@ -79,7 +69,7 @@ async function createdPayment(server: ServerProcess): Promise<string> {
 const getRequest = (payId: string): LoadRequest[] => [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }];
 
 async function benchStore(database: string, merchants: string): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
-  const server = await sandboxServer(database, merchants);
+  const server = await startSandboxProcess({ database, merchantsFile: merchants });
   const get = await measure(server.baseUrl, getRequest(await createdPayment(server)));
   const post = await measure(server.baseUrl, [createRequest()]);
   return { get, post, server };
@@ -93,7 +83,7 @@ export async function benchSandbox(): Promise<SandboxFigures> {
   try {
     const bare = await bareServer();
     servers.push(bare);
-    const sqliteServer = await sandboxServer(join(dir, 'bench.db'), merchants);
+    const sqliteServer = await startSandboxProcess({ database: join(dir, 'bench.db'), merchantsFile: merchants });
     servers.push(sqliteServer);
     const payId = await createdPayment(sqliteServer);
     const bareRuns: Figures[] = [];

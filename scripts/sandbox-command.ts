@@ -1,10 +1,15 @@
-// How `npm run sandbox` starts Node (package.json's script), for everything else that starts the
-// sandbox as a process (the benchmark, the tests): they run it with the same heap settings users get.
+// The sandbox as a process, the way `npm run sandbox` runs it (package.json's script: its Node
+// options, then sandbox/main.ts), for everything else that starts it (the benchmark, the tests):
+// they run it with the same heap settings users get.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../generator/paths.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 
 export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');
+
+/** SANDBOX_CLI_CONFIG=none: a sandbox started here never writes (nor a command reads) the developer's .sandbox/cli.json. */
+export const NO_CLI_CONFIG = { SANDBOX_CLI_CONFIG: 'none' };
 
 /** The Node options of `npm run sandbox` ("exec node <options> sandbox/main.ts"), `--import tsx` included. */
 export function sandboxNodeOptions(): string[] {
@@ -12,4 +17,29 @@ export function sandboxNodeOptions(): string[] {
   const match = /^exec node (.*)\bsandbox\/main\.ts$/.exec(script.trim());
   if (!match) throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/main.ts": ${script}`);
   return match[1]!.split(/\s+/).filter(Boolean);
+}
+
+export interface SandboxProcessOptions {
+  database: string;
+  merchantsFile: string;
+  /** Node options before those of `npm run sandbox` (e.g. V8's logging flags). */
+  nodeOptions?: string[];
+  /** Sandbox options after `--port <free> --db <database> --merchants <file> --quiet`. */
+  extra?: string[];
+}
+
+/** `sandbox/main.ts --port <free> --db <database> --merchants <file> --quiet [extra…]`, resolved once it answers. */
+export function startSandboxProcess(options: SandboxProcessOptions): Promise<ServerProcess> {
+  return startServerProcess({
+    name: 'sandbox',
+    env: NO_CLI_CONFIG,
+    args: (port) => [
+      ...(options.nodeOptions ?? []),
+      ...sandboxNodeOptions(),
+      SANDBOX_ENTRY,
+      ...['--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet'],
+      ...(options.extra ?? []),
+    ],
+    ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
+  });
 }

@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_ENTRY, sandboxNodeOptions } from '../scripts/sandbox-command.js';
-import { startServerProcess, type ServerProcess } from '../scripts/server-process.js';
+import { startSandboxProcess } from '../scripts/sandbox-command.js';
+import type { ServerProcess } from '../scripts/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hidden-classes-'));
 const mapLog = join(dir, 'maps.log');
@@ -20,25 +20,10 @@ const WRITES_PER_FLOW = 3;
 let sandbox: ServerProcess;
 beforeAll(async () => {
   writeFileSync(join(dir, 'merchants.json'), JSON.stringify([merchant]));
-  sandbox = await startServerProcess({
-    name: 'sandbox (map log)',
-    env: { SANDBOX_CLI_CONFIG: 'none' },
-    args: (port) => [
-      '--log-maps',
-      '--no-log-maps-details',
-      `--logfile=${mapLog}`,
-      '--no-logfile-per-isolate',
-      ...sandboxNodeOptions(),
-      SANDBOX_ENTRY,
-      '--port',
-      String(port),
-      '--db',
-      join(dir, 'sandbox.db'),
-      '--merchants',
-      join(dir, 'merchants.json'),
-      '--quiet',
-    ],
-    ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`)).status === 401,
+  sandbox = await startSandboxProcess({
+    database: join(dir, 'sandbox.db'),
+    merchantsFile: join(dir, 'merchants.json'),
+    nodeOptions: ['--log-maps', '--no-log-maps-details', `--logfile=${mapLog}`, '--no-logfile-per-isolate'],
   });
 }, 60_000);
 afterAll(async () => {

@@ -1,28 +1,17 @@
-// The sandbox as a process, the way `npm run sandbox` runs it (sandbox/main.ts), and a merchant's
-// webhook endpoint that holds requests open, for the tests that kill a sandbox mid-delivery.
+// The sandbox as a process, the way `npm run sandbox` runs it (scripts/sandbox-command.ts), as a
+// server or as a command, and a merchant's webhook endpoint that holds requests open, for the tests
+// that kill a sandbox mid-delivery.
 // Processes run in process groups of their own and are stopped by the test (scripts/server-process.ts).
 import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
-import { killGroup, startServerProcess, type ServerProcess } from '../../scripts/server-process.js';
+import { NO_CLI_CONFIG, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
+import { killGroup } from '../../scripts/server-process.js';
+
+export { startSandboxProcess } from '../../scripts/sandbox-command.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-
-// SANDBOX_CLI_CONFIG=none: a sandbox started by a test never writes (nor a command reads) the
-// developer's .sandbox/cli.json.
-const NO_CLI_CONFIG = { SANDBOX_CLI_CONFIG: 'none' };
-
-/** `sandbox/main.ts --port <free> --db <database> --merchants <file> --quiet [extra…]`, resolved once it answers. */
-export function startSandboxProcess(options: { database: string; merchantsFile: string; extra?: string[] }): Promise<ServerProcess> {
-  return startServerProcess({
-    name: 'sandbox',
-    env: NO_CLI_CONFIG,
-    args: (port) => [...sandboxNodeOptions(), SANDBOX_ENTRY, '--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet', ...(options.extra ?? [])],
-    ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
-  });
-}
 
 /**
  * Runs `sandbox/main.ts <args…>` (what `npx tsx sandbox/main.ts` and `npm run sandbox --` run) to its
