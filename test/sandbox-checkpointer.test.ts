@@ -1,6 +1,6 @@
 // The SQLite store checkpoints its WAL in a worker (sandbox/store/checkpointer.ts): pages written
 // to the WAL reach the database file without any commit crossing SQLite's own threshold, and
-// closing the store stops the worker.
+// closing the store stops the worker (and waits for it: a script that opens and closes a store ends).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../sandbox/store/checkpointer.js';
 import { openStore } from '../sandbox/store/index.js';
+import { runCommand } from './support/sandbox-process.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -65,5 +66,15 @@ describe('the background checkpointer', () => {
       await store.close();
       writer.close();
     }
+  });
+
+  it('lets a process that opened and closed a store end normally', async () => {
+    // The worker is unref'd while it runs; close() must still wait for it, or Node ends the process
+    // on the unsettled await (exit code 13) before the worker has closed its connection.
+    const store = new URL('../sandbox/store/index.ts', import.meta.url).href;
+    const code = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ database: process.argv[1] })).close(); console.log('closed');`;
+    const result = await runCommand(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, databaseFile()]);
+    expect(result.stderr).toBe('');
+    expect({ code: result.code, stdout: result.stdout.trim() }).toEqual({ code: 0, stdout: 'closed' });
   });
 });

@@ -42,13 +42,16 @@ parentPort.on('message', () => {
 /** Starts checkpointing the WAL of the database file at `location`; `onError` hears a failing checkpoint. */
 export function startCheckpointer(location: string, onError: (message: string) => void): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { driver, location, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  // execArgv: none of the process's Node options (an --input-type=module would make this CommonJS code a module).
+  const worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { driver, location, intervalMs: CHECKPOINT_INTERVAL_MS } });
   worker.on('message', (message: string) => onError(message));
   worker.on('error', (error) => onError(error.message));
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     async stop() {
+      // Unref'd while it runs (it never keeps the sandbox alive); stopping, the process waits for it.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
