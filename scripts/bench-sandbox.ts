@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../generator/paths.js';
 import { CONNECTIONS, DURATION_S, load, measure, type Figures, type LoadRequest } from './load.js';
 import { startPostgres } from './postgres.js';
 import { startSandboxProcess } from './sandbox-command.js';
@@ -18,6 +19,15 @@ import { startServerProcess, type ServerProcess } from './server-process.js';
 /** Alternating rounds of bare node:http and the sandbox's GET. */
 const ROUNDS = 3;
 const MEMORY_PAYMENTS = 100_000;
+
+/** The floor of POST (scripts/floor-server.ts): a create's storage work alone, on a SQLite file of its own. */
+export function startFloorServer(database: string): Promise<ServerProcess> {
+  return startServerProcess({
+    name: 'floor',
+    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'scripts', 'floor-server.ts'), String(port), database],
+    ready: async (u) => (await fetch(u)).status === 404,
+  });
+}
 
 /** A bare node:http server answering a fixed JSON body of about a payment's size. */
 function bareServer(): Promise<ServerProcess> {
@@ -53,6 +63,8 @@ function residentMb(pid: number): number {
 
 export interface SandboxFigures {
   bare: Figures;
+  /** POST on the floor: a create's storage work alone, the most a create can reach here. */
+  floor: Figures;
   /** postWithoutKey: the same create without an Idempotency-Key (what the key's claim and record cost). */
   sqlite: { get: Figures; post: Figures; postWithoutKey: Figures; rssAfterPayments: { payments: number; mb: number } };
   postgres?: { get: Figures; post: Figures };
@@ -93,6 +105,17 @@ export async function benchSandbox(): Promise<SandboxFigures> {
       getRuns.push(await measure(sqliteServer.baseUrl, getRequest(payId)));
     }
     await bare.stop();
+    // The floor before the sandbox's POST: afterwards the sandbox, idle, would still be checkpointing its writes.
+    const floorDir = mkdtempSync(join(dir, 'floor-'));
+    const floor = await startFloorServer(join(floorDir, 'floor.db'));
+    servers.push(floor);
+    const beforeFloor = counter;
+    const floorFigures = await measure(floor.baseUrl, [createRequest()]);
+    /** The creates that went to the floor, not to the sandbox. */
+    const floorCreates = counter - beforeFloor;
+    await floor.stop();
+    // Deleted at once: its dirty pages are then dropped, not written back while the sandbox is measured.
+    rmSync(floorDir, { recursive: true, force: true });
     const sqlite = {
       server: sqliteServer,
       get: medianFigures(getRuns),
@@ -101,9 +124,9 @@ export async function benchSandbox(): Promise<SandboxFigures> {
     };
     const bareFigures = medianFigures(bareRuns);
     // Top up to MEMORY_PAYMENTS payments in the store, then read the process's resident memory.
-    const stored = counter;
+    const stored = counter - floorCreates;
     if (stored < MEMORY_PAYMENTS) await load(sqlite.server.baseUrl, [createRequest()], { amount: MEMORY_PAYMENTS - stored });
-    const rss = { payments: Math.max(counter, MEMORY_PAYMENTS), mb: residentMb(sqlite.server.pid) };
+    const rss = { payments: Math.max(counter - floorCreates, MEMORY_PAYMENTS), mb: residentMb(sqlite.server.pid) };
     await sqlite.server.stop();
 
     const postgres = await benchPostgres(merchants).catch((err: unknown) => {
@@ -111,7 +134,7 @@ export async function benchSandbox(): Promise<SandboxFigures> {
       return undefined;
     });
     const { server: _, ...sqliteFigures } = sqlite;
-    return { bare: bareFigures, sqlite: { ...sqliteFigures, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
+    return { bare: bareFigures, floor: floorFigures, sqlite: { ...sqliteFigures, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 //      exactly what a user runs, start-up included)
 //   2. the Prism mock: requests per second and p99 latency (autocannon)
 //   3. the sandbox beside a bare node:http server and the mock: GET and POST throughput, p99,
-//      resident memory after 100 000 payments
+//      resident memory after 100 000 payments; POST beside its floor (scripts/floor-server.ts)
 //   4. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
 //   5. watch mode: a schema edit saved by rename until generated/types.ts has it (scripts/bench-watch.ts)
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
@@ -69,6 +69,9 @@ console.log(line('bare node:http, fixed JSON', sandbox.bare));
 console.log(`${line('GET a payment, SQLite', sandbox.sqlite.get)}   ${pct(sandbox.sqlite.get.rps, sandbox.bare.rps)} of bare node:http (target ≥ 50 %; p99 target ≤ 5 ms)`);
 console.log(`${line('POST a payment, SQLite', sandbox.sqlite.post)}   ${(sandbox.sqlite.post.rps / mock.post.rps).toFixed(1)}× Prism's POST (target ≥ 5×; p99 target ≤ 5 ms)`);
 console.log(`${line('  the same without Idempotency-Key', sandbox.sqlite.postWithoutKey)}   ${(sandbox.sqlite.postWithoutKey.rps / mock.post.rps).toFixed(1)}× (what the key's claim and record cost)`);
+console.log(
+  `${line('  floor: its storage work alone', sandbox.floor)}   ${(sandbox.floor.rps / mock.post.rps).toFixed(1)}× (scripts/floor-server.ts: the most a create reaches here; the sandbox's POST is ${pct(sandbox.sqlite.post.rps, sandbox.floor.rps)} of it)`,
+);
 if (sandbox.postgres) {
   console.log(line('GET a payment, PostgreSQL', sandbox.postgres.get));
   console.log(line('POST a payment, PostgreSQL', sandbox.postgres.post));
