@@ -9,7 +9,7 @@ import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
 import { SourceLocator } from './sourcemap.js';
-import { parsePointer } from '../src/openapi/walker.js';
+import { parsePointer } from '../tooling/openapi/walker.js';
 
 // The breaking-change gate: the contract against the last released contract, kept as a
 // single-file bundle in openapi/releases/<info.version>.yaml. Redocly's `diff` command finds and

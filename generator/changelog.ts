@@ -11,7 +11,7 @@ import {
   subschemas,
   type JsonObject,
   type OperationEntry,
-} from '../src/openapi/walker.js';
+} from '../tooling/openapi/walker.js';
 
 // A human changelog of the contract between two bundled documents: operations, their security,
 // parameters, request bodies, response statuses and headers, fields, types, constraints and enum

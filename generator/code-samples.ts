@@ -10,7 +10,7 @@ import { STATUS_CODES } from 'node:http';
 import type { OpenApiDocument } from './bundle.js';
 import { extractOperations, extractSecuritySchemes } from './operations.js';
 import type { OperationInfo } from '../src/client/operation-info.js';
-import { deref, isObject, operationById, parametersOf, propertiesOf, type JsonObject, type ParameterObject } from '../src/openapi/walker.js';
+import { deref, isObject, operationById, parametersOf, propertiesOf, type JsonObject, type ParameterObject } from '../tooling/openapi/walker.js';
 
 /** The package the samples import, as users install it (package.json `name`). */
 export const PACKAGE_NAME = '@payment-service/api-v2';

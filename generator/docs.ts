@@ -15,7 +15,7 @@ import { xCodeSamples, type XCodeSample } from './code-samples.js';
 import { writeFileAtomic } from './fs.js';
 import { REPO_ROOT } from './paths.js';
 import { cleanStderr, runRedocly } from './redocly.js';
-import { derefLenient, HTTP_METHODS, isObject as isObj, operations } from '../src/openapi/walker.js';
+import { derefLenient, HTTP_METHODS, isObject as isObj, operations } from '../tooling/openapi/walker.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './p
 import { cleanStderr, parseCliProblems, runRedocly } from './redocly.js';
 import { checkSourceSyntax, type SyntaxProblem } from './source-syntax.js';
 import { SourceFiles, SourceLocator } from './sourcemap.js';
-import { locate, parsePointer, toPointer } from '../src/openapi/walker.js';
+import { locate, parsePointer, toPointer } from '../tooling/openapi/walker.js';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 

@@ -10,7 +10,7 @@ import { type LintProblem, type LintResult, lintContract } from './lint.js';
 import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
 import { countProvenance, type ProvenanceCounts, TALLY_LABELS } from './provenance.js';
 import { SourceLocator } from './sourcemap.js';
-import { isObject, parsePointer, tryResolve, type JsonObject } from '../src/openapi/walker.js';
+import { isObject, parsePointer, tryResolve, type JsonObject } from '../tooling/openapi/walker.js';
 
 // The pull-request report (`npm run report`): everything a reviewer of a contract change needs in
 // one Markdown comment. collectReport() gathers the facts (I/O: bundling, `redocly diff`, lint,

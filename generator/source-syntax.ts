@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CST, Parser, type YAMLError } from 'yaml';
-import { isObject } from '../src/openapi/walker.js';
+import { isObject } from '../tooling/openapi/walker.js';
 import { SourceFiles } from './sourcemap.js';
 
 export interface SyntaxProblem {

@@ -10,7 +10,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
-const FOLDERS = ['generator', 'generated', 'scripts', 'src', 'examples', 'sandbox', 'test'];
+const FOLDERS = ['tooling', 'generator', 'generated', 'scripts', 'src', 'examples', 'sandbox', 'test'];
 
 interface SourceFile {
   /** repository-relative, `/`-separated */
@@ -73,9 +73,14 @@ const RULES: Rule[] = [
     allows: ({ folder }) => folder === 'src' || folder === 'generated',
   },
   {
-    from: 'src/openapi/',
-    because: 'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript)',
-    allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-typescript' : folder === 'src'),
+    from: 'src/',
+    because: 'src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',
+    allows: ({ folder }) => folder === undefined || folder === 'src' || folder === 'generated',
+  },
+  {
+    from: 'tooling/',
+    because: 'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
+    allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-typescript' : folder === 'tooling'),
   },
   {
     from: 'sandbox/domain/',
@@ -90,7 +95,7 @@ const RULES: Rule[] = [
   {
     from: 'sandbox/http/',
     because: 'the HTTP layer uses the domain and the store, never scripts or tests',
-    allows: ({ folder, target }) => folder === undefined || folder === 'src' || folder === 'generated' || (target !== undefined && target.startsWith('sandbox/')),
+    allows: ({ folder, target }) => folder === undefined || folder === 'src' || folder === 'tooling' || folder === 'generated' || (target !== undefined && target.startsWith('sandbox/')),
   },
   {
     from: '',
@@ -136,7 +141,7 @@ describe('import direction', () => {
 
   it('sees the imports of every folder (static, dynamic, type-only)', () => {
     const byPath = new Map(files.map((f) => [f.path, f.imports]));
-    expect(byPath.get('generator/operations.ts')).toContain('../src/openapi/walker.js');
+    expect(byPath.get('generator/operations.ts')).toContain('../tooling/openapi/walker.js');
     expect(byPath.get('generator/types.ts')).toContain('openapi-typescript'); // a dynamic import()
     expect(byPath.get('src/client/types.ts')).toContain('../../generated/operations.js'); // type-only
     expect(files.filter((f) => f.path.startsWith('test/')).length).toBeGreaterThan(10);
@@ -147,6 +152,8 @@ describe('import direction', () => {
       { path: 'scripts/mock.ts', imports: ['../test/support/prism.js'] },
       { path: 'generator/index.ts', imports: ['../scripts/prism.js'] },
       { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
+      { path: 'src/client/auth.ts', imports: ['../../tooling/openapi/walker.js'] },
+      { path: 'tooling/openapi/walker.ts', imports: ['node:fs', '../../src/client/operation-info.js'] },
       { path: 'src/webhooks/signature.ts', imports: ['node:crypto'] },
       { path: 'generated/operations.ts', imports: ['../generator/operations.js'] },
       { path: 'generated/samples/createPayment.example.ts', imports: ['../../src/client/index.js', '@payment-service/api-v2'] },
@@ -159,6 +166,11 @@ describe('import direction', () => {
       'generator/index.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
       'src/client/client.ts imports node:crypto: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
+      'src/client/client.ts imports ../../generator/bundle.js: src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',
+      'src/client/auth.ts imports ../../tooling/openapi/walker.js: the client SDK is web-standard and depends on openapi-fetch alone',
+      'src/client/auth.ts imports ../../tooling/openapi/walker.js: src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',
+      'tooling/openapi/walker.ts imports node:fs: the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
+      'tooling/openapi/walker.ts imports ../../src/client/operation-info.js: the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
       'src/webhooks/signature.ts imports node:crypto: the webhook helpers are web-standard and depend on nothing',
       'generated/operations.ts imports ../generator/operations.js: generated code imports only the SDK types it is written against',
       'generated/samples/createPayment.example.ts imports ../../src/client/index.js: the code samples are user programs: they import the SDK by its published name only',

@@ -9,7 +9,7 @@ import { operations, type OperationInfo } from '../generated/operations.js';
 import { createPaymentClient, PaymentApiError, type PaymentClientOptions } from '../src/client/index.js';
 import { methodOf } from './support/fake-api.js';
 import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
-import { deref, escapeToken, locate as locateIn, operationById, operations as contractOperations, parametersOf, type ParameterObject } from '../src/openapi/walker.js';
+import { deref, escapeToken, locate as locateIn, operationById, operations as contractOperations, parametersOf, type ParameterObject } from '../tooling/openapi/walker.js';
 import { startPrism, type PrismServer } from './support/prism.js';
 import { createSchemaValidator, formatErrors } from './support/schema.js';
 

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { codeSamples, PACKAGE_NAME, SAMPLE_ENV, sampleCases, SAMPLES_DIR, type CodeSample, type SampleCase } from '../generator/code-samples.js';
 import { createPaymentClient, type PaymentClient } from '../src/client/index.js';
-import { deref, isObject, operationById, operations } from '../src/openapi/walker.js';
+import { deref, isObject, operationById, operations } from '../tooling/openapi/walker.js';
 import { loadBundle, type JsonObject } from './support/openapi.js';
 import { conformingFetch, newMerchant, operationOf, startTestSandbox, type TestSandbox } from './support/sandbox.js';
 import type { MerchantCredentials } from '../sandbox/server.js';

@@ -12,7 +12,7 @@ import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, operationAnchor, ty
 import { guideLinks } from '../generator/guide-links.js';
 import { chromiumLaunchOptions } from './support/browser.js';
 import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
-import { deref, operations, type OperationObject } from '../src/openapi/walker.js';
+import { deref, operations, type OperationObject } from '../tooling/openapi/walker.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */

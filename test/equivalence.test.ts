@@ -10,7 +10,7 @@ import { latestRelease } from '../generator/breaking.js';
 import { buildCorpus, type CorpusValue } from './support/corpus.js';
 import { loadBundle, type JsonObject } from './support/openapi.js';
 import { createSchemaValidator } from './support/schema.js';
-import { propertiesOf } from '../src/openapi/walker.js';
+import { propertiesOf } from '../tooling/openapi/walker.js';
 
 let released: JsonObject;
 const current = loadBundle();

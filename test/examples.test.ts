@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { exampleCases } from '../generator/examples.js';
 import { loadBundle, type JsonObject } from './support/openapi.js';
-import { deref, operations } from '../src/openapi/walker.js';
+import { deref, operations } from '../tooling/openapi/walker.js';
 import { createSchemaValidator, formatErrors, undeclaredMembers } from './support/schema.js';
 
 const doc = loadBundle();

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpointRows, enumValues, interfaceDocument, quote, tableFields } from './support/interface-document.js';
 import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
-import { deref, operationById, operations, parametersOf, securityOf } from '../src/openapi/walker.js';
+import { deref, operationById, operations, parametersOf, securityOf } from '../tooling/openapi/walker.js';
 import { declared } from './support/schema.js';
 
 const doc = loadBundle();

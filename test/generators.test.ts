@@ -19,7 +19,7 @@ import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } 
 import { loadBundle, type JsonObject } from './support/openapi.js';
 import { createSchemaValidator } from './support/schema.js';
 import { latestRelease } from '../generator/breaking.js';
-import { isObject, propertiesOf, requiredOf } from '../src/openapi/walker.js';
+import { isObject, propertiesOf, requiredOf } from '../tooling/openapi/walker.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'generated', 'openapi.json');

@@ -8,7 +8,7 @@
 // Prism runs on the bundle of the current contract (globalSetup), on a free port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBundle, type Json, type JsonObject } from './support/openapi.js';
-import { deref, escapeToken, isObject, locate as locateIn, type OperationEntry, operations } from '../src/openapi/walker.js';
+import { deref, escapeToken, isObject, locate as locateIn, type OperationEntry, operations } from '../tooling/openapi/walker.js';
 import { startPrism, type PrismServer } from './support/prism.js';
 import { createSchemaValidator, declared, formatErrors } from './support/schema.js';
 

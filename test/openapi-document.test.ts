@@ -3,7 +3,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { loadBundle, type JsonObject } from './support/openapi.js';
-import { operations } from '../src/openapi/walker.js';
+import { operations } from '../tooling/openapi/walker.js';
 
 const doc = loadBundle();
 

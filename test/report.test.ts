@@ -16,7 +16,7 @@ import { DEFAULT_OUT, REPO_ROOT } from '../generator/paths.js';
 import { runNode } from '../generator/process.js';
 import { countProvenance } from '../generator/provenance.js';
 import { collectReport, compareTrees, type ReportData, renderReport, reportExitCode } from '../generator/report.js';
-import type { JsonObject } from '../src/openapi/walker.js';
+import type { JsonObject } from '../tooling/openapi/walker.js';
 import { loadBundle } from './support/openapi.js';
 
 const doc = loadBundle() as unknown as JsonObject;

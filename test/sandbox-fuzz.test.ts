@@ -4,7 +4,7 @@
 // the server keeps serving. Deterministic (fixed seed): a failure reproduces.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deref, isObject, operations, parametersOf, type JsonObject } from '../src/openapi/walker.js';
+import { deref, isObject, operations, parametersOf, type JsonObject } from '../tooling/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
 import { conformingFetch, sandboxContract, sandboxPerSuite } from './support/sandbox.js';
 

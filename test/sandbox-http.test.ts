@@ -4,7 +4,7 @@
 // apart; CORS only where a browser may call. Every response goes through the conformance check.
 import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { operations as contractOperations } from '../src/openapi/walker.js';
+import { operations as contractOperations } from '../tooling/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
 import { ConformanceError, conformingFetch, sandboxContract, sandboxPerSuite } from './support/sandbox.js';
 

@@ -4,7 +4,7 @@
 // multi-step methods, the payId that never changes and an xId per operation), the contract's
 // simulation codes, payment links, checkout sessions and payment intents.
 import { describe, expect, it } from 'vitest';
-import { isObject } from '../src/openapi/walker.js';
+import { isObject } from '../tooling/openapi/walker.js';
 import { databases, STORES } from './support/postgres.js';
 import { sandboxContract, sandboxPerSuite } from './support/sandbox.js';
 

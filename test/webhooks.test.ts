@@ -21,7 +21,7 @@ import {
 import type { BasicWebhookNotification, EnhancedWebhookNotification, webhooks } from '../generated/types.js';
 import { createWebhookServer, type PaymentEvent } from '../examples/webhook-server.js';
 import { loadBundle, type JsonObject } from './support/openapi.js';
-import { deref, operationById, parametersOf, type ParameterObject } from '../src/openapi/walker.js';
+import { deref, operationById, parametersOf, type ParameterObject } from '../tooling/openapi/walker.js';
 
 const SECRET = 'whsec_test_2f0c5a8e4b7d4e1f';
 const OLD_SECRET = 'whsec_old_9a3c6b2d8e0f1a7c';

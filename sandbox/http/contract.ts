@@ -20,7 +20,7 @@ import {
   type HttpMethod,
   type JsonObject,
   type OpenAPI3,
-} from '../../src/openapi/walker.js';
+} from '../../tooling/openapi/walker.js';
 import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.

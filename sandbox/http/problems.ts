@@ -1,6 +1,6 @@
 // Error bodies in the contract's shapes. Which shape an operation's status takes is read off the
 // response schema (see BodyShape in contract.ts); only the fields that schema declares are sent.
-import { propertiesOf } from '../../src/openapi/walker.js';
+import { propertiesOf } from '../../tooling/openapi/walker.js';
 import type { ApiDocument, FieldErrors, OperationContract } from './contract.js';
 
 const PROBLEM_TYPES: Record<number, string> = {

@@ -1,15 +1,11 @@
 // The shape of the generated operations module (generated/operations.ts): the generator writes
 // it, the client reads it. One definition, imported by both.
 
-/** The HTTP methods an OpenAPI path item can hold, in the specification's order. */
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
 /** One operation of the contract, as the client SDK needs it. */
 export interface OperationInfo {
   readonly operationId: string;
-  readonly method: HttpMethod;
+  /** Lower case, as the contract's path item spells it (`get`, `post`, …). */
+  readonly method: string;
   readonly path: string;
   /** `resource.method` of the client SDK (x-sdk-method) */
   readonly sdkMethod: string;

@@ -11,7 +11,7 @@
 //   extra-property    an example with an undeclared property, where the schema forbids them.
 //
 // Deterministic: the same contract gives the same corpus, in the same order.
-import { deref, derefLenient, escapeToken, isObject, locate, operations, parsePointer, propertiesOf, requiredOf, schemaTypes, toPointer, tryResolve, walkSchemas, type JsonObject } from '../../src/openapi/walker.js';
+import { deref, derefLenient, escapeToken, isObject, locate, operations, parsePointer, propertiesOf, requiredOf, schemaTypes, toPointer, tryResolve, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
 
 export interface CorpusValue {
   /** component schema name, e.g. 'CheckoutSessionRequest' */

@@ -14,9 +14,12 @@ import type {
   SchemaObject,
   SecurityRequirementObject,
 } from 'openapi-typescript';
-import { HTTP_METHODS, type HttpMethod } from '../client/operation-info.js';
 
-export { HTTP_METHODS, type HttpMethod };
+/** The HTTP methods an OpenAPI path item can hold, in the specification's order. */
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
 export type { OpenAPI3, OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SecurityRequirementObject };
 
 /** A JSON object: what every OpenAPI object is once parsed. */
