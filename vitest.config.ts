@@ -1,11 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * One project per area of the repository, and `unit`: the tests that need no sandbox, mock, browser,
+ * PostgreSQL or child process (`*.unit.test.ts`, wherever their area), run alone by `npm run test:unit`.
+ * `npm test` runs every project.
+ */
+const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e'] as const;
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Bundles the contract once for all test files (see test/support/global-setup.ts).
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
+      ...AREAS.map((area) => ({ extends: true as const, test: { name: area, include: [`test/${area}/**/*.test.ts`], exclude: ['**/*.unit.test.ts'] } })),
+    ],
   },
 });

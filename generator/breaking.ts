@@ -263,7 +263,7 @@ interface Prepared {
 /**
  * The document with every `allOf` merged into the schema that holds it (allof-merge, the way
  * oasdiff's --flatten-allof compares): moving properties between a schema and its allOf members
- * keeps the meaning (test/equivalence.test.ts proves it for this contract), but `redocly diff`
+ * keeps the meaning (test/contract/equivalence.unit.test.ts proves it for this contract), but `redocly diff`
  * compares the shapes and would rate such a restructure as breaking. Both sides are flattened,
  * so a real change still shows, in the merged schema.
  */

@@ -3,7 +3,7 @@
 // TypeScript program with the SDK, each labelled with the status it returns. Written to
 // generated/samples/ and shown in the docs as `x-codeSamples` (generator/docs.ts adds them to the
 // docs' copy only: the samples are derived, the contract stays the source of truth).
-// test/code-samples.test.ts type-checks every TypeScript sample and runs every sample against the
+// test/generator/code-samples.test.ts type-checks every TypeScript sample and runs every sample against the
 // sandbox.
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';

@@ -1,6 +1,6 @@
 // Examples against their schemas, on the bundle: every request, response, header, parameter and
 // webhook example and every schema-level `examples`/`example`. The one implementation behind both
-// `npm run lint` (rules example-invalid, example-undeclared-property) and test/examples.test.ts.
+// `npm run lint` (rules example-invalid, example-undeclared-property) and test/contract/examples.unit.test.ts.
 //  - invalid: Ajv 2020 + formats, the dialect the contract declares (jsonSchemaDialect);
 //  - undeclared: a member that no applicable subschema declares, even where the schema admits
 //    additional properties: typos and stale fields, which validation alone lets through.

@@ -1,6 +1,6 @@
 // One corpus of values per component schema of the contract, to hold two readings of the contract
-// to each other: the released and the current contract (test/equivalence.test.ts), the contract and
-// the zod schemas other generators make from it (test/generators.test.ts).
+// to each other: the released and the current contract (test/contract/equivalence.unit.test.ts), the contract and
+// the zod schemas other generators make from it (test/generator/third-party-generators.test.ts).
 //
 //   example           every example of the contract: the schemas' own `examples`, the Example
 //                     Objects of request and response bodies, and every part of those values that a

@@ -1,0 +1,154 @@
+// The Spectral house rules (generator/lint-rules/): each reports its counter-example at the place
+// where the offending object lives, and stays silent on the contract (npm run lint holds the
+// contract at zero problems; these tests hold the rules themselves).
+import { describe, expect, it } from 'vitest';
+import houseBoundedStrings from '../../generator/lint-rules/houseBoundedStrings.js';
+import houseCamelCaseOperationId from '../../generator/lint-rules/houseCamelCaseOperationId.js';
+import houseCamelCaseProperties from '../../generator/lint-rules/houseCamelCaseProperties.js';
+import houseCompositionShape from '../../generator/lint-rules/houseCompositionShape.js';
+import houseInferredHasReason from '../../generator/lint-rules/houseInferredHasReason.js';
+import houseMoneyInteger from '../../generator/lint-rules/houseMoneyInteger.js';
+import houseOperationDocumented from '../../generator/lint-rules/houseOperationDocumented.js';
+import houseOperationExamples from '../../generator/lint-rules/houseOperationExamples.js';
+import type { HouseRule } from '../../generator/lint-rules/types.js';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lintContract } from '../../generator/lint.js';
+import { loadBundle } from '../support/openapi.js';
+
+const RULES: Record<string, HouseRule> = {
+  houseBoundedStrings,
+  houseCamelCaseOperationId,
+  houseCamelCaseProperties,
+  houseCompositionShape,
+  houseInferredHasReason,
+  houseMoneyInteger,
+  houseOperationDocumented,
+  houseOperationExamples,
+};
+
+/** A small valid document; each case below breaks one thing in it. */
+function documentWith(schemas: Record<string, unknown>, operation: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    openapi: '3.1.1',
+    info: { title: 't', version: '1.0.0' },
+    paths: {
+      '/things/{id}': {
+        get: {
+          operationId: 'getThing',
+          tags: ['Things'],
+          summary: 'Get a thing',
+          description: 'Returns one thing.',
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: {} } } } },
+          ...operation,
+        },
+      },
+    },
+    components: { schemas: { Thing: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } }, ...schemas } },
+  };
+}
+
+const run = (rule: HouseRule, doc: Record<string, unknown>) => rule(doc).map((r) => ({ path: r.path.join('/'), message: r.message }));
+
+describe('house rules', () => {
+  it.each(Object.entries(RULES))('%s finds nothing in the contract or in the small valid document', (_name, rule) => {
+    expect(run(rule, loadBundle())).toEqual([]);
+    expect(run(rule, documentWith({}))).toEqual([]);
+  });
+
+  it('house-bounded-strings: an unbounded string, also as a branch of anyOf', () => {
+    const found = run(houseBoundedStrings, documentWith({ Note: { type: 'string' }, Either: { anyOf: [{ type: 'integer' }, { type: 'string' }] } }));
+    expect(found.map((f) => f.path)).toEqual(['components/schemas/Note', 'components/schemas/Either/anyOf/1']);
+  });
+
+  it('house-camel-case-operation-id: snake_case and missing operationIds', () => {
+    expect(run(houseCamelCaseOperationId, documentWith({}, { operationId: 'get_thing' }))).toEqual([
+      { path: 'paths//things/{id}/get/operationId', message: 'operationId "get_thing" is not camelCase (/^[a-z][a-zA-Z0-9]*$/).' },
+    ]);
+    expect(run(houseCamelCaseOperationId, documentWith({}, { operationId: undefined }))[0]?.message).toBe('Operation has no operationId.');
+  });
+
+  it('house-camel-case-properties: snake_case properties, unless the schema is an RFC 6749 wire schema', () => {
+    const snake = { type: 'object', properties: { access_token: { type: 'string', maxLength: 9 } } };
+    expect(run(houseCamelCaseProperties, documentWith({ Token: snake })).map((f) => f.path)).toEqual(['components/schemas/Token/properties/access_token']);
+    expect(run(houseCamelCaseProperties, documentWith({ Token: { ...snake, 'x-naming': 'rfc6749' } }))).toEqual([]);
+  });
+
+  it('house-composition-shape: properties, required or other keywords beside allOf; a required naming an inherited property', () => {
+    const found = run(
+      houseCompositionShape,
+      documentWith({
+        Beside: { type: 'object', description: 'ok', allOf: [{ $ref: '#/components/schemas/Thing' }], properties: { extra: { type: 'string', maxLength: 9 } }, required: ['extra'], minProperties: 1 },
+        Inherited: { allOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'object', required: ['name'], properties: { other: { type: 'integer' } } }] },
+        Fine: { type: 'object', 'x-provenance': 'inferred', allOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 9 } } }] },
+        Conditional: { type: 'object', properties: { kind: { type: 'string', enum: ['A'] } }, if: { required: ['kind'] }, then: { required: ['extra'] } },
+      }),
+    );
+    expect(found.map((f) => f.path)).toEqual([
+      'components/schemas/Beside/properties',
+      'components/schemas/Beside/required',
+      'components/schemas/Beside/minProperties',
+      'components/schemas/Inherited/allOf/1/required',
+    ]);
+    expect(found[0]!.message).toMatch(/stands beside `allOf`/);
+    expect(found[3]!.message).toMatch(/`name`, not declared in this schema's own properties/);
+  });
+
+  it('house-inferred-has-reason: a marker without a reason, a reason without a marker, another marker value', () => {
+    const found = run(
+      houseInferredHasReason,
+      documentWith({
+        A: { type: 'object', 'x-provenance': 'inferred', description: 'No reason.' },
+        B: { type: 'object', description: 'Inferred: but unmarked.' },
+        C: { type: 'object', 'x-provenance': 'documented' },
+      }),
+    );
+    expect(found.map((f) => f.path)).toEqual(['components/schemas/A/description', 'components/schemas/B/description', 'components/schemas/C/x-provenance']);
+  });
+
+  it('house-money-integer: money as number or untyped; integers and non-numbers pass', () => {
+    const found = run(
+      houseMoneyInteger,
+      documentWith({
+        Price: { type: 'object', properties: { netPrice: { type: 'number' }, taxTotal: {}, value: { type: 'integer' }, total: { type: 'number' }, amount: { type: 'object' } } },
+      }),
+    );
+    expect(found.map((f) => f.path)).toEqual(['components/schemas/Price/properties/netPrice', 'components/schemas/Price/properties/taxTotal']);
+  });
+
+  it('house-operation-documented: an operation without tags or description', () => {
+    expect(run(houseOperationDocumented, documentWith({}, { tags: [], description: ' ' }))).toEqual([
+      { path: 'paths//things/{id}/get', message: 'Operation getThing lacks non-empty tags, description.' },
+    ]);
+  });
+
+  it('house-operation-examples: a response media type without an example, reported where the response lives', () => {
+    const doc = documentWith({}, { responses: { '200': { $ref: '#/components/responses/Thing' } } });
+    (doc.components as Record<string, unknown>).responses = { Thing: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } };
+    expect(run(houseOperationExamples, doc)).toEqual([
+      { path: 'components/responses/Thing/content/application/json', message: 'Response 200 media type "application/json" has no example or examples.' },
+    ]);
+  });
+});
+
+describe('house rules in npm run lint', () => {
+  it('report at the source file and line (house-composition-shape on a copy of the contract)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lint-rules-'));
+    try {
+      await cp(join(import.meta.dirname, '..', '..', 'openapi'), join(dir, 'openapi'), { recursive: true });
+      const file = join(dir, 'openapi', 'components', 'schemas', 'Amount.yaml');
+      const lines = (await readFile(file, 'utf8')).split('\n');
+      const at = lines.findIndex((l) => l.startsWith('allOf:'));
+      lines.splice(at, 0, 'minProperties: 1');
+      await writeFile(file, lines.join('\n'));
+      const result = await lintContract({ root: join(dir, 'openapi', 'openapi.yaml') });
+      const problem = result.problems.find((p) => p.rule === 'house-composition-shape');
+      expect(problem, JSON.stringify(result.problems.slice(0, 5))).toMatchObject({ severity: 'error', line: at + 1 });
+      expect(problem!.file.endsWith(join('components', 'schemas', 'Amount.yaml'))).toBe(true);
+      expect(result.ok).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,206 @@
+// What the tests used to catch alone, npm run lint now reports at the source file and line: examples
+// with undeclared or invalid members (generator/examples.ts), guide links to operations or tags that
+// do not exist (generator/guide-links.ts), and YAML syntax errors (generator/source-syntax.ts), each
+// once. Fixture contracts are copies of openapi/ and docs/guides/ in temp dirs, each broken on purpose.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkExamples } from '../../generator/examples.js';
+import { checkGuideLinks, guideLinks } from '../../generator/guide-links.js';
+import { formatProblem, lintContract, type LintResult } from '../../generator/lint.js';
+import { checkSourceSyntax } from '../../generator/source-syntax.js';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const dirs: string[] = [];
+
+/** A copy of the contract, its Redocly config (the lint-ignore file's paths are relative to it) and the guides. */
+async function fixture(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'lint-source-'));
+  dirs.push(dir);
+  await cp(join(REPO, 'openapi'), join(dir, 'openapi'), { recursive: true });
+  await cp(join(REPO, 'docs', 'guides'), join(dir, 'docs', 'guides'), { recursive: true });
+  for (const f of ['redocly.yaml', '.redocly.lint-ignore.yaml']) await cp(join(REPO, f), join(dir, f));
+  return dir;
+}
+
+const lint = (dir: string) =>
+  lintContract({ root: join(dir, 'openapi', 'openapi.yaml'), redoclyConfig: join(dir, 'redocly.yaml'), guidesDir: join(dir, 'docs', 'guides') });
+
+/** `file:line:col severity rule`, the part of each problem's line a test can know exactly. */
+const heads = (r: LintResult) => r.problems.map((p) => `${p.file}:${p.line}:${p.col} ${p.severity} ${p.rule}`);
+
+/** Edits a file; returns the 1-based line and column where `marker` is found after the edit. */
+async function edit(file: string, change: (text: string) => string, marker: string): Promise<{ line: number; col: number }> {
+  const text = change(await readFile(file, 'utf8'));
+  await writeFile(file, text);
+  const at = text.indexOf(marker);
+  if (at < 0) throw new Error(`${marker} not in ${file}`);
+  const before = text.slice(0, at).split('\n');
+  return { line: before.length, col: before.at(-1)!.length + 1 };
+}
+
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('npm run lint on the contract', () => {
+  it('finds nothing: 0 errors, 0 warnings (examples and guide links included)', async () => {
+    const result = await lintContract();
+    expect(result.problems.map(formatProblem)).toEqual([]);
+    expect(result.timingsMs.examples, 'the example check ran').toBeGreaterThan(0);
+    expect(result.timingsMs.guides, 'the guide links were checked').toBeGreaterThanOrEqual(0);
+  }, 120_000);
+});
+
+describe('npm run lint on a broken copy', () => {
+  let dir: string;
+  let result: LintResult;
+  const expected: string[] = [];
+
+  beforeAll(async () => {
+    dir = await fixture();
+    const rel = (p: string) => relative(process.cwd(), join(dir, p));
+    // 1. an undeclared property in an example component (the schema does not forbid it)
+    const capture = 'openapi/components/examples/CaptureRequest.yaml';
+    const undeclared = await edit(join(dir, capture), (t) => `${t.trimEnd()}\n  captureRef: abc\n`, 'captureRef');
+    // 2. an example value of the wrong type, inline in a parameter
+    const param = 'openapi/components/parameters/Page.yaml';
+    const invalid = await edit(join(dir, param), (t) => t.replace(/^example: 1$/m, 'example: one'), 'example: one');
+    // 3. an operationId renamed: the guide's link to it breaks
+    await edit(join(dir, 'openapi/paths/payments@id@captures.yaml'), (t) => t.replace('operationId: capturePayment', 'operationId: captureAuthorizedPayment'), 'captureAuthorizedPayment');
+    const guide = 'docs/guides/02-payment-lifecycle.md';
+    const link = await edit(join(dir, guide), (t) => t, '#/payments/capturepayment');
+    expected.push(
+      `${rel(param)}:${invalid.line}:${invalid.col} error example-invalid`,
+      `${rel(capture)}:${undeclared.line}:${undeclared.col} error example-undeclared-property`,
+      `${rel(guide)}:${link.line}:${link.col} error guide-link-unknown-operation`,
+    );
+    result = await lint(dir);
+  }, 120_000);
+
+  it('reports exactly the three problems, once each, where they are in the source', () => {
+    expect(heads(result).sort()).toEqual([...expected].sort());
+    expect(result.errors).toBe(3);
+    expect(result.ok).toBe(false);
+  });
+
+  it('names the property path and the schema, and the missing operation', () => {
+    const message = (rule: string) => result.problems.find((p) => p.rule === rule)?.message;
+    expect(message('example-undeclared-property')).toBe('property captureRef is not declared by schema CaptureRequest');
+    expect(message('example-invalid')).toMatch(/^the example must be integer \(against the schema at .*Page\.yaml:\d+\)$/);
+    // the link's text is the operation's summary: the hint finds the renamed operation
+    expect(message('guide-link-unknown-operation')).toBe(
+      'link to operation "capturepayment" that does not exist (its text names captureAuthorizedPayment: #/payments/captureauthorizedpayment)',
+    );
+  });
+
+  it('prints each as file:line:col severity rule message', () => {
+    const line = formatProblem(result.problems.find((p) => p.rule === 'example-undeclared-property')!);
+    expect(line).toMatch(/^\S+CaptureRequest\.yaml:\d+:3 error example-undeclared-property property captureRef is not declared by schema CaptureRequest$/);
+  });
+});
+
+describe('npm run lint on a copy with a YAML syntax error', () => {
+  it("reports an unclosed '[' once, on its own line, with a hint, and nothing of Redocly's cascade", async () => {
+    const dir = await fixture();
+    const file = join(dir, 'openapi/paths/payments@id@captures.yaml');
+    const at = await edit(file, (t) => t.replace('tags: [Payments]', 'tags: [Payments'), '[Payments');
+    expect(at.line).toBe(4);
+    const result = await lint(dir);
+    expect(heads(result)).toEqual([`${relative(process.cwd(), file)}:4:${at.col} error yaml-syntax`]);
+    expect(result.problems[0]!.message).toMatch(/^a '\[' opened on line 4 is never closed: add the '\]' \(the YAML parser noticed at 5:3: /);
+  }, 120_000);
+});
+
+describe('the checks on their own', () => {
+  it('yaml-syntax: the first error of each reachable file, at the opening of an unclosed collection or quote', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lint-syntax-'));
+    dirs.push(dir);
+    const files: Record<string, string> = {
+      'root.yaml': 'a:\n  $ref: ./map.yaml\nb:\n  $ref: ./quote.yaml\nc:\n  $ref: ./tab.yaml\nd:\n  $ref: ./fine.yaml\ne:\n  $ref: ./notes.md\n',
+      'map.yaml': 'x:\n  y: {k: 1\nz: 2\n',
+      'quote.yaml': 'x:\n  y: "open\nz: 2\n',
+      'tab.yaml': 'x:\n\t- 1\n',
+      'fine.yaml': 'x: [1, 2]\ny: "closed"\nz:\n  $ref: ./unreached.yaml\n',
+      'unreached.yaml': 'a: [\n',
+      'notes.md': '# Not YAML: [ {\n',
+    };
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+    // unreached.yaml is reached through fine.yaml: it is reported too
+    const found = checkSourceSyntax(join(dir, 'root.yaml')).map((p) => `${relative(dir, p.file)}:${p.line}:${p.col} ${p.message.split(' (')[0]}`);
+    expect(found).toEqual([
+      "map.yaml:2:6 a '{' opened on line 2 is never closed: add the '}'",
+      `quote.yaml:2:6 a '"' opened on line 2 is never closed: add the '"'`,
+      'tab.yaml:2:1 Tabs are not allowed as indentation: indent with spaces, not tabs',
+      "unreached.yaml:1:4 a '[' opened on line 1 is never closed: add the ']'",
+    ]);
+  });
+
+  const doc = {
+    openapi: '3.1.1',
+    info: { title: 't', version: '1' },
+    tags: [{ name: 'Things' }, { name: 'Other things' }],
+    paths: {
+      '/things': {
+        post: {
+          operationId: 'createThing',
+          summary: 'Create a thing',
+          tags: ['Things'],
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Thing' },
+                examples: { ok: { value: { name: 'a', size: 1 } }, bad: { $ref: '#/components/examples/Bad' } },
+              },
+            },
+          },
+          responses: { '204': { description: 'ok' } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Thing: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' }, closed: { $ref: '#/components/schemas/Closed' } } },
+        Closed: { type: 'object', additionalProperties: false, properties: { a: { type: 'string' } } },
+      },
+      examples: { Bad: { value: { name: 'b', size: 'big', extra: true, closed: { a: 'x', b: 'y' } } } },
+    },
+  };
+
+  it('examples: undeclared members (open or closed schema) once each, invalid members with every message', () => {
+    const found = checkExamples(doc).map((f) => `${f.rule} ${f.case.at.join('/')} ${f.path.join('.')}: ${f.detail}`);
+    expect(found.sort()).toEqual([
+      'example-invalid components/examples/Bad/value size: must be integer',
+      'example-undeclared-property components/examples/Bad/value closed.b: is not declared',
+      'example-undeclared-property components/examples/Bad/value extra: is not declared',
+    ]);
+  });
+
+  it('guide links: one parser (the docs test follows the same links on the page); unknown tag, operation, section', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lint-guides-'));
+    dirs.push(dir);
+    const text = [
+      '# A guide',
+      'Fine: [create](#/things/creatething), [tag](#/other-things), [guide](#/a-guide), [section](#/a-guide/details).',
+      'Broken: [x](#/thing/creatething) [y](#/things/createthings)',
+      '[z](#/other-things/creatething) [w](#/a-guide/detail) [v](#/nothing)',
+      '[`POST /things`](#/things/makething)',
+      '## Details',
+    ].join('\n');
+    await writeFile(join(dir, '01-a.md'), text);
+    expect(guideLinks(text).slice(0, 2)).toEqual([
+      { target: '#/things/creatething', text: 'create', offset: text.indexOf('#/things/creatething') },
+      { target: '#/other-things', text: 'tag', offset: text.indexOf('#/other-things)') },
+    ]);
+    const found = checkGuideLinks(doc, dir).map((p) => `${p.line}:${p.col} ${p.rule} ${p.message}`);
+    expect(found).toEqual([
+      '3:13 guide-link-unknown-tag link to tag "thing" that does not exist: operation "creatething" is at #/things/creatething',
+      '3:38 guide-link-unknown-operation link to operation "createthings" that does not exist (did you mean "creatething"?)',
+      '4:5 guide-link-unknown-operation link to operation "creatething" under tag "other-things", which does not show it: the operation is at #/things/creatething',
+      '4:37 guide-link-unknown-section link to section "detail" that the guide "a-guide" does not have (did you mean "details"?)',
+      '4:59 guide-link-unknown-tag link to tag "nothing" that does not exist',
+      '5:18 guide-link-unknown-operation link to operation "makething" that does not exist (its text names createThing: #/things/creatething)',
+    ]);
+  });
+});

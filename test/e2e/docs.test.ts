@@ -1,0 +1,329 @@
+// The documentation site (generator/docs.ts): built from the current contract (the bundle of the
+// global setup) into a temp dir, then opened from disk in headless Chromium with the network
+// blocked. Screenshots go to test-output/docs/ (git-ignored).
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, operationAnchor, type Guide } from '../../generator/docs.js';
+import { guideLinks } from '../../generator/guide-links.js';
+import { chromiumLaunchOptions } from '../support/browser.js';
+import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
+import { deref, operations, type OperationObject } from '../../tooling/openapi/walker.js';
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */
+const labelled = (summary: string) => new RegExp(`^\\s*${escapeRegExp(summary)}(\\s*(Inferred|Webhook))*\\s*$`);
+const SCREENSHOTS = fileURLToPath(new URL('../../test-output/docs/', import.meta.url));
+
+let bundle: JsonObject;
+let bundleBefore: string;
+let outDir: string;
+let files: string[];
+let html: string;
+let guides: Guide[];
+
+beforeAll(async () => {
+  bundle = loadBundle();
+  bundleBefore = JSON.stringify(bundle);
+  guides = await loadGuides(GUIDES_DIR);
+  outDir = await mkdtemp(join(tmpdir(), 'docs-test-'));
+  ({ files } = await buildDocs(bundle, outDir));
+  html = await readFile(join(outDir, 'docs', 'index.html'), 'utf8');
+});
+
+afterAll(async () => {
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+describe('buildDocs', () => {
+  it('writes index.html and the contract (JSON, YAML) under <outDir>/docs/', async () => {
+    expect(files.map((f) => f.slice(outDir.length + 1)).sort()).toEqual(['docs/index.html', 'docs/openapi.json', 'docs/openapi.yaml']);
+    expect(JSON.parse(await readFile(join(outDir, 'docs', 'openapi.json'), 'utf8'))).toEqual(bundle);
+    expect(html.length).toBeGreaterThan(1_000_000); // Redoc inlined (--inlineBundle)
+  });
+
+  it('does not modify the document it is given', () => {
+    expect(JSON.stringify(bundle)).toBe(bundleBefore);
+  });
+
+  it('is self-contained: no http(s) script, stylesheet, font or image URL in the page', () => {
+    const external = [
+      ...html.matchAll(/<script\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)/gi), // any script src: the bundle must be inline
+      ...html.matchAll(/<link\b[^>]*\bhref\s*=\s*["']?(https?:[^"'\s>]+)/gi),
+      ...html.matchAll(/<img\b[^>]*\bsrc\s*=\s*["']?(https?:[^"'\s>]+)/gi),
+      ...html.matchAll(/url\(\s*["']?(https?:[^"')\s]+)/gi),
+      ...html.matchAll(/@import\s+(?:url\()?\s*["']?(https?:[^"')\s;]+)/gi),
+      ...html.matchAll(/["'`](https?:\/\/cdn\.[^"'`\s]+\.(?:svg|png|js|css|woff2?))["'`]/gi), // CDN assets referenced from code
+    ].map((m) => m[1]);
+    expect(external).toEqual([]);
+    expect(html).toMatch(/<script type="module">/);
+  });
+
+  it('is deterministic: a second build gives byte-identical files', async () => {
+    const second = await mkdtemp(join(tmpdir(), 'docs-test-again-'));
+    try {
+      await buildDocs(structuredClone(bundle), second);
+      for (const name of await readdir(join(outDir, 'docs'))) {
+        const [a, b] = await Promise.all([readFile(join(outDir, 'docs', name)), readFile(join(second, 'docs', name))]);
+        expect(a.equals(b), `${name} differs between two builds`).toBe(true);
+      }
+    } finally {
+      await rm(second, { recursive: true, force: true });
+    }
+  });
+
+  it("fails with Redocly's own message and leaves the previous docs intact", async () => {
+    const before = await readFile(join(outDir, 'docs', 'index.html'));
+    await expect(buildDocs({ notAnOpenApiDocument: true }, outDir)).rejects.toThrow(/build-docs failed[\s\S]*Unsupported specification/i);
+    expect((await readFile(join(outDir, 'docs', 'index.html'))).equals(before)).toBe(true);
+  });
+
+  it('badges every inferred part of the contract in the rendered copy', () => {
+    const doc = decorateForDocs(bundle, guides) as JsonObject;
+    const missing: string[] = [];
+    const visit = (node: Json, path: string[]): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, [...path, String(i)]));
+      if (!node || typeof node !== 'object') return;
+      if (node['x-provenance'] === 'inferred' && path[0] !== 'servers' && !String(node.description).includes('class="inferred-badge"')) missing.push(path.join('/'));
+      for (const [k, v] of Object.entries(node)) if (k !== 'examples' || path.length === 1) visit(v, [...path, k]);
+    };
+    visit(doc, []);
+    for (const op of operations(doc)) {
+      for (const status of (op.operation['x-inferred-responses'] ?? []) as string[]) {
+        const response = deref<JsonObject>(doc, op.operation.responses?.[status]);
+        if (!String(response.description).includes('class="inferred-badge"')) missing.push(`${op.pointer}/responses/${status}`);
+      }
+      if (op.operation['x-provenance'] === 'inferred') {
+        const badges = (op.operation['x-badges'] ?? []) as JsonObject[];
+        if (!badges.some((b) => b.name === 'Inferred')) missing.push(`${op.pointer} (x-badges)`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // and the contract itself is left alone
+    expect(JSON.stringify(bundle)).toBe(bundleBefore);
+  });
+
+  it('adds the guides as a first sidebar group', () => {
+    expect(guides.map((g) => g.title)).toEqual(expect.arrayContaining(['Getting started', 'Payment lifecycle', 'Idempotency', 'Receiving webhooks', 'Errors', 'Hosted checkout']));
+    const doc = decorateForDocs(bundle, guides) as JsonObject;
+    const groups = doc['x-tagGroups'] as JsonObject[];
+    expect(groups[0]).toEqual({ name: 'Guides', tags: guides.map((g) => g.title) });
+    const grouped = new Set(groups.flatMap((g) => g.tags as string[]));
+    for (const op of operations(doc)) for (const tag of op.operation.tags as string[]) expect(grouped, `tag ${tag} is in no group`).toContain(tag);
+  });
+});
+
+describe('the page in Chromium, from disk, offline', () => {
+  let userDataDir: string;
+  let context: BrowserContext;
+  let page: Page;
+  const attempted: string[] = [];
+  const succeeded: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
+    // launchPersistentContext passes --user-data-dir itself (Playwright refuses it in args)
+    context = await chromium.launchPersistentContext(userDataDir, {
+      ...(await chromiumLaunchOptions()),
+      viewport: { width: 1440, height: 1000 },
+    });
+    // Everything but file:// is blocked, and counted.
+    await context.route(
+      (url) => url.protocol !== 'file:',
+      (route) => {
+        attempted.push(route.request().url());
+        return route.abort('internetdisconnected');
+      },
+    );
+    context.on('requestfinished', (r) => {
+      if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) succeeded.push(r.url());
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(pathToFileURL(join(outDir, 'docs', 'index.html')).href);
+    await page.locator('[data-component-name="Menu/MenuItem"]').first().waitFor();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  });
+
+  const menuGroup = (label: string) =>
+    page
+      .locator('[data-component-name="Menu/MenuItem"].menu-item-type-group')
+      .filter({ has: page.locator('[data-testid="menu-item-label"]', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) })
+      .first();
+
+  it('shows every operation and webhook of the contract, in the sidebar and on its own page', async () => {
+    const expected = operations(bundle).map((o) => ({
+      summary: String(o.operation.summary),
+      tag: String((o.operation.tags as string[])[0]),
+      inferred: o.operation['x-provenance'] === 'inferred',
+    }));
+    expect(operations(bundle, ['webhooks']).length).toBeGreaterThan(0);
+    const seen = new Map<string, { inferredBadge: boolean; headingVisible: boolean }>();
+    for (const tag of [...new Set(expected.map((e) => e.tag))]) {
+      const group = menuGroup(tag);
+      await group.locator('[data-testid="menu-item-label"]').first().click(); // expands the group (and collapses others)
+      const items = group.locator('[data-component-name="Menu/MenuItem"].menu-item-type-operation');
+      await items.first().waitFor();
+      for (const item of await items.all()) {
+        const summary = (await item.locator('[data-text]').first().getAttribute('data-text')) ?? '';
+        const inferredBadge = await item.locator('[data-component-name="Tag/Tag"]', { hasText: /^Inferred$/ }).isVisible();
+        await item.locator('[data-testid="menu-item-label"]').click();
+        const heading = page.locator('[data-item-kind="httpItem"] h2', { hasText: labelled(summary) }).first();
+        const headingVisible = await heading.waitFor({ state: 'visible', timeout: 5000 }).then(
+          () => true,
+          () => false,
+        );
+        seen.set(summary, { inferredBadge, headingVisible });
+      }
+    }
+    const missing = expected.filter((e) => !seen.has(e.summary)).map((e) => e.summary);
+    expect(missing, 'operations missing from the sidebar').toEqual([]);
+    expect([...seen].filter(([, s]) => !s.headingVisible).map(([n]) => n), 'operations whose page heading is not visible').toEqual([]);
+    // the sidebar's Inferred badge is exactly on the inferred operations
+    expect(expected.filter((e) => seen.get(e.summary)?.inferredBadge !== e.inferred).map((e) => e.summary)).toEqual([]);
+    expect(seen.size).toBe(expected.length); // 32 operations under paths and 2 webhooks today
+  }, 120_000);
+
+  it('finds an operation with the search box', async () => {
+    const summaries = operations(bundle).map((o) => String(o.operation.summary));
+    const wanted = summaries.includes('Capture a payment') ? 'Capture a payment' : summaries[0]!;
+    await page.getByText('Search', { exact: false }).first().click();
+    const dialog = page.locator('[data-testid="search-dialog"]');
+    await dialog.locator('input').fill(wanted);
+    const hit = dialog.locator('[data-component-name="Search/SearchItem"]', { hasText: wanted }).first();
+    await expect(hit.waitFor({ state: 'visible', timeout: 10_000 })).resolves.toBeUndefined();
+    await page.screenshot({ path: join(SCREENSHOTS, 'search.png') });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
+  it('shows the inferred badges: on an inferred operation, its description, and an inferred status', async () => {
+    const ops = operations(bundle);
+    // an inferred operation (Capture a payment today)
+    const inferred = ops.find((o) => o.operation.operationId === 'capturePayment') ?? ops.find((o) => o.operation['x-provenance'] === 'inferred')!;
+    const section = await openOperation(inferred.operation);
+    const titleBadge = section.locator('h2 [data-component-name="Tag/Tag"]', { hasText: 'Inferred' });
+    await titleBadge.waitFor({ state: 'visible' });
+    const descriptionBadge = section.locator('.inferred-badge').first();
+    await descriptionBadge.scrollIntoViewIfNeeded();
+    await expect(descriptionBadge.isVisible()).resolves.toBe(true);
+    const style = await descriptionBadge.evaluate((e) => ({ display: getComputedStyle(e).display, background: getComputedStyle(e).backgroundColor }));
+    expect(style.display).toBe('inline-block'); // styled by the page's badge CSS, not bare text
+    expect(style.background).not.toBe('rgba(0, 0, 0, 0)');
+    await section.locator('h2').first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, 'inferred-operation.png') });
+
+    // a status the interface document does not give for a documented operation, whose response is
+    // documented (400 of Create a checkout session today)
+    const withStatus = ops
+      .filter((o) => o.operation['x-provenance'] !== 'inferred')
+      .flatMap((o) =>
+        ((o.operation['x-inferred-responses'] ?? []) as string[]).map((status) => {
+          const response = deref<JsonObject>(bundle, o.operation.responses?.[status]);
+          return { o, status, documented: response['x-provenance'] !== 'inferred' };
+        }),
+      )
+      .find((x) => x.documented)!;
+    const statusSection = await openOperation(withStatus.o.operation);
+    const tab = statusSection.locator('button, [role=tab]', { hasText: new RegExp(`^\\W*${withStatus.status}\\s*$`) }).first();
+    await tab.scrollIntoViewIfNeeded();
+    await tab.click();
+    const statusBadge = statusSection.locator('.inferred-badge', { hasText: /^Inferred status$/ }).first();
+    await statusBadge.waitFor({ state: 'visible' });
+    await statusBadge.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, 'inferred-status.png') });
+  }, 60_000);
+
+  /** Opens an operation from the sidebar; returns its section once the heading is visible. */
+  async function openOperation(operation: OperationObject) {
+    const summary = String(operation.summary);
+    await menuGroup(String((operation.tags as string[])[0])).locator('[data-testid="menu-item-label"]').first().click();
+    await page
+      .locator('[data-component-name="Menu/MenuItem"].menu-item-type-operation')
+      .filter({ has: page.locator(`[data-text="${summary.replace(/"/g, '\\"')}"]`) })
+      .first()
+      .click();
+    const section = page.locator('[data-item-kind="httpItem"]', { has: page.locator('h2', { hasText: labelled(summary) }) }).first();
+    await section.locator('h2').first().waitFor({ state: 'visible' });
+    return section;
+  }
+
+  it('renders the guides, with the lifecycle diagram and the hosted checkout sequence', async () => {
+    const guidesInMenu = await page.locator('[data-component-name="Menu/MenuItem"].menu-item-type-group [data-testid="menu-item-label"]').allInnerTexts();
+    for (const g of guides) expect(guidesInMenu).toContain(g.title);
+    await menuGroup('Payment lifecycle').locator('[data-testid="menu-item-label"]').first().click();
+    const diagram = page.locator('img.lifecycle-diagram');
+    await diagram.waitFor({ state: 'visible' });
+    const { width, height, complete } = await diagram.evaluate((img: HTMLImageElement) => ({ width: img.naturalWidth, height: img.naturalHeight, complete: img.complete }));
+    expect(complete && width > 0 && height > 0, 'the diagram image decoded').toBe(true);
+    await expect(page.locator('table', { hasText: 'Capture a payment' }).first().isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'guide-lifecycle.png') });
+
+    await menuGroup('Receiving webhooks').locator('[data-testid="menu-item-label"]').first().click();
+    await page.getByText('timingSafeEqual', { exact: false }).first().waitFor({ state: 'visible' });
+
+    await menuGroup('Hosted checkout').locator('[data-testid="menu-item-label"]').first().click();
+    const sequence = page.locator('img.guide-diagram[src^="data:image/svg+xml"]');
+    await sequence.waitFor({ state: 'visible' });
+    const decoded = await sequence.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && img.alt.includes('urls.return'));
+    expect(decoded, 'the hosted checkout sequence diagram decoded, with its text alternative').toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'guide-hosted-checkout.png') });
+  });
+
+  it('resolves every link of the guides to a section of the page', async () => {
+    // the links npm run lint checks against the contract (guide-link-*), followed on the page
+    const links = new Map<string, string[]>(); // target → guides linking to it
+    for (const g of guides) for (const { target } of guideLinks(g.body)) links.set(target, [...(links.get(target) ?? []), g.file]);
+    expect(links.size).toBeGreaterThan(0);
+    const broken: string[] = [];
+    for (const [link, from] of links) {
+      await page.evaluate((hash) => (window.location.hash = hash), link);
+      const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
+      if (!(await section.waitFor({ state: 'attached', timeout: 5000 }).then(() => true, () => false))) broken.push(`${link} (in docs/guides/${[...new Set(from)].join(', ')})`);
+    }
+    expect(broken, 'guide links without a target (Redoc routes are #/<tag slug>/<operationId in lower case>)').toEqual([]);
+  }, 60_000);
+
+  it('has the sections the SDK links to (operationAnchor, the `@see` of every method)', async () => {
+    const broken: string[] = [];
+    for (const { operation } of operations(bundle, ['paths'])) {
+      const link = operationAnchor(String((operation.tags as string[])[0]), String(operation.operationId));
+      await page.evaluate((hash) => (window.location.hash = hash), link);
+      const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
+      if (!(await section.waitFor({ state: 'attached', timeout: 5000 }).then(() => true, () => false))) broken.push(link);
+    }
+    expect(broken).toEqual([]);
+  }, 120_000);
+
+  it('saves a full-page screenshot', async () => {
+    await page.goto(pathToFileURL(join(outDir, 'docs', 'index.html')).href);
+    await page.locator('[data-component-name="Menu/MenuItem"]').first().waitFor();
+    // Redoc renders only the sections in the viewport: grow the viewport to the whole page
+    for (let height = 0, rounds = 0; rounds < 8; rounds++) {
+      const scrollHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+      if (scrollHeight === height) break;
+      height = scrollHeight;
+      await page.setViewportSize({ width: 1440, height: Math.min(scrollHeight, 30_000) });
+      await page.waitForTimeout(250);
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, 'full-page.png'), fullPage: true });
+    expect(existsSync(join(SCREENSHOTS, 'full-page.png'))).toBe(true);
+    await page.setViewportSize({ width: 1440, height: 1000 });
+  });
+
+  it('made no network request and raised no page error', () => {
+    expect(attempted, 'requests other than file:// were attempted').toEqual([]);
+    expect(succeeded).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,241 @@
+// The admin API (/_sandbox, sandbox/admin/openapi.yaml) on SQLite and on PostgreSQL: its own
+// credential, a reset of one scope or of everything, the test clock shown and advanced (a DELAYED
+// capture runs), webhook deliveries listed with their attempts and resent (409 while pending, 404
+// unknown), and validation from its document. Every admin response is held to the admin document.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../generator/paths.js';
+import { ADMIN_PREFIX, loadAdminDocument, type AdminOperationId } from '../../sandbox/http/admin.js';
+import { databases, STORES } from '../support/postgres.js';
+import { eventually, Receiver } from '../support/receiver.js';
+import { sandboxPerSuite } from '../support/sandbox.js';
+
+const GUIDES_DIR = join(REPO_ROOT, 'docs', 'guides');
+const dbs = databases();
+const HOUR = 3_600_000;
+let seq = 0;
+const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
+
+/** Every response of an admin operation checked against the admin document (throws naming the violation). */
+async function adminFetch(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  const document = loadAdminDocument();
+  const path = new URL(url).pathname;
+  const match = document.match(init.method ?? 'GET', path);
+  if (match) {
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => (headers[name] = value));
+    const violations = document.checkResponse(match.operation.id, response.status, headers, text);
+    if (violations.length > 0) throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
+  }
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+describe('the admin document as the sandbox reads it', () => {
+  it('has every operation under /_sandbox, and the response check can fail', () => {
+    const document = loadAdminDocument();
+    expect([...document.operations.keys()].sort()).toEqual(
+      ['advanceClock', 'getClock', 'getWebhookDelivery', 'listMerchants', 'listWebhookDeliveries', 'resendWebhookDelivery', 'resetData'] satisfies AdminOperationId[],
+    );
+    for (const op of document.operations.values()) expect(op.path.startsWith(`${ADMIN_PREFIX}/`)).toBe(true);
+    const json = { 'content-type': 'application/json' };
+    expect(document.checkResponse('listMerchants', 200, json, '{"data":[{"merchantId":"m","webhookKind":"enhanced","createdAt":"2026-01-01T00:00:00Z"}]}')).toEqual([]);
+    expect(document.checkResponse('listMerchants', 200, json, '{"data":[{"merchantId":"m","apiKey":"sk"}]}').join()).toMatch(/webhookKind/);
+    expect(document.checkResponse('listMerchants', 404, json, '{}').join()).toMatch(/does not declare/);
+    expect(document.checkResponse('resendWebhookDelivery', 409, json, '{"type":"https://x.example/p","title":"t","status":409}').join()).toMatch(/not application\/problem\+json/);
+  });
+
+  it('is a page of the docs site that a guide links to, showing every admin operation', () => {
+    const linking = readdirSync(GUIDES_DIR).filter((f) => f.endsWith('.md') && readFileSync(join(GUIDES_DIR, f), 'utf8').includes('](sandbox-admin.html)'));
+    expect(linking, 'a guide links the admin reference (docs/guides/*.md: [..](sandbox-admin.html))').not.toEqual([]);
+    const page = readFileSync(join(REPO_ROOT, 'generated', 'docs', 'sandbox-admin.html'), 'utf8');
+    for (const id of loadAdminDocument().operations.keys()) expect(page, `generated/docs/sandbox-admin.html shows ${id}`).toContain(`"operationId":"${id}"`);
+  });
+});
+
+describe.each(STORES)('admin API on %s', (kind) => {
+  const receiver = new Receiver();
+  // Retries an hour apart: a failed delivery stays PENDING until the clock is advanced.
+  const sandbox = sandboxPerSuite(async () => {
+    await receiver.start();
+    return dbs.database(kind);
+  }, { webhooks: { maxAttempts: 2, retryBaseMs: HOUR, retryCapMs: 24 * HOUR, timeoutMs: 2_000, pollMs: 25 } });
+
+  const admin = (method: string, path: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}) => {
+    const key = options.key === undefined ? sandbox().sandbox.adminKey : options.key;
+    const headers: Record<string, string> = { ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...options.headers };
+    if (options.body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    return adminFetch(`${sandbox().url}${ADMIN_PREFIX}${path}`, { method, headers, ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}) });
+  };
+  const merchantId = () => sandbox().merchant.merchantId;
+  const details = async (payId: string, root: 'test' | 'live' = 'test') => (await sandbox().call('GET', `/payments/getByPayId/${payId}`, { root })).body;
+  /** A HOSTED payment paid on the hosted page: its notification goes to the receiver's `/hooks/<transId>`. */
+  const paidHosted = async (id: string) => {
+    const created = await sandbox().call('POST', '/payments', { body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${id}` } } });
+    expect(created.status).toBe(201);
+    const paid = await fetch(created.body._links.redirect.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=CARD&decision=pay', redirect: 'manual' });
+    expect(paid.status).toBe(303);
+    return created.body.payId as string;
+  };
+
+  it('takes only its admin key: none, a wrong one or merchant credentials are a 401 problem; the key opens no merchant root', async () => {
+    const none = await admin('GET', '/merchants', { key: null });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="sandbox-admin"');
+    expect(none.body).toMatchObject({ status: 401, title: 'Authentication required.' });
+    expect((await admin('GET', '/merchants', { key: 'sbx_admin_wrong' })).status).toBe(401);
+    expect((await admin('GET', '/merchants', { key: null, headers: { authorization: sandbox().basic() } })).status).toBe(401);
+    expect((await admin('POST', '/reset', { key: 'wrong', body: {} })).status).toBe(401);
+    const onMerchantRoot = await sandbox().call('GET', '/customers', { headers: { authorization: `Bearer ${sandbox().sandbox.adminKey}` } });
+    expect(onMerchantRoot.status).toBe(401);
+  });
+
+  it('lists the merchants without their API keys', async () => {
+    const r = await admin('GET', '/merchants');
+    expect(r.status).toBe(200);
+    const ids = r.body.data.map((m: { merchantId: string }) => m.merchantId);
+    expect(ids).toEqual(expect.arrayContaining([merchantId(), sandbox().other.merchantId]));
+    expect(JSON.stringify(r.body)).not.toContain(sandbox().merchant.apiKey);
+  });
+
+  it('validates from its document: 400 naming the field, 404 for unknown merchants, paths and deliveries, 415 for another media type', async () => {
+    const zero = await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 0 } });
+    expect(zero.status).toBe(400);
+    expect(Object.keys(zero.body.errors)).toContain('seconds');
+    expect((await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 1, to: '2030-01-01T00:00:00Z' } })).status).toBe(400);
+    expect((await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: '{"seconds":' })).status).toBe(400);
+    expect((await admin('POST', `/clocks/${merchantId()}/test/advance`)).status).toBe(400);
+    const environment = await admin('GET', `/clocks/${merchantId()}/prod`);
+    expect(environment.status).toBe(400);
+    expect(environment.body.errors).toHaveProperty('environment');
+    const unknownFilter = await admin('GET', '/webhook-deliveries?state=DEAD');
+    expect(unknownFilter.status).toBe(400);
+    expect(unknownFilter.body.errors).toEqual({ state: ['is not a known field'] });
+    expect((await admin('GET', '/webhook-deliveries?status=LOST')).status).toBe(400);
+    expect((await admin('POST', '/reset', { body: { merchantId: merchantId(), everything: true } })).status).toBe(400);
+    expect((await admin('GET', '/clocks/nobody/test')).status).toBe(404);
+    expect((await admin('POST', '/reset', { body: { merchantId: 'nobody' } })).status).toBe(404);
+    const path = await admin('GET', '/nothing-here');
+    expect(path.status).toBe(404);
+    expect(path.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await admin('GET', '/webhook-deliveries/no-such-delivery')).status).toBe(404);
+    expect((await admin('POST', '/webhook-deliveries/no-such-delivery/resend')).status).toBe(404);
+    const media = await admin('POST', '/reset', { body: 'merchantId=x', headers: { 'content-type': 'text/plain' } });
+    expect(media.status).toBe(415);
+    expect(media.body).toMatchObject({ status: 415 });
+  });
+
+  it('shows and advances a clock: a DELAYED payment is captured on the advance; a clock never goes back (409)', async () => {
+    const created = await sandbox().call('POST', '/payments', {
+      body: { transId: transId('DELAYED'), amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } },
+    });
+    expect(created.status).toBe(201);
+    const before = await admin('GET', `/clocks/${merchantId()}/test`);
+    expect(before.status).toBe(200);
+    expect(before.body.scope).toEqual({ merchantId: merchantId(), environment: 'test' });
+
+    const early = await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 3600 } });
+    expect(early.status).toBe(200);
+    expect(early.body.captured.map((c: { payId: string }) => c.payId)).not.toContain(created.body.payId);
+    expect((await details(created.body.payId)).state).toBe('AUTHORIZED');
+
+    const to = new Date(Date.parse(early.body.clock.now) + HOUR + 1_000).toISOString();
+    const late = await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { to } });
+    expect(late.status).toBe(200);
+    expect(late.body.clock.now).toBe(to);
+    // The clock ran on with the wall clock since the first advance.
+    expect(Date.parse(late.body.from)).toBeGreaterThanOrEqual(Date.parse(early.body.clock.now));
+    expect(late.body.captured).toContainEqual(expect.objectContaining({ payId: created.body.payId, amount: { value: 2500, currency: 'USD' } }));
+    expect((await details(created.body.payId)).state).toBe('CAPTURED');
+    const after = await admin('GET', `/clocks/${merchantId()}/test`);
+    expect(after.body.offsetMs).toBeGreaterThanOrEqual(2 * HOUR);
+    // Other scopes keep their time.
+    expect((await admin('GET', `/clocks/${merchantId()}/live`)).body.offsetMs).toBe(0);
+
+    const back = await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { to: early.body.clock.now } });
+    expect(back.status).toBe(409);
+    expect(back.body.detail).toMatch(/cannot go back/);
+  });
+
+  it('lists deliveries with their attempts and filters; resends a dead one (409 while it is pending), which is then delivered', async () => {
+    const id = transId('HOOK');
+    receiver.answer(`/hooks/${id}`, [500, 500]);
+    const payId = await paidHosted(id);
+    const pending = await eventually('the first failed attempt', async () => {
+      const r = await admin('GET', `/webhook-deliveries?payId=${payId}`);
+      const d = r.body.data[0];
+      return d?.attempts.length === 1 ? d : undefined;
+    });
+    expect(pending).toMatchObject({ status: 'PENDING', payId, scope: { merchantId: merchantId(), environment: 'test' }, url: `${receiver.url}/hooks/${id}`, kind: 'enhanced' });
+    expect(pending.attempts[0]).toMatchObject({ statusCode: 500 });
+    expect(JSON.parse(pending.body)).toMatchObject({ payId });
+
+    const conflict = await admin('POST', `/webhook-deliveries/${pending.id}/resend`);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.type).toMatch(/delivery-pending$/);
+
+    // The retry is an hour away: the clock brings it forward, it fails again, the delivery is dead.
+    const advanced = await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 3600 } });
+    expect(advanced.body.webhooksDue).toBeGreaterThanOrEqual(1);
+    const dead = await eventually('the dead letter', async () => {
+      const r = await admin('GET', `/webhook-deliveries/${pending.id}`);
+      return r.body.status === 'DEAD' ? r.body : undefined;
+    });
+    expect(dead.attempts).toHaveLength(2);
+    const filtered = await admin('GET', `/webhook-deliveries?status=DEAD&merchantId=${merchantId()}&environment=test`);
+    expect(filtered.body.data.map((d: { id: string }) => d.id)).toContain(pending.id);
+    expect((await admin('GET', `/webhook-deliveries?status=DEAD&merchantId=${sandbox().other.merchantId}`)).body.data).toEqual([]);
+    expect((await admin('GET', `/webhook-deliveries?payId=${payId}&environment=live`)).body.data).toEqual([]);
+
+    const resent = await admin('POST', `/webhook-deliveries/${pending.id}/resend`);
+    expect(resent.status).toBe(202);
+    expect(resent.body).toMatchObject({ id: pending.id, status: 'PENDING', resentAfterAttempts: 2 });
+    const delivered = await eventually('the resent delivery', async () => {
+      const r = await admin('GET', `/webhook-deliveries/${pending.id}`);
+      return r.body.status === 'DELIVERED' ? r.body : undefined;
+    });
+    expect(delivered.attempts.map((a: { statusCode?: number }) => a.statusCode)).toEqual([500, 500, 200]);
+    expect(receiver.on(`/hooks/${id}`)).toHaveLength(3);
+    // A delivered one may be sent again too.
+    expect((await admin('POST', `/webhook-deliveries/${pending.id}/resend`)).status).toBe(202);
+    await eventually('the second resend', () => (receiver.on(`/hooks/${id}`).length === 4 ? true : undefined));
+  });
+
+  it('resets one scope (its clock included), leaving the other scopes; then everything, merchants staying', async () => {
+    const mine = await sandbox().call('POST', '/payments', { body: { transId: transId('MINE'), amount: { value: 100, currency: 'EUR' } } });
+    const live = await sandbox().call('POST', '/payments', { root: 'live', body: { transId: transId('LIVE'), amount: { value: 100, currency: 'EUR' } } });
+    const theirs = await sandbox().call('POST', '/payments', { who: sandbox().other, body: { transId: transId('THEIRS'), amount: { value: 100, currency: 'EUR' } } });
+    expect([mine.status, live.status, theirs.status]).toEqual([201, 201, 201]);
+    await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 60 } });
+    // Read before the reset: a document the sandbox has served must not outlive its deletion.
+    expect((await details(mine.body.payId)).payId).toBe(mine.body.payId);
+    expect((await sandbox().call('GET', `/payments/getByTransId/${mine.body.transId}`)).status).toBe(200);
+
+    const scoped = await admin('POST', '/reset', { body: { merchantId: merchantId(), environment: 'test' } });
+    expect(scoped.status).toBe(200);
+    expect(scoped.body).toMatchObject({ merchantId: merchantId(), environment: 'test' });
+    expect(scoped.body.deleted.payments).toBeGreaterThanOrEqual(1);
+    expect(scoped.body.deleted.paymentOperations).toBeGreaterThanOrEqual(1);
+    expect(scoped.body.deleted.webhookDeliveries).toBeGreaterThanOrEqual(1);
+    expect(scoped.body.deleted.clocks).toBe(1);
+    expect((await sandbox().call('GET', `/payments/getByPayId/${mine.body.payId}`)).status).toBe(404);
+    expect((await sandbox().call('GET', `/payments/getByTransId/${mine.body.transId}`)).status).toBe(404);
+    expect((await details(live.body.payId, 'live')).payId).toBe(live.body.payId);
+    expect((await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status).toBe(200);
+    expect((await admin('GET', `/clocks/${merchantId()}/test`)).body.offsetMs).toBe(0);
+    expect(sandbox().sandbox.clocks.now({ merchantId: merchantId(), environment: 'test' }).getTime()).toBeLessThan(Date.now() + 5_000);
+    // The merchant keeps working: a new payment with the same transId is a new payment.
+    expect((await sandbox().call('POST', '/payments', { body: { transId: mine.body.transId, amount: { value: 100, currency: 'EUR' } } })).status).toBe(201);
+
+    const all = await admin('POST', '/reset');
+    expect(all.status).toBe(200);
+    expect(all.body.deleted.payments).toBeGreaterThanOrEqual(3);
+    expect((await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status).toBe(404);
+    expect((await sandbox().call('GET', `/payments/getByPayId/${live.body.payId}`, { root: 'live' })).status).toBe(404);
+    expect((await admin('GET', '/merchants')).body.data.length).toBeGreaterThanOrEqual(2);
+    expect((await admin('GET', '/webhook-deliveries')).body.data).toEqual([]);
+  });
+});
