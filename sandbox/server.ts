@@ -1,13 +1,17 @@
-// A running sandbox: the store opened (migrated), the merchants registered, the HTTP server listening.
+// A running sandbox, composed: the contract loaded, the store opened (migrated), the merchants
+// registered, the test clocks and their ticker, the webhook deliverer, the HTTP server listening.
 // Used by `npm run sandbox` (sandbox/main.ts), the tests and the benchmark.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sha256Hex } from './http/auth.js';
-import { createSandboxApp, sandboxFingerprint } from './http/app.js';
-import { createClocks, type RunningClocks } from './http/clock.js';
-import { loadContract, type Contract } from './http/contract.js';
-import { startDeliverer, type Deliverer, type WebhookSchedule } from './http/webhook-deliverer.js';
+import { createClocks, type TestClocks } from './app/clock.js';
+import { sandboxFingerprint } from './app/fingerprint.js';
+import type { WebhookSchedule } from './app/webhooks.js';
+import { loadContract, type Contract } from './contract/contract.js';
 import type { Merchant } from './domain/types.js';
+import { createSandboxApp } from './http/app.js';
+import { sha256Hex } from './http/auth.js';
+import { startClockTicker } from './jobs/clock-ticker.js';
+import { startDeliverer, type Deliverer } from './jobs/webhook-deliverer.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 
@@ -50,7 +54,7 @@ export interface Sandbox {
   /** Webhook delivery from the outbox (`kick()` after a resend). */
   deliverer: Deliverer;
   /** The test clocks, one per scope. */
-  clocks: RunningClocks;
+  clocks: TestClocks;
   /** The admin API's key (given, or made at start). */
   adminKey: string;
   close(): Promise<void>;
@@ -87,7 +91,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const publicUrl = () => options.publicUrl ?? url;
     const fingerprint = await sandboxFingerprint(store);
     const adminKey = options.adminKey ?? newAdminKey();
-    const clocks = await createClocks({ store, contract, publicUrl, fingerprint, onWebhookQueued: () => deliverer?.kick(), ...(options.log ? { log: options.log } : {}) });
+    const clocks = await createClocks({ store, tables: contract.tables, fingerprint, onWebhookQueued: () => deliverer?.kick(), ...(options.log ? { log: options.log } : {}) });
     const app = await createSandboxApp({
       contract,
       store,
@@ -101,7 +105,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     await app.listen({ host, port: options.port ?? 4020 });
     const { pollMs, ...schedule } = options.webhooks ?? {};
     deliverer = startDeliverer({ store, schedule, ...(pollMs !== undefined ? { pollMs } : {}), ...(options.log ? { log: options.log } : {}) });
-    clocks.start(options.clockTickMs);
+    const ticker = startClockTicker(clocks, { ...(options.clockTickMs !== undefined ? { tickMs: options.clockTickMs } : {}), ...(options.log ? { log: options.log } : {}) });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 4020);
     url = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -113,7 +117,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       clocks,
       adminKey,
       async close() {
-        await clocks.stop();
+        await ticker.stop();
         await deliverer?.stop();
         await app.close();
         await store.close();

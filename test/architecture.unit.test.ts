@@ -1,7 +1,9 @@
-// The import direction of the repository: contract → generator → generated → SDK (src/).
-// scripts/ and generator/ may use src/ (types, the OpenAPI walker); nothing imports test/; the
-// generator never imports scripts/; the SDK imports neither tooling nor Node built-ins. The sandbox's
-// layers: HTTP → domain (pure) → store (the only SQL).
+// The import direction of the repository: contract → generator → generated → SDK (src/). tooling/
+// (the one OpenAPI walker) is under everything and imports nothing of the repository; src/ holds only
+// what the package ships (no tooling, generator, sandbox or scripts); nothing imports test/; the
+// generator never imports scripts/; the SDK imports no Node built-ins. The sandbox's layers: http/
+// (routing, auth, problems) and jobs/ (clock ticker, webhook deliverer) call app/ (use cases that
+// return outcomes), which uses domain/ (pure), contract/ (the bundle) and store/ (the only SQL).
 // Imports are read with TypeScript's own pre-processor (static, dynamic and type-only imports,
 // re-exports, require).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,6 +33,10 @@ function targetOf(file: string, specifier: string): { folder: string | undefined
 
 /** The database libraries: only the store may use them. */
 const SQL_PACKAGES = new Set(['kysely', 'pg', 'better-sqlite3']);
+/** HTTP frameworks: only the sandbox's HTTP layer (and its composition root) may use them. */
+const HTTP_PACKAGES = new Set(['fastify', '@fastify/cors']);
+
+const inFolders = (target: string | undefined, prefixes: readonly string[]) => target !== undefined && prefixes.some((p) => target.startsWith(p));
 
 interface Rule {
   /** files under this repository-relative prefix */
@@ -88,14 +94,31 @@ const RULES: Rule[] = [
     allows: ({ target }) => target !== undefined && (target.startsWith('sandbox/domain/') || target.startsWith('generated/')),
   },
   {
+    from: 'sandbox/contract/',
+    because: 'the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
+    allows: ({ folder, target }) => folder === undefined || inFolders(target, ['sandbox/contract/', 'sandbox/domain/', 'tooling/', 'generated/']),
+  },
+  {
+    from: 'sandbox/app/',
+    because: 'use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
+    allows: ({ folder, target, packageName }) =>
+      folder === undefined ? !HTTP_PACKAGES.has(packageName!) : inFolders(target, ['sandbox/app/', 'sandbox/domain/', 'sandbox/contract/', 'sandbox/store/', 'generated/']),
+  },
+  {
+    from: 'sandbox/jobs/',
+    because: 'background jobs call the use cases (app/), never the HTTP layer',
+    allows: ({ folder, target, packageName }) =>
+      folder === undefined ? !HTTP_PACKAGES.has(packageName!) : inFolders(target, ['sandbox/jobs/', 'sandbox/app/', 'sandbox/domain/', 'sandbox/store/', 'src/webhooks/', 'generated/']),
+  },
+  {
     from: 'sandbox/store/',
-    because: 'the store sits under the domain: it knows the entities, never the HTTP layer',
-    allows: ({ target }) => target === undefined || target.startsWith('sandbox/store/') || target.startsWith('sandbox/domain/'),
+    because: 'the store sits under the domain: it knows the entities, never the use cases or the HTTP layer',
+    allows: ({ target }) => target === undefined || inFolders(target, ['sandbox/store/', 'sandbox/domain/']),
   },
   {
     from: 'sandbox/http/',
-    because: 'the HTTP layer uses the domain and the store, never scripts or tests',
-    allows: ({ folder, target }) => folder === undefined || folder === 'src' || folder === 'tooling' || folder === 'generated' || (target !== undefined && target.startsWith('sandbox/')),
+    because: 'the HTTP layer turns requests into use cases and outcomes into answers: it never runs the jobs, scripts or tests',
+    allows: ({ folder, target }) => folder === undefined || inFolders(target, ['sandbox/http/', 'sandbox/app/', 'sandbox/contract/', 'sandbox/domain/', 'sandbox/store/', 'tooling/', 'generated/']),
   },
   {
     from: '',
@@ -159,6 +182,10 @@ describe('import direction', () => {
       { path: 'generated/samples/createPayment.example.ts', imports: ['../../src/client/index.js', '@payment-service/api-v2'] },
       { path: 'sandbox/domain/payments.ts', imports: ['node:crypto', '../store/store.js', 'kysely'] },
       { path: 'sandbox/store/index.ts', imports: ['../http/app.js'] },
+      { path: 'sandbox/app/payments.ts', imports: ['../http/replies.js', 'fastify', '../jobs/clock-ticker.js'] },
+      { path: 'sandbox/jobs/clock-ticker.ts', imports: ['../http/app.js'] },
+      { path: 'sandbox/http/admin.ts', imports: ['../jobs/webhook-deliverer.js'] },
+      { path: 'sandbox/contract/contract.ts', imports: ['../app/context.js'] },
       { path: 'sandbox/http/pipeline.ts', imports: ['better-sqlite3'] },
     ]);
     expect(found).toEqual([
@@ -178,7 +205,13 @@ describe('import direction', () => {
       "sandbox/domain/payments.ts imports ../store/store.js: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       "sandbox/domain/payments.ts imports kysely: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       'sandbox/domain/payments.ts imports kysely: SQL lives in the sandbox store alone',
-      'sandbox/store/index.ts imports ../http/app.js: the store sits under the domain: it knows the entities, never the HTTP layer',
+      'sandbox/store/index.ts imports ../http/app.js: the store sits under the domain: it knows the entities, never the use cases or the HTTP layer',
+      'sandbox/app/payments.ts imports ../http/replies.js: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
+      'sandbox/app/payments.ts imports fastify: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
+      'sandbox/app/payments.ts imports ../jobs/clock-ticker.js: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
+      'sandbox/jobs/clock-ticker.ts imports ../http/app.js: background jobs call the use cases (app/), never the HTTP layer',
+      'sandbox/http/admin.ts imports ../jobs/webhook-deliverer.js: the HTTP layer turns requests into use cases and outcomes into answers: it never runs the jobs, scripts or tests',
+      'sandbox/contract/contract.ts imports ../app/context.js: the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
       'sandbox/http/pipeline.ts imports better-sqlite3: SQL lives in the sandbox store alone',
     ]);
   });

@@ -1,7 +1,7 @@
 // Checkout sessions, payment links and payment intents: records that become a payment later, when
-// the customer pays on the hosted page (next issue) or the mobile SDK confirms the intent.
+// the customer pays on the hosted page or the mobile SDK confirms the intent.
 import type { DomainContext, ResponseCodeName } from './context.js';
-import { descriptiveFields, type NewPayment } from './payments.js';
+import { newPaymentOf, type NewPayment } from './payments.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas, Scope } from './types.js';
 
 /** How long a checkout session stays open when the request gives no expirationTime. */
@@ -61,23 +61,11 @@ export function confirmIntent(intent: PaymentIntent, selection: Schemas['Payment
   if (intent.status !== 'CREATED') return { outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' };
   const request = intent.request;
   if (request.amount === undefined) return { outcome: 'refused', code: 'INTENT_INCOMPLETE' };
-  const { transId, refNr, amount, captureMethod, metadata, simulationMode, ...rest } = request;
   return {
     outcome: 'ok',
     intent: { ...intent, status: 'CONFIRMED' },
-    payment: {
-      scope: intent.scope,
-      transId: transId ?? intent.id,
-      ...(refNr !== undefined ? { refNr } : {}),
-      amount,
-      ...(captureMethod ? { captureMethod } : {}),
-      integrationType: selection.integrationType,
-      paymentMethodType: selection.type,
-      // the intent's credentialOnFile is of its own kind: the payment does not take it over
-      details: descriptiveFields({ ...rest, credentialOnFile: undefined }),
-      ...(metadata ? { metadata } : {}),
-      ...(simulationMode !== undefined ? { simulationMode } : {}),
-    },
+    // The intent's credentialOnFile is of its own kind: the payment does not take it over.
+    payment: newPaymentOf(intent.scope, { ...request, amount: request.amount, transId: request.transId ?? intent.id, credentialOnFile: undefined }, { integrationType: selection.integrationType, paymentMethodType: selection.type }),
   };
 }
 

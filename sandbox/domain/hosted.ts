@@ -1,7 +1,7 @@
 // The hosted payment page's rules: what a checkout session, a payment link or a HOSTED payment offers
 // the customer, whether it can still be used, the payment that Pay or Decline makes of it, where the
 // customer goes next, and the notification the merchant's webhook receives about the final result.
-import { descriptiveFields, type NewPayment } from './payments.js';
+import { newPaymentOf, type NewPayment } from './payments.js';
 import type { CheckoutSession, Payment, PaymentLink, Schemas } from './types.js';
 
 export type HostedKind = 'payments' | 'sessions' | 'links';
@@ -55,20 +55,8 @@ export function hostedAvailability(target: HostedTarget, now: Date): HostedAvail
 
 /** The payment a checkout session or a payment link becomes when the customer pays or declines (HOSTED, pending until decided). */
 export function paymentOfHostedRequest(target: Extract<HostedTarget, { kind: 'sessions' | 'links' }>): NewPayment {
-  const request: Schemas['CheckoutSessionRequest'] | Schemas['PaymentLinkRequest'] = target.kind === 'sessions' ? target.session.request : target.link.request;
-  const { transId, refNr, amount, captureMethod, metadata, simulationMode } = request;
-  const scope = target.kind === 'sessions' ? target.session.scope : target.link.scope;
-  return {
-    scope,
-    transId,
-    ...(refNr !== undefined ? { refNr } : {}),
-    amount,
-    ...(captureMethod ? { captureMethod } : {}),
-    integrationType: 'HOSTED',
-    details: descriptiveFields(request),
-    ...(metadata ? { metadata } : {}),
-    ...(simulationMode !== undefined ? { simulationMode } : {}),
-  };
+  const record = target.kind === 'sessions' ? target.session : target.link;
+  return newPaymentOf(record.scope, record.request, { integrationType: 'HOSTED' });
 }
 
 /**

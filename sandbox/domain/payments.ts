@@ -46,6 +46,37 @@ export interface NewPayment {
   storedPaymentMethodId?: string;
 }
 
+/** What every request that makes a payment sends (a payment, a checkout session, a payment link, an intent). */
+export interface PaymentMakingRequest extends PaymentDescriptiveFields {
+  transId: string;
+  refNr?: string;
+  amount: Schemas['Amount'];
+  captureMethod?: Schemas['CaptureMethod'];
+  metadata?: Schemas['Metadata'];
+  simulationMode?: string;
+}
+
+/**
+ * The payment a request makes: its identifiers, amount, capture, metadata, simulation and
+ * descriptive fields, integrated and paid as `how` says. The one mapping from a request to a new
+ * payment, for payments, intents and the hosted page alike.
+ */
+export function newPaymentOf(scope: Scope, request: PaymentMakingRequest, how: { integrationType: Schemas['IntegrationType']; paymentMethodType?: string | undefined }): NewPayment {
+  const { transId, refNr, amount, captureMethod, metadata, simulationMode } = request;
+  return {
+    scope,
+    transId,
+    ...(refNr !== undefined ? { refNr } : {}),
+    amount,
+    ...(captureMethod ? { captureMethod } : {}),
+    integrationType: how.integrationType,
+    ...(how.paymentMethodType !== undefined ? { paymentMethodType: how.paymentMethodType } : {}),
+    details: descriptiveFields(request),
+    ...(metadata ? { metadata } : {}),
+    ...(simulationMode !== undefined ? { simulationMode } : {}),
+  };
+}
+
 const iso = (date: Date) => date.toISOString();
 
 /** A `simulationMode` the contract does not list: invalid input (400), checked before any state changes. */

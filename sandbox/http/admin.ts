@@ -5,13 +5,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { components, operations } from '../../generated/admin/types.js';
-import type { Environment, Scope, WebhookDelivery } from '../domain/types.js';
-import type { DataFilter, Store } from '../store/store.js';
-import { ClockError, type RunningClocks } from './clock.js';
-import { loadApiDocument, type ApiDocument, type OperationContract } from './contract.js';
-import { readInput, type Reply } from './pipeline.js';
+import { findDelivery, listDeliveries, listMerchants, merchantScope, resetData } from '../app/admin.js';
+import { isRejection, type Rejection } from '../app/outcomes.js';
+import type { WebhookDelivery } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+import { ClockError, type TestClocks } from '../app/clock.js';
+import { resendDeliveryById } from '../app/webhooks.js';
+import { loadApiDocument, type ApiDocument, type OperationContract } from '../contract/api-document.js';
+import { readInput, type BodyOf, type ParametersOf, type Reply } from './pipeline.js';
 import { problemBody, type ProblemInput } from './problems.js';
-import { resentDelivery } from './webhook-deliverer.js';
 
 export const ADMIN_DOCUMENT_PATH = new URL('../admin/openapi.yaml', import.meta.url);
 /** Every path of the admin document starts with it; the merchant roots never do. */
@@ -30,20 +32,21 @@ export interface AdminDeps {
   /** The admin key: `Authorization: Bearer <key>`. */
   key: string;
   store: Store;
-  clocks: RunningClocks;
+  clocks: TestClocks;
   /** After a resend: the deliverer looks at the outbox at once. */
   onWebhookQueued(): void;
   document?: AdminDocument;
 }
 
-interface AdminRequest {
-  path: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body: unknown;
+/** A request of the admin operation `Id`, validated: its parameters and body have the operation's types. */
+interface AdminRequest<Id extends AdminOperationId = AdminOperationId> {
+  path: ParametersOf<operations[Id], 'path'>;
+  query: ParametersOf<operations[Id], 'query'>;
+  body: BodyOf<operations[Id]>;
   problem(status: number, input: ProblemInput): Reply;
 }
 
-type AdminHandler = (request: AdminRequest) => Promise<Reply>;
+type AdminHandlers = { [Id in AdminOperationId]: (request: AdminRequest<Id>) => Promise<Reply> };
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -65,46 +68,40 @@ function deliveryBody(d: WebhookDelivery): Schemas['WebhookDelivery'] {
   };
 }
 
-function handlers(deps: AdminDeps): Record<AdminOperationId, AdminHandler> {
+/** A rejection as the admin document answers it: 404 naming what is missing. */
+const rejectionReply = (r: Pick<AdminRequest, 'problem'>, rejection: Rejection): Reply =>
+  r.problem(404, { title: 'Not found.', detail: rejection.rejected === 'notFound' ? `No ${rejection.what.toLowerCase()} ${rejection.id}.` : 'Not found.' });
+
+function handlers(deps: AdminDeps): AdminHandlers {
   const { store, clocks } = deps;
-  const notFound = (r: AdminRequest, detail: string) => r.problem(404, { title: 'Not found.', detail });
-  /** The scope of the path, or a 404 reply when its merchant is unknown. */
-  const scopeOf = async (r: AdminRequest): Promise<Scope | Reply> => {
-    const merchantId = String(r.path.merchantId);
-    if (!(await store.merchants.get(merchantId))) return notFound(r, `No merchant ${merchantId}.`);
-    return { merchantId, environment: r.path.environment as Environment };
-  };
-  const isReply = (x: Scope | Reply): x is Reply => 'status' in x;
 
   return {
     async listMerchants() {
-      const merchants = await store.merchants.list();
+      const merchants = await listMerchants(store);
       const body: Schemas['MerchantList'] = { data: merchants.map((m) => ({ merchantId: m.merchantId, webhookKind: m.webhookKind ?? 'enhanced', createdAt: m.createdAt })) };
       return { status: 200, body };
     },
 
     async resetData(r) {
-      const filter = (r.body ?? {}) as DataFilter;
-      if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId))) return notFound(r, `No merchant ${filter.merchantId}.`);
-      const deleted = await store.transaction((tx) => tx.data.reset(filter));
-      // This process's cached clock offsets; other processes re-read theirs on their next tick.
-      await clocks.refresh();
+      const filter = r.body ?? {};
+      const deleted = await resetData(store, clocks, filter);
+      if (isRejection(deleted)) return rejectionReply(r, deleted);
       const body: Schemas['ResetResult'] = { ...filter, deleted };
       return { status: 200, body };
     },
 
     async getClock(r) {
-      const scope = await scopeOf(r);
-      if (isReply(scope)) return scope;
+      const scope = await merchantScope(store, r.path.merchantId, r.path.environment);
+      if (isRejection(scope)) return rejectionReply(r, scope);
       const state = await clocks.get(scope);
       const body: Schemas['ClockState'] = { scope, now: state.now.toISOString(), offsetMs: state.offsetMs };
       return { status: 200, body };
     },
 
     async advanceClock(r) {
-      const scope = await scopeOf(r);
-      if (isReply(scope)) return scope;
-      const request = r.body as Schemas['AdvanceRequest'];
+      const scope = await merchantScope(store, r.path.merchantId, r.path.environment);
+      if (isRejection(scope)) return rejectionReply(r, scope);
+      const request = r.body;
       const to = 'seconds' in request ? { byMs: request.seconds * 1000 } : new Date(request.to);
       try {
         const result = await clocks.advance(scope, to);
@@ -123,8 +120,8 @@ function handlers(deps: AdminDeps): Record<AdminOperationId, AdminHandler> {
     },
 
     async listWebhookDeliveries(r) {
-      const q = r.query as operations['listWebhookDeliveries']['parameters']['query'] & object;
-      const deliveries = await store.webhooks.list({
+      const q = r.query;
+      const deliveries = await listDeliveries(store, {
         ...(q.merchantId !== undefined ? { merchantId: q.merchantId } : {}),
         ...(q.environment !== undefined ? { environment: q.environment } : {}),
         ...(q.status !== undefined ? { status: q.status } : {}),
@@ -136,22 +133,14 @@ function handlers(deps: AdminDeps): Record<AdminOperationId, AdminHandler> {
     },
 
     async getWebhookDelivery(r) {
-      const delivery = await store.webhooks.find(String(r.path.deliveryId));
-      return delivery ? { status: 200, body: deliveryBody(delivery) } : notFound(r, `No webhook delivery ${String(r.path.deliveryId)}.`);
+      const found = await findDelivery(store, r.path.deliveryId);
+      return isRejection(found) ? rejectionReply(r, found) : { status: 200, body: deliveryBody(found.delivery) };
     },
 
     async resendWebhookDelivery(r) {
-      const id = String(r.path.deliveryId);
-      // Read, checked and written in one transaction: a delivery the deliverer is sending stays PENDING (409).
-      const outcome = await store.transaction(async (tx) => {
-        const delivery = await tx.webhooks.find(id, { lock: true });
-        if (!delivery) return 'missing' as const;
-        if (delivery.status === 'PENDING') return 'pending' as const;
-        const resent = resentDelivery(delivery, new Date());
-        await tx.webhooks.update(resent);
-        return resent;
-      });
-      if (outcome === 'missing') return notFound(r, `No webhook delivery ${id}.`);
+      const id = r.path.deliveryId;
+      const outcome = await resendDeliveryById(store, id, new Date());
+      if (outcome === 'missing') return rejectionReply(r, { rejected: 'notFound', what: 'Webhook delivery', id });
       if (outcome === 'pending') {
         return r.problem(409, { title: 'The delivery is still pending.', detail: 'It is being sent or waits for its next attempt; resend it once it is DELIVERED or DEAD.', type: 'sandbox/delivery-pending' });
       }
@@ -204,7 +193,8 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
         return send(op, reply, problemFor(op, request)(status, { title, detail }));
       });
       for (const op of operations) {
-        const handler = byId[op.id];
+        // The request is validated against this operation's schemas, which its generated types are made from.
+        const handler = byId[op.id] as (request: AdminRequest) => Promise<Reply>;
         scope.route({
           method: op.method.toUpperCase() as 'GET',
           url: op.path.slice(ADMIN_PREFIX.length).replace(/\{([^}]+)\}/g, ':$1'),
@@ -218,7 +208,7 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
             }
             const input = readInput(op, request, problem);
             if ('reply' in input) return send(op, reply, input.reply);
-            return send(op, reply, await handler({ path: input.parameters.path, query: input.parameters.query, body: input.body, problem }));
+            return send(op, reply, await handler({ path: input.parameters.path, query: input.parameters.query, body: input.body, problem } as AdminRequest));
           },
         });
       }

@@ -1,16 +1,16 @@
 // The sandbox's HTTP server (fastify): every operation of the contract under both roots, the test
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
-import { createHmac } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { registerAdminApi, type AdminDeps } from './admin.js';
 import { createAuthenticator } from './auth.js';
-import type { Contract } from './contract.js';
+import type { Contract } from '../contract/contract.js';
+import { sandboxFingerprint } from '../app/fingerprint.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
-import { newId } from './ids.js';
+import { newId } from '../app/ids.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
 import { problemBody, type ProblemInput } from './problems.js';
 
@@ -51,12 +51,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     operationId?: string;
   }
-}
-
-/** The keyed hash of card numbers and IBANs; the key is the installation's, shared through the store. */
-export async function sandboxFingerprint(store: Store): Promise<(text: string) => string> {
-  const pseudoKey = await store.setting('pseudo-number-key', () => newId('operation') + newId('operation'));
-  return (text) => createHmac('sha256', pseudoKey).update(text).digest('hex');
 }
 
 export async function createSandboxApp(options: SandboxAppOptions): Promise<FastifyInstance> {
@@ -117,7 +111,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     });
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
-  registerHostedPages(app, { ...deps, onDelivery: () => options.onWebhookQueued?.() });
+  registerHostedPages(app, { ...deps, tables: contract.tables, onDelivery: () => options.onWebhookQueued?.() });
   if (options.admin) await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {

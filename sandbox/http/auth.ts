@@ -6,7 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import type { SecurityScheme } from './contract.js';
+import type { SecurityScheme } from '../contract/api-document.js';
 
 /** Lifetime of an access token (the contract's expires_in). */
 export const TOKEN_LIFETIME_SECONDS = 3600;

@@ -5,13 +5,15 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../generated/operations.js';
+import type { operations } from '../../generated/types.js';
+import { domainContextAt, type AppContext } from '../app/context.js';
+import { newId } from '../app/ids.js';
+import type { OperationContract } from '../contract/api-document.js';
+import type { Contract } from '../contract/contract.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoreTransaction, type StoredResponse } from '../store/store.js';
 import type { Authenticator } from './auth.js';
-import type { Contract, FieldErrors, OperationContract } from './contract.js';
-import { domainContextAt } from './domain-context.js';
-import { newId } from './ids.js';
 import { problemBody, type ProblemInput } from './problems.js';
 
 /** How long a claimed Idempotency-Key holds before a retry may take it over (its request crashed). */
@@ -29,35 +31,57 @@ export interface Reply {
   json?: string;
 }
 
-export interface RequestContext {
-  operation: OperationContract;
-  environment: Environment;
-  scope: Scope;
-  merchant: Merchant;
-  /** Path parameters, validated and typed. */
-  path: Record<string, unknown>;
-  /** Query parameters, validated and typed. */
-  query: Record<string, unknown>;
-  /** The request body, validated (parsed JSON, or the form as an object). */
-  body: unknown;
-  domain: DomainContext;
-  /** Where the sandbox is reachable, for links (hosted pages). */
-  publicUrl: string;
-  /** A problem body of this operation for `status`. */
-  problem(status: number, input: ProblemInput): Reply;
-  /** Keyed hash of a card number or IBAN (the key is the installation's, shared through the store). */
-  fingerprint(text: string): string;
+type Content<T> = T extends { content: infer C } ? C[keyof C] : never;
+
+/** An operation of a document's generated types (openapi-typescript's `operations[...]`). */
+interface GeneratedOperation {
+  parameters: { path?: unknown; query?: unknown };
+  requestBody?: unknown;
 }
 
-export type Handler =
-  | { kind: 'read'; run(ctx: RequestContext, store: Store): Promise<Reply> }
-  | { kind: 'write'; run(ctx: RequestContext, tx: StoreTransaction): Promise<Reply> };
+/** The operation's request body as its generated types give it (validated against the same schema); undefined without one. */
+export type BodyOf<Op extends GeneratedOperation> = undefined extends Op['requestBody'] ? Content<NonNullable<Op['requestBody']>> | undefined : Content<Op['requestBody']>;
+
+/** The operation's path or query parameters as its generated types give them (validated and coerced). */
+export type ParametersOf<Op extends GeneratedOperation, In extends 'path' | 'query'> = [NonNullable<Op['parameters'][In]>] extends [never]
+  ? Record<string, never>
+  : NonNullable<Op['parameters'][In]>;
+
+export type RequestBody<Id extends OperationId> = BodyOf<operations[Id]>;
+
+/** A request of the operation `Id`, validated: its parameters and body have the operation's types. */
+export interface RequestContext<Id extends OperationId = OperationId> extends AppContext {
+  readonly operation: OperationContract<Id>;
+  readonly environment: Environment;
+  /** Path parameters, validated. */
+  readonly path: ParametersOf<operations[Id], 'path'>;
+  /** Query parameters, validated and coerced (numbers, booleans). */
+  readonly query: ParametersOf<operations[Id], 'query'>;
+  /** The request body, validated (parsed JSON, or the form as an object). */
+  readonly body: RequestBody<Id>;
+  /** Where the sandbox is reachable, for links (hosted pages). */
+  readonly publicUrl: string;
+  /** A problem body of this operation for `status`. */
+  problem(status: number, input: ProblemInput): Reply;
+}
+
+export type Handler<Id extends OperationId = OperationId> =
+  | { kind: 'read'; run(ctx: RequestContext<Id>, store: Store): Promise<Reply> }
+  | { kind: 'write'; run(ctx: RequestContext<Id>, tx: StoreTransaction): Promise<Reply> };
+
+/** A handler per operation, typed by it. */
+export type Handlers = { readonly [Id in OperationId]: Handler<Id> };
+
+/** A handler that only reads (no transaction; GET's fast path). */
+export const read = <Id extends OperationId>(run: (ctx: RequestContext<Id>, store: Store) => Promise<Reply>): Handler<Id> => ({ kind: 'read', run });
+/** A handler whose work, and the completion of its Idempotency-Key, commit in one transaction. */
+export const write = <Id extends OperationId>(run: (ctx: RequestContext<Id>, tx: StoreTransaction) => Promise<Reply>): Handler<Id> => ({ kind: 'write', run });
 
 export interface PipelineDeps {
   contract: Contract;
   store: Store;
   auth: Authenticator;
-  handlers: Readonly<Record<OperationId, Handler>>;
+  handlers: Handlers;
   publicUrl: () => string;
   /** The sandbox's time for a scope: its test clock. */
   now(scope: Scope): Date;
@@ -70,24 +94,25 @@ export interface PipelineDeps {
  * request's objects alive until a full GC (measured: GET throughput halved).
  */
 class Context implements RequestContext {
-  readonly path: Record<string, unknown>;
-  readonly query: Record<string, unknown>;
+  readonly path: RequestContext['path'];
+  readonly query: RequestContext['query'];
   readonly publicUrl: string;
   readonly fingerprint: (text: string) => string;
   #domain: DomainContext | undefined;
 
   constructor(
     private readonly deps: PipelineDeps,
-    readonly operation: OperationContract,
+    readonly operation: OperationContract<OperationId>,
     readonly environment: Environment,
     readonly scope: Scope,
     readonly merchant: Merchant,
     parameters: { path: Record<string, unknown>; query: Record<string, unknown> },
-    readonly body: unknown,
+    readonly body: RequestBody<OperationId>,
     readonly problem: (status: number, input: ProblemInput) => Reply,
   ) {
-    this.path = parameters.path;
-    this.query = parameters.query;
+    // Validated against the operation's schemas, which generated/types.ts is made from.
+    this.path = parameters.path as RequestContext['path'];
+    this.query = parameters.query as RequestContext['query'];
     this.publicUrl = deps.publicUrl();
     this.fingerprint = deps.fingerprint;
   }
@@ -118,8 +143,8 @@ function canonical(value: unknown): string {
 
 const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]!.trim().toLowerCase();
 
-export function operationHandler(deps: PipelineDeps, operation: OperationContract, environment: Environment, root: string) {
-  const handler = deps.handlers[operation.id];
+export function operationHandler(deps: PipelineDeps, operation: OperationContract<OperationId>, environment: Environment, root: string) {
+  const handler = deps.handlers[operation.id] as Handler;
   if (!handler) throw new Error(`no handler for ${operation.id}`);
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -147,7 +172,7 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
     if ('reply' in input) return send(input.reply);
     const { body, parameters } = input;
 
-    const ctx = new Context(deps, operation, environment, scope, merchant, parameters, body, problem);
+    const ctx = new Context(deps, operation, environment, scope, merchant, parameters, body as RequestBody<OperationId>, problem);
 
     // 3. Idempotency: a replay, a conflict, or a claim that the handler's transaction completes
     const key = parameters.headers['idempotency-key'];

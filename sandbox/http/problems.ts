@@ -1,7 +1,7 @@
 // Error bodies in the contract's shapes. Which shape an operation's status takes is read off the
 // response schema (see BodyShape in contract.ts); only the fields that schema declares are sent.
 import { propertiesOf } from '../../tooling/openapi/walker.js';
-import type { ApiDocument, FieldErrors, OperationContract } from './contract.js';
+import type { ApiDocument, FieldErrors, OperationContract } from '../contract/api-document.js';
 
 const PROBLEM_TYPES: Record<number, string> = {
   400: 'validation-error',

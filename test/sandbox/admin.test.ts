@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/paths.js';
 import { ADMIN_PREFIX, loadAdminDocument, type AdminOperationId } from '../../sandbox/http/admin.js';
+import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
@@ -23,11 +24,11 @@ async function adminFetch(url: string, init: RequestInit = {}): Promise<{ status
   const text = await response.text();
   const document = loadAdminDocument();
   const path = new URL(url).pathname;
-  const match = document.match(init.method ?? 'GET', path);
+  const match = matchOperation(document, init.method ?? 'GET', path);
   if (match) {
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => (headers[name] = value));
-    const violations = document.checkResponse(match.operation.id, response.status, headers, text);
+    const violations = checkResponse(document, match.operation.id, response.status, headers, text);
     if (violations.length > 0) throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
   }
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
@@ -41,10 +42,10 @@ describe('the admin document as the sandbox reads it', () => {
     );
     for (const op of document.operations.values()) expect(op.path.startsWith(`${ADMIN_PREFIX}/`)).toBe(true);
     const json = { 'content-type': 'application/json' };
-    expect(document.checkResponse('listMerchants', 200, json, '{"data":[{"merchantId":"m","webhookKind":"enhanced","createdAt":"2026-01-01T00:00:00Z"}]}')).toEqual([]);
-    expect(document.checkResponse('listMerchants', 200, json, '{"data":[{"merchantId":"m","apiKey":"sk"}]}').join()).toMatch(/webhookKind/);
-    expect(document.checkResponse('listMerchants', 404, json, '{}').join()).toMatch(/does not declare/);
-    expect(document.checkResponse('resendWebhookDelivery', 409, json, '{"type":"https://x.example/p","title":"t","status":409}').join()).toMatch(/not application\/problem\+json/);
+    expect(checkResponse(document, 'listMerchants', 200, json, '{"data":[{"merchantId":"m","webhookKind":"enhanced","createdAt":"2026-01-01T00:00:00Z"}]}')).toEqual([]);
+    expect(checkResponse(document, 'listMerchants', 200, json, '{"data":[{"merchantId":"m","apiKey":"sk"}]}').join()).toMatch(/webhookKind/);
+    expect(checkResponse(document, 'listMerchants', 404, json, '{}').join()).toMatch(/does not declare/);
+    expect(checkResponse(document, 'resendWebhookDelivery', 409, json, '{"type":"https://x.example/p","title":"t","status":409}').join()).toMatch(/not application\/problem\+json/);
   });
 
   it('is a page of the docs site that a guide links to, showing every admin operation', () => {

@@ -4,7 +4,7 @@
 // notification each), pending webhook retries; idempotency keys and bearer tokens expire on it;
 // hosted pages expire on it; and the wall clock's passing runs what falls due without an advance.
 import { describe, expect, it } from 'vitest';
-import { ClockError } from '../../sandbox/http/clock.js';
+import { ClockError } from '../../sandbox/app/clock.js';
 import { IDEMPOTENCY_RETENTION_MS } from '../../sandbox/http/pipeline.js';
 import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
 import type { Scope } from '../../sandbox/domain/types.js';

@@ -5,7 +5,7 @@
 // outbox, signed with the SDK's helper, retried until it answers 2xx, dead-lettered after N attempts
 // and resent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resendDelivery } from '../../sandbox/http/webhook-deliverer.js';
+import { resendDelivery } from '../../sandbox/app/webhooks.js';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { databases, STORES } from '../support/postgres.js';

@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { operations as contractOperations } from '../../tooling/openapi/walker.js';
+import { checkResponse } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
 import { ConformanceError, conformingFetch, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
@@ -186,6 +187,6 @@ describe('the conformance check itself', () => {
     await expect(checkConformance('createPaymentIntent', new Response('{"id":"pi_1"}', { status: 202, headers: { 'content-type': 'application/json' } }))).rejects.toThrow(/answered 202, which the contract does not declare/);
     await expect(checkConformance('createPaymentIntent', new Response('{"id":1}', { status: 201, headers: { 'content-type': 'application/json' } }))).rejects.toBeInstanceOf(ConformanceError);
     await expect(checkConformance('createPaymentIntent', new Response('{"id":"x"}', { status: 201, headers: { 'content-type': 'application/json', 'x-debug': '1' } }))).rejects.toThrow(/header x-debug is not declared/);
-    expect(sandboxContract().checkResponse('deleteCustomer', 204, {}, 'oops')).toEqual(['deleteCustomer 204: the contract declares no body, got oops']);
+    expect(checkResponse(sandboxContract(), 'deleteCustomer', 204, {}, 'oops')).toEqual(['deleteCustomer 204: the contract declares no body, got oops']);
   });
 });

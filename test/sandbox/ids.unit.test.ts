@@ -1,7 +1,7 @@
-// The sandbox's identifiers (sandbox/http/ids.ts): the shapes of the contract's examples, and distinct
+// The sandbox's identifiers (sandbox/app/ids.ts): the shapes of the contract's examples, and distinct
 // across many draws from the pooled random bytes (the pool is refilled every 4 kB).
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../sandbox/http/ids.js';
+import { newId } from '../../sandbox/app/ids.js';
 
 describe('newId', () => {
   it('has the shape of the contract examples for each kind', () => {

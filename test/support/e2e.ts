@@ -12,6 +12,7 @@ import { createPaymentClient, type PaymentClient, type RequestBody } from '../..
 import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
 import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
 import { chromiumLaunchOptions } from './browser.js';
+import { checkResponse, matchOperation } from './contract-check.js';
 import { startExampleReceiver, type ExampleReceiver } from './example-receiver.js';
 import { MerchantSite } from './merchant-site.js';
 import { conformingFetch, newMerchant, sandboxContract } from './sandbox.js';
@@ -46,11 +47,11 @@ export async function adminCall(url: string, adminKey: string, method: string, p
   });
   const text = await response.text();
   const document = loadAdminDocument();
-  const match = document.match(method, new URL(response.url).pathname);
+  const match = matchOperation(document, method, new URL(response.url).pathname);
   if (!match) throw new Error(`${method} ${ADMIN_PREFIX}${path} is no operation of the admin document`);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  const violations = document.checkResponse(match.operation.id, response.status, headers, text);
+  const violations = checkResponse(document, match.operation.id, response.status, headers, text);
   if (violations.length > 0) throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

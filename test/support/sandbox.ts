@@ -5,10 +5,11 @@
 // checked.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { loadContract, type Contract } from '../../sandbox/http/contract.js';
+import type { OperationId } from '../../generated/operations.js';
+import { loadContract, type Contract } from '../../sandbox/contract/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
 import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
-import type { OperationId } from '../../generated/operations.js';
+import { checkResponse, matchOperation } from './contract-check.js';
 
 let contract: Contract | undefined;
 /** The contract of the committed bundle, loaded once per test file. */
@@ -26,7 +27,7 @@ export function operationOf(url: string, method: string): { operationId: Operati
   const path = new URL(url).pathname;
   const root = ROOTS.find((r) => path.startsWith(`${r.root}/`));
   if (!root) return undefined;
-  const match = sandboxContract().match(method, path.slice(root.root.length));
+  const match = matchOperation(sandboxContract(), method, path.slice(root.root.length));
   return match ? { operationId: match.operation.id, environment: root.environment } : undefined;
 }
 
@@ -35,7 +36,7 @@ export async function checkConformance(operationId: OperationId, response: Respo
   const body = await response.clone().text();
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  const violations = sandboxContract().checkResponse(operationId, response.status, headers, body);
+  const violations = checkResponse(sandboxContract(), operationId, response.status, headers, body);
   if (violations.length > 0) throw new ConformanceError(violations);
 }
 

@@ -1,60 +1,49 @@
 // Customers and their stored payment methods (made by payments; listed, read, updated, deleted here).
-import { customerBody, storedPaymentMethodBody, updateCustomer } from '../../domain/customers.js';
+import { deleteCustomer, deletePaymentMethod, getCustomer, getPaymentMethod, listCustomers, listPaymentMethods, updateCustomer } from '../../app/customers.js';
+import { isRejection } from '../../app/outcomes.js';
+import { customerBody, storedPaymentMethodBody } from '../../domain/customers.js';
 import type { Schemas } from '../../domain/types.js';
-import type { Handler } from '../pipeline.js';
-import { envelope, PAGE_SIZE } from './plans.js';
-import { notFound, param, read, write } from './shared.js';
-
-const pageOf = (query: Record<string, unknown>) => ({ page: typeof query.Page === 'number' ? query.Page : 1, pageSize: PAGE_SIZE });
+import { read, write, type Handlers } from '../pipeline.js';
+import { envelope, pageOf, rejectionReply } from '../replies.js';
 
 export const customerHandlers = {
   listCustomers: read(async (ctx, store) => {
     const request = pageOf(ctx.query);
-    const merchantCustomerId = typeof ctx.query.MerchantCustomerId === 'string' ? ctx.query.MerchantCustomerId : undefined;
-    const page = await store.transaction(async (tx) => {
-      if (merchantCustomerId === undefined) return tx.customers.list(ctx.scope, request);
-      // One customer per merchantCustomerId: the filtered list has one item, or none.
-      const one = await tx.customers.getByMerchantCustomerId(ctx.scope, merchantCustomerId);
-      return { items: one && request.page === 1 ? [one] : [], total: one ? 1 : 0 };
-    });
-    return { status: 200, body: envelope(page, request, customerBody) satisfies Schemas['CustomerPage'] };
+    const page = await listCustomers(store, ctx.scope, request, ctx.query.MerchantCustomerId);
+    const body: Schemas['CustomerPage'] = envelope(page, request, customerBody);
+    return { status: 200, body };
   }),
 
   getCustomer: read(async (ctx, store) => {
-    const id = param(ctx, 'id');
-    const customer = await store.transaction((tx) => tx.customers.get(ctx.scope, id));
-    return customer ? { status: 200, body: customerBody(customer) } : notFound(ctx, 'Customer', id);
+    const outcome = await getCustomer(store, ctx.scope, ctx.path.id);
+    return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, body: customerBody(outcome.customer) };
   }),
 
   updateCustomer: write(async (ctx, tx) => {
-    const id = param(ctx, 'id');
-    const customer = await tx.customers.get(ctx.scope, id);
-    if (!customer) return notFound(ctx, 'Customer', id);
-    const updated = updateCustomer(customer, ctx.body as Schemas['CustomerUpdateRequest'], ctx.domain);
-    await tx.customers.update(updated);
-    return { status: 200, body: customerBody(updated) };
+    const outcome = await updateCustomer(ctx, tx, ctx.path.id, ctx.body);
+    return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, body: customerBody(outcome.customer) };
   }),
 
   deleteCustomer: write(async (ctx, tx) => {
-    const id = param(ctx, 'id');
-    return (await tx.customers.delete(ctx.scope, id)) ? { status: 204 } : notFound(ctx, 'Customer', id);
+    const outcome = await deleteCustomer(ctx, tx, ctx.path.id);
+    return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 204 };
   }),
 
   listCustomerPaymentMethods: read(async (ctx, store) => {
-    const id = param(ctx, 'id');
     const request = pageOf(ctx.query);
-    const page = await store.transaction(async (tx) => ((await tx.customers.get(ctx.scope, id)) ? tx.paymentMethods.list(ctx.scope, id, request) : undefined));
-    return page ? { status: 200, body: envelope(page, request, storedPaymentMethodBody) satisfies Schemas['StoredPaymentMethodPage'] } : notFound(ctx, 'Customer', id);
+    const page = await listPaymentMethods(store, ctx.scope, ctx.path.id, request);
+    if (isRejection(page)) return rejectionReply(ctx, page);
+    const body: Schemas['StoredPaymentMethodPage'] = envelope(page, request, storedPaymentMethodBody);
+    return { status: 200, body };
   }),
 
   getCustomerPaymentMethod: read(async (ctx, store) => {
-    const [customerId, id] = [param(ctx, 'customerId'), param(ctx, 'paymentMethodId')];
-    const method = await store.transaction((tx) => tx.paymentMethods.get(ctx.scope, customerId, id));
-    return method ? { status: 200, body: storedPaymentMethodBody(method) } : notFound(ctx, 'Payment method', id);
+    const outcome = await getPaymentMethod(store, ctx.scope, ctx.path.customerId, ctx.path.paymentMethodId);
+    return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, body: storedPaymentMethodBody(outcome.method) };
   }),
 
   deleteCustomerPaymentMethod: write(async (ctx, tx) => {
-    const [customerId, id] = [param(ctx, 'customerId'), param(ctx, 'paymentMethodId')];
-    return (await tx.paymentMethods.delete(ctx.scope, customerId, id)) ? { status: 204 } : notFound(ctx, 'Payment method', id);
+    const outcome = await deletePaymentMethod(ctx, tx, ctx.path.customerId, ctx.path.paymentMethodId);
+    return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 204 };
   }),
-} satisfies Record<string, Handler>;
+} satisfies Partial<Handlers>;

@@ -1,8 +1,7 @@
-// Every operation of the contract and its handler. `satisfies Record<OperationId, Handler>`: an
+// Every operation of the contract and its handler, typed by its operation. `satisfies Handlers`: an
 // operation added to the contract without a handler is a compile error (and app.ts refuses to start).
-import type { OperationId } from '../../../generated/operations.js';
 import type { Authenticator } from '../auth.js';
-import type { Handler } from '../pipeline.js';
+import type { Handlers } from '../pipeline.js';
 import { customerHandlers } from './customers.js';
 import { intentHandlers } from './intents.js';
 import { paymentHandlers } from './payments.js';
@@ -10,7 +9,7 @@ import { planHandlers } from './plans.js';
 import { serviceHandlers } from './services.js';
 import { tokenHandlers } from './token.js';
 
-export function createHandlers(auth: Authenticator): Record<OperationId, Handler> {
+export function createHandlers(auth: Authenticator): Handlers {
   return {
     ...tokenHandlers(auth),
     ...paymentHandlers,
@@ -18,5 +17,5 @@ export function createHandlers(auth: Authenticator): Record<OperationId, Handler
     ...planHandlers,
     ...customerHandlers,
     ...serviceHandlers,
-  } satisfies Record<OperationId, Handler>;
+  } satisfies Handlers;
 }

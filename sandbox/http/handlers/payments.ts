@@ -1,77 +1,34 @@
 // Payments: checkout session, creation, confirmation, incremental authorization, reversal, capture,
 // refunds with and without reference, retrieval by payId and by transId, update, payment link.
-import {
-  capturePayment,
-  confirmPayment,
-  createUnreferencedRefund,
-  descriptiveFields,
-  duplicateTransaction,
-  incrementAuthorization,
-  operationResult,
-  refundPayment,
-  reversePayment,
-  updatePayment,
-  type Decision,
-} from '../../domain/payments.js';
-import { createLink, createSession, linkBody } from '../../domain/flows.js';
-import type { Payment, Schemas } from '../../domain/types.js';
-import type { StoreTransaction } from '../../store/store.js';
-import type { Handler, Reply, RequestContext } from '../pipeline.js';
-import { decisionReply, hostedUrl, notFound, param, persist, read, settle, simulationProblem, startPayment, write } from './shared.js';
+import { createCheckoutSession, createPaymentLink } from '../../app/flows.js';
+import { isRejection } from '../../app/outcomes.js';
+import { createPayment, createUnreferencedRefund, paymentChanges, paymentDocument, updatePayment } from '../../app/payments.js';
+import { linkBody } from '../../domain/flows.js';
+import type { Decision } from '../../domain/payments.js';
+import { operationResult } from '../../domain/payments.js';
+import type { Schemas } from '../../domain/types.js';
+import type { Rejection } from '../../app/outcomes.js';
+import { read, write, type Handlers, type Reply, type RequestContext } from '../pipeline.js';
+import { decisionReply, hostedUrl, rejectionReply } from '../replies.js';
 
-/** The payment result key of a method object in a request's `paymentMethods` (`card` → CARD). */
-const METHOD_TYPES: Record<string, string> = {
-  applePay: 'APPLEPAY', bancontact: 'BANCONTACT', boleto: 'BOLETO', card: 'CARD', directDebit: 'DIRECTDEBIT', googlePay: 'GOOGLEPAY',
-  ideal: 'IDEAL', klarna: 'KLARNA', payPal: 'PAYPAL', pfConnect: 'PFCONNECT', ratepay: 'RATEPAY', riverty: 'RIVERTY',
-};
+/** A change of a payment: its operation result, or why it was not made. */
+const changed = (ctx: Pick<RequestContext, 'problem'>, outcome: Decision | Rejection): Reply => (isRejection(outcome) ? rejectionReply(ctx, outcome) : decisionReply(outcome));
 
-/** Loads the payment a path addresses (locked for the change), or answers 404. */
-async function withPayment(ctx: RequestContext, tx: StoreTransaction, change: (payment: Payment) => Decision | Reply): Promise<Reply> {
-  const id = param(ctx, 'id');
-  const payment = await tx.payments.get(ctx.scope, id, { lock: true });
-  if (!payment) return notFound(ctx, 'Payment', id);
-  const result = change(payment);
-  if ('status' in result) return result;
-  await settle(ctx, tx, result, 'update');
-  return decisionReply(result);
-}
+/** The payment details document as stored, sent as it is. */
+const documentReply = (ctx: Pick<RequestContext, 'problem'>, outcome: { document: string } | Rejection): Reply => (isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, json: outcome.document });
 
 export const paymentHandlers = {
   createCheckoutSession: write(async (ctx, tx) => {
-    const body = ctx.body as Schemas['CheckoutSessionRequest'];
-    const problem = simulationProblem(ctx, body.simulationMode);
-    if (problem) return problem;
-    const session = createSession(ctx.scope, body, ctx.domain);
-    await tx.sessions.insert(session);
-    return { status: 202, body: { _links: { redirect: { href: hostedUrl(ctx, 'sessions', session.id) } } } satisfies Schemas['CheckoutSessionCreated'] };
+    const outcome = await createCheckoutSession(ctx, tx, ctx.body);
+    if (isRejection(outcome)) return rejectionReply(ctx, outcome);
+    const body: Schemas['CheckoutSessionCreated'] = { _links: { redirect: { href: hostedUrl(ctx, 'sessions', outcome.session.id) } } };
+    return { status: 202, body };
   }),
 
   createPayment: write(async (ctx, tx) => {
-    const body = ctx.body as Schemas['PaymentRequest'];
-    const problem = simulationProblem(ctx, body.simulationMode);
-    if (problem) return problem;
-    const { transId, refNr, amount, captureMethod, metadata, simulationMode, paymentMethods, credentialOnFile } = body;
-    const details = descriptiveFields(body);
-    const started = await startPayment(
-      ctx,
-      tx,
-      {
-        scope: ctx.scope,
-        transId,
-        ...(refNr !== undefined ? { refNr } : {}),
-        amount,
-        ...(captureMethod ? { captureMethod } : {}),
-        // Without paymentMethods the customer chooses the method on the hosted page.
-        integrationType: paymentMethods?.integrationType ?? 'HOSTED',
-        ...(paymentMethods?.type !== undefined ? { paymentMethodType: paymentMethods.type } : {}),
-        details,
-        ...(metadata ? { metadata } : {}),
-        ...(simulationMode !== undefined ? { simulationMode } : {}),
-      },
-      { ...(credentialOnFile ? { credentialOnFile } : {}), card: paymentMethods?.card },
-    );
-    if ('status' in started) return started;
-    const { decision } = started;
+    const outcome = await createPayment(ctx, tx, ctx.body);
+    if (isRejection(outcome)) return rejectionReply(ctx, outcome);
+    const { decision } = outcome;
     if (decision.outcome !== 'ok') return decisionReply(decision);
     const created: Schemas['PaymentCreated'] = {
       ...operationResult(decision.payment, decision.reported),
@@ -80,59 +37,30 @@ export const paymentHandlers = {
     return { status: 201, body: created };
   }),
 
-  confirmPayment: write((ctx, tx) => withPayment(ctx, tx, (payment) => confirmPayment(payment, ctx.body as Schemas['PaymentConfirmRequest'], ctx.domain))),
+  confirmPayment: write(async (ctx, tx) => changed(ctx, await paymentChanges.confirm(ctx, tx, ctx.path.id, ctx.body))),
 
-  incrementAuthorization: write((ctx, tx) => withPayment(ctx, tx, (payment) => incrementAuthorization(payment, ctx.body as Schemas['IncrementalAuthorizationRequest'], ctx.domain))),
+  incrementAuthorization: write(async (ctx, tx) => changed(ctx, await paymentChanges.incrementAuthorization(ctx, tx, ctx.path.id, ctx.body))),
 
-  reversePayment: write((ctx, tx) => withPayment(ctx, tx, (payment) => reversePayment(payment, ctx.body as Schemas['ReversalRequest'], ctx.domain))),
+  reversePayment: write(async (ctx, tx) => changed(ctx, await paymentChanges.reverse(ctx, tx, ctx.path.id, ctx.body))),
 
-  capturePayment: write((ctx, tx) => {
-    const body = ctx.body as Schemas['CaptureRequest'];
-    return withPayment(ctx, tx, (payment) => simulationProblem(ctx, body.simulationMode) ?? capturePayment(payment, body, ctx.domain));
-  }),
+  capturePayment: write(async (ctx, tx) => changed(ctx, await paymentChanges.capture(ctx, tx, ctx.path.id, ctx.body))),
 
-  refundPayment: write((ctx, tx) => {
-    const body = ctx.body as Schemas['RefundRequest'];
-    return withPayment(ctx, tx, (payment) => simulationProblem(ctx, body.simulationMode) ?? refundPayment(payment, body, ctx.domain));
-  }),
+  refundPayment: write(async (ctx, tx) => changed(ctx, await paymentChanges.refund(ctx, tx, ctx.path.id, ctx.body))),
 
   createUnreferencedRefund: write(async (ctx, tx) => {
-    const body = ctx.body as Schemas['UnreferencedRefundRequest'];
-    const problem = simulationProblem(ctx, body.simulationMode);
-    if (problem) return problem;
-    if (await tx.payments.getByTransId(ctx.scope, body.transId)) return { status: 422, body: duplicateTransaction(ctx.scope, body.transId, ctx.domain) };
-    const method = Object.keys(body.paymentMethods ?? {}).map((k) => METHOD_TYPES[k]).find((t) => t !== undefined);
-    const decision = createUnreferencedRefund({ scope: ctx.scope, request: body, paymentMethodType: method }, ctx.domain);
-    await persist(tx, decision, 'insert');
-    return decisionReply(decision);
+    const outcome = await createUnreferencedRefund(ctx, tx, ctx.body);
+    return isRejection(outcome) ? rejectionReply(ctx, outcome) : decisionReply(outcome.decision);
   }),
 
-  getPaymentByPayId: read(async (ctx, store) => {
-    const id = param(ctx, 'id');
-    const json = await store.paymentDocument(ctx.scope, id);
-    return json === undefined ? notFound(ctx, 'Payment', id) : { status: 200, json };
-  }),
+  getPaymentByPayId: read(async (ctx, store) => documentReply(ctx, await paymentDocument(store, ctx.scope, 'payId', ctx.path.id))),
 
-  getPaymentByTransId: read(async (ctx, store) => {
-    const id = param(ctx, 'id');
-    const json = await store.paymentDocumentByTransId(ctx.scope, id);
-    return json === undefined ? notFound(ctx, 'Payment', id) : { status: 200, json };
-  }),
+  getPaymentByTransId: read(async (ctx, store) => documentReply(ctx, await paymentDocument(store, ctx.scope, 'transId', ctx.path.id))),
 
-  updatePayment: write(async (ctx, tx) => {
-    const id = param(ctx, 'id');
-    const payment = await tx.payments.get(ctx.scope, id, { lock: true });
-    if (!payment) return notFound(ctx, 'Payment', id);
-    const json = await persist(tx, updatePayment(payment, ctx.body as Schemas['PaymentUpdateRequest'], ctx.domain), 'update');
-    return { status: 200, json };
-  }),
+  updatePayment: write(async (ctx, tx) => documentReply(ctx, await updatePayment(ctx, tx, ctx.path.id, ctx.body))),
 
   createPaymentLink: write(async (ctx, tx) => {
-    const body = ctx.body as Schemas['PaymentLinkRequest'];
-    const problem = simulationProblem(ctx, body.simulationMode);
-    if (problem) return problem;
-    const link = createLink(ctx.scope, body, ctx.domain);
-    await tx.links.insert(link);
-    return { status: 201, body: linkBody(link, hostedUrl(ctx, 'links', link.id)) };
+    const outcome = await createPaymentLink(ctx, tx, ctx.body);
+    if (isRejection(outcome)) return rejectionReply(ctx, outcome);
+    return { status: 201, body: linkBody(outcome.link, hostedUrl(ctx, 'links', outcome.link.id)) };
   }),
-} satisfies Record<string, Handler>;
+} satisfies Partial<Handlers>;

@@ -1,18 +1,17 @@
-// The contract as the sandbox runs it: every operation of the bundle (generated/openapi.json) with its
-// route, security, parameters, body and responses, and validators compiled from the bundle's own
-// schemas (JSON Schema 2020-12 with Ajv, `if`/`then` included). Nothing here repeats a path or a
-// schema: a new operation in the contract is a new route here, and needs only its handler.
+// An OpenAPI document as the sandbox serves it (the merchant contract, or the admin API's document):
+// every operation with its path, security, parameters, body and responses, and validators compiled
+// from the document's own schemas (JSON Schema 2020-12 with Ajv, `if`/`then` included). Nothing
+// here repeats a path or a schema: a new operation in the document is a new route, and needs only
+// its handler.
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { parse as parseYaml } from 'yaml';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import type { OperationId } from '../../generated/operations.js';
+import { parse as parseYaml } from 'yaml';
 import {
   deref,
   isObject,
   locate,
   operations,
-  parsePointer,
   parametersOf,
   propertiesOf,
   securityOf,
@@ -21,13 +20,15 @@ import {
   type JsonObject,
   type OpenAPI3,
 } from '../../tooling/openapi/walker.js';
-import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
+import { fieldErrors, type FieldErrors } from './field-errors.js';
+
+export type { FieldErrors } from './field-errors.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
 
-export const BUNDLE_PATH = new URL('../../generated/openapi.json', import.meta.url);
-const BUNDLE_ID = 'https://sandbox.invalid/openapi.json';
+/** The `$id` the document is registered under in Ajv: schemas refer into it as `${DOCUMENT_ID}#/…`. */
+const DOCUMENT_ID = 'https://sandbox.invalid/openapi.json';
 
 export type SecurityScheme = 'basicAuth' | 'bearerAuth' | 'apiKeyAuth';
 
@@ -55,7 +56,7 @@ export interface ResponseInfo {
  */
 export type BodyShape = 'problem' | 'planProblem' | 'oauthError' | 'resultCode' | 'other';
 
-export interface OperationContract<Id extends string = OperationId> {
+export interface OperationContract<Id extends string = string> {
   id: Id;
   method: HttpMethod;
   /** The contract's path template, `/payments/{id}/captures`. */
@@ -79,39 +80,12 @@ export interface OperationContract<Id extends string = OperationId> {
   };
 }
 
-/** Field → messages, the `errors` map of the contract's validation problems. */
-export type FieldErrors = Record<string, string[]>;
-
 /** An OpenAPI document as the sandbox serves it: the merchant contract, or the admin API's document. */
 export interface ApiDocument<Id extends string = string> {
   document: OpenAPI3 & JsonObject;
   operations: ReadonlyMap<Id, OperationContract<Id>>;
-  /** The operation a request path (after the root) and method address, with its path parameters. */
-  match(method: string, path: string): { operation: OperationContract<Id>; params: Record<string, string> } | undefined;
-  /** Everything wrong with a response of an operation (empty when it conforms). */
-  checkResponse(operationId: Id, status: number, headers: Record<string, string>, body: string): string[];
-}
-
-export interface Contract extends ApiDocument<OperationId> {
-  /** The tables the domain needs: response codes and simulation codes. */
-  tables: Pick<DomainContext, 'codes' | 'simulations'>;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/** Reads the bundle and prepares every operation. Throws naming the file when it is missing or broken. */
-export function loadContract(path: URL | string = BUNDLE_PATH): Contract {
-  let document: OpenAPI3 & JsonObject;
-  try {
-    document = JSON.parse(readFileSync(path, 'utf8')) as OpenAPI3 & JsonObject;
-  } catch (err) {
-    throw new Error(`cannot read the contract bundle ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`);
-  }
-  return createContract(document);
-}
-
-export function createContract(document: OpenAPI3 & JsonObject): Contract {
-  return { ...createApiDocument<OperationId>(document), tables: readTables(document) };
+  /** The validator of the schema at `pointer` (a JSON pointer into the document), compiled on first use. */
+  validator(pointer: string): ValidateFunction;
 }
 
 /** A one-file OpenAPI document in YAML or JSON (the admin API's), prepared like the contract. */
@@ -131,18 +105,17 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
   const coercing = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, coerceTypes: true });
   for (const a of [ajv, coercing]) {
     addFormats(a);
-    a.addSchema(document as object, BUNDLE_ID);
+    a.addSchema(document as object, DOCUMENT_ID);
   }
   const compiled = new Map<string, ValidateFunction>();
   /** Compiled on first use: a test that calls three operations compiles three. */
   const validatorAt = (pointer: string) => {
     let fn = compiled.get(pointer);
-    if (!fn) compiled.set(pointer, (fn = ajv.compile({ $ref: `${BUNDLE_ID}${pointer}` })));
+    if (!fn) compiled.set(pointer, (fn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` })));
     return fn;
   };
 
   const byId = new Map<Id, OperationContract<Id>>();
-  const matchers: Array<{ method: string; pattern: RegExp; names: string[]; operation: OperationContract<Id> }> = [];
   for (const entry of operations(document, ['paths'])) {
     const op = entry.operation;
     const id = String(op.operationId) as Id;
@@ -213,71 +186,18 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       },
     };
     byId.set(id, info);
-    const names: string[] = [];
-    const pattern = new RegExp(
-      `^${entry.key.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`,
-    );
-    matchers.push({ method: entry.method, pattern, names, operation: info });
   }
 
-  return {
-    document,
-    operations: byId,
-    match(method, path) {
-      const lower = method.toLowerCase();
-      // Static segments win over parameters (`/payments/refunds` is not `/payments/{id}` …): the
-      // most specific template first, as routers do.
-      const hits = matchers
-        .filter((m) => m.method === lower)
-        .map((m) => ({ m, groups: m.pattern.exec(path) }))
-        .filter((h): h is { m: (typeof matchers)[number]; groups: RegExpExecArray } => h.groups !== null)
-        .sort((a, b) => a.m.names.length - b.m.names.length);
-      const hit = hits[0];
-      if (!hit) return undefined;
-      return { operation: hit.m.operation, params: Object.fromEntries(hit.m.names.map((n, i) => [n, decodeURIComponent(hit.groups[i + 1]!)])) };
-    },
-    checkResponse(operationId, status, headers, body) {
-      const op = byId.get(operationId);
-      if (!op) return [`${operationId} is not an operation of the contract`];
-      const response = op.responses.get(status);
-      if (!response) return [`${operationId} answered ${status}, which the contract does not declare (it declares ${[...op.responses.keys()].join(', ')})`];
-      const problems: string[] = [];
-      for (const name of Object.keys(headers).map((h) => h.toLowerCase())) {
-        if (!STANDARD_HEADERS.has(name) && !name.startsWith('access-control-') && !response.headers.includes(name)) {
-          problems.push(`${operationId} ${status}: header ${name} is not declared for this response`);
-        }
-      }
-      if (!response.schemaPointer) {
-        if (body !== '') problems.push(`${operationId} ${status}: the contract declares no body, got ${body.slice(0, 80)}`);
-        return problems;
-      }
-      const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-      if (contentType.split(';')[0]!.trim().toLowerCase() !== response.mediaType) problems.push(`${operationId} ${status}: content-type ${contentType || '(none)'}, not ${response.mediaType}`);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        return [...problems, `${operationId} ${status}: the body is not JSON: ${body.slice(0, 80)}`];
-      }
-      const validate = validatorAt(response.schemaPointer);
-      if (!validate(parsed)) {
-        for (const e of validate.errors ?? []) problems.push(`${operationId} ${status}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-      }
-      return problems;
-    },
-  };
+  return { document, operations: byId, validator: validatorAt };
 
   /** A parameter schema (often a `$ref` into the bundle) made resolvable from a schema compiled on its own. */
   function rebase(schema: unknown): unknown {
-    return JSON.parse(JSON.stringify(schema ?? {}), (key, value) => (key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${BUNDLE_ID}${value}` : value));
+    return JSON.parse(JSON.stringify(schema ?? {}), (key, value) => (key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : value));
   }
 }
 
 /** The media types of JSON bodies, in the order a response's content is searched. */
 const JSON_MEDIA_TYPES = ['application/json', 'application/problem+json'];
-
-/** Headers of HTTP itself, which the contract does not list. */
-const STANDARD_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary']);
 
 function derefObject(document: JsonObject, node: unknown): JsonObject {
   const target = deref<unknown>(document, node);
@@ -294,41 +214,4 @@ function shapeOf(document: JsonObject, schema: unknown): BodyShape {
   if (status === undefined || !properties.has('title')) return 'other';
   const statusSchema = derefObject(document, status);
   return statusSchema.type === 'string' ? 'planProblem' : 'problem';
-}
-
-/** Ajv errors as the contract's `errors` map: `amount.currency`, `urls.webhook`, `order.items[0].taxRate`. */
-export function fieldErrors(errors: ErrorObject[], name: (path: string) => string): FieldErrors {
-  const out: FieldErrors = {};
-  for (const e of errors) {
-    // `if` only says that a `then` failed; the `then` errors are reported themselves.
-    if (e.keyword === 'if') continue;
-    const segments = e.instancePath === '' ? [] : parsePointer(e.instancePath);
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      segments.push(String((e.params as { missingProperty: string }).missingProperty));
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      segments.push(String((e.params as { additionalProperty: string }).additionalProperty));
-      message = 'is not a known field';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
-    }
-    const path = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
-    const field = name(path) || '(body)';
-    const list = (out[field] ??= []);
-    if (!list.includes(message) && list.length < 50) list.push(message);
-  }
-  return out;
-}
-
-/** `x-response-codes` (on ResultCode) and `x-simulation-codes` (on SimulationMode), checked. */
-function readTables(document: JsonObject): Pick<DomainContext, 'codes' | 'simulations'> {
-  const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
-  const resultCode = schemas.ResultCode;
-  const simulationMode = schemas.SimulationMode;
-  const table = (schema: unknown, extension: string) => (isObject(schema) && isObject(schema[extension]) ? (schema[extension] as JsonObject).codes : undefined);
-  const responseCodes = table(resultCode, 'x-response-codes') as Record<string, ResponseCode> | undefined;
-  const simulationCodes = table(simulationMode, 'x-simulation-codes') as SimulationCode[] | undefined;
-  if (!responseCodes || !simulationCodes) throw new Error('the contract lacks x-response-codes (ResultCode) or x-simulation-codes (SimulationMode)');
-  return codeTables(responseCodes, simulationCodes);
 }

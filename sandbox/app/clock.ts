@@ -2,23 +2,70 @@
 // offset kept in the store. Advancing one runs what falls due in between, in order, each item at its
 // own due time, in one transaction: DELAYED captures, plan billings (each a plan payment with its
 // notification), and the scope's pending webhook retries become due. Time passing on the wall clock
-// does the same through a ticker, so a DELAYED capture also happens when its hours really pass.
+// does the same when the clock ticker (jobs/clock-ticker.ts) calls runDue().
+import type { ContractTables } from '../contract/contract.js';
 import { billingDueAt, captureDelayed, captureDueAt, clockTime, completedPlan, earliest, expiresBeforeBilling, scheduledCharge } from '../domain/clock.js';
 import { capturable } from '../domain/payments.js';
 import type { Merchant, Payment, PaymentPlan, Scope } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
-import { ClockError, type ClockAdvance, type Clocks, type ClockState } from './clock-types.js';
-import { chargeAndRecord, internalContext, persist, queueNotification } from './handlers/shared.js';
-import { domainContextAt } from './domain-context.js';
-import type { PipelineDeps } from './pipeline.js';
+import { appContextAt } from './context.js';
+import { queueNotification } from './notifications.js';
+import { isRejection } from './outcomes.js';
+import { persist } from './payments.js';
+import { chargePlan } from './plans.js';
 
-export { ClockError, type ClockAdvance, type Clocks, type ClockState } from './clock-types.js';
+/** One scope's clock: the wall clock plus the time it was advanced by. */
+export interface ClockState {
+  scope: Scope;
+  /** The scope's current time. */
+  now: Date;
+  /** How far the clock is ahead of the wall clock (never negative: a clock only goes forward). */
+  offsetMs: number;
+}
+
+/** What advancing a clock did, in the order it happened. */
+export interface ClockAdvance {
+  clock: ClockState;
+  /** The scope's time before the advance. */
+  from: Date;
+  /** DELAYED payments captured because their `captureAt` passed. */
+  captured: Array<{ payId: string; at: string; amount: { value: number; currency: string } }>;
+  /** Plan billings that fell due: each a plan payment (status: the payment's state). */
+  billed: Array<{ paymentPlanId: string; payId: string; at: string; status: string }>;
+  /** Pending webhook deliveries of the scope whose retry the advance made due. */
+  webhooksDue: number;
+}
+
+/** A clock may not go back. */
+export class ClockError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClockError';
+  }
+}
+
+export interface Clocks {
+  /** The scope's time now (cached; other processes' advances are seen within a poll). */
+  now(scope: Scope): Date;
+  get(scope: Scope): Promise<ClockState>;
+  /**
+   * Moves the scope's clock to `to`, or by `byMs` from its time as the transaction reads it
+   * (ClockError if `to` lies before the clock's time), running, in
+   * order of their due times and each at its own time, the work that falls due: DELAYED captures,
+   * plan billings; pending webhook retries of the scope become due. One transaction.
+   */
+  advance(scope: Scope, to: Date | { byMs: number }): Promise<ClockAdvance>;
+  /** Sets the scope's clock back to the wall clock (after its data was reset). */
+  reset(scope: Scope): Promise<void>;
+}
 
 /** More due items than this in one advance is a runaway (a daily plan over 27 years), not a test. */
 const MAX_ITEMS_PER_RUN = 10_000;
 
-export interface ClockDeps extends Pick<PipelineDeps, 'contract' | 'publicUrl' | 'fingerprint'> {
+export interface ClockDeps {
   store: Store;
+  tables: ContractTables;
+  fingerprint(text: string): string;
   /** The wall clock (tests may pin it). */
   wall?: () => Date;
   /** Called after a commit that queued webhook deliveries or made retries due. */
@@ -26,22 +73,19 @@ export interface ClockDeps extends Pick<PipelineDeps, 'contract' | 'publicUrl' |
   log?: (line: string) => void;
 }
 
-export interface RunningClocks extends Clocks {
+export interface TestClocks extends Clocks {
   /** Re-reads the offsets (another process on the database may have advanced a clock). */
   refresh(): Promise<void>;
   /** Runs what the wall clock's passing made due, in every scope; returns how many items ran. */
   runDue(): Promise<number>;
-  /** Runs refresh() and runDue() every `tickMs` until stop(). */
-  start(tickMs?: number): void;
-  stop(): Promise<void>;
 }
 
 const keyOf = (scope: Scope) => `${scope.environment}\u0000${scope.merchantId}`;
 
 type DueItem = { due: string; payment: Payment } | { due: string; plan: PaymentPlan };
 
-export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
-  const { store, contract } = deps;
+export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
+  const { store } = deps;
   const wall = deps.wall ?? (() => new Date());
   const offsets = new Map<string, number>();
   const now = (scope: Scope) => clockTime(wall(), offsets.get(keyOf(scope)) ?? 0);
@@ -63,11 +107,11 @@ export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
       const next = earliest<DueItem>([capture && { due: captureDueAt(capture)!, payment: capture }, billing && { due: billingDueAt(billing)!, plan: billing }]);
       if (!next) return notified;
       const at = new Date(next.due);
-      const domain = domainContextAt(at, contract.tables);
+      const ctx = appContextAt(at, merchant, scope, deps);
 
       if ('payment' in next) {
         const amount = { value: capturable(next.payment), currency: next.payment.currency };
-        const decision = captureDelayed(next.payment, domain);
+        const decision = captureDelayed(next.payment, ctx.domain);
         await persist(tx, decision, 'update');
         if (decision.outcome === 'ok') result.captured.push({ payId: decision.payment.payId, at: next.due, amount });
         const url = decision.payment.details.urls?.webhook;
@@ -82,12 +126,11 @@ export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
         await tx.plans.update(completedPlan(next.plan));
         continue;
       }
-      const ctx = internalContext(deps, merchant, scope, domain, 'chargePaymentPlan', `/payment-plans/${next.plan.id}/charge`);
-      const charge = await chargeAndRecord(ctx, tx, next.plan, scheduledCharge(next.plan, next.due));
-      if (charge.outcome === 'rejected') {
+      const charge = await chargePlan(ctx, tx, next.plan, scheduledCharge(next.plan, next.due));
+      if (isRejection(charge)) {
         // E.g. the merchant took the billing's transId: the plan waits for a retry rather than loop.
         await tx.plans.update({ ...next.plan, status: 'RETRY', version: next.plan.version + 1 });
-        deps.log?.(`clock: billing of plan ${next.plan.id} at ${next.due} was rejected (${charge.reply.status}); the plan is RETRY`);
+        deps.log?.(`clock: billing of plan ${next.plan.id} at ${next.due} was rejected (${charge.rejected}); the plan is RETRY`);
         continue;
       }
       const payment = charge.decision.payment;
@@ -107,7 +150,7 @@ export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
     return merchant;
   };
 
-  const clocks: RunningClocks = {
+  const clocks: TestClocks = {
     now,
 
     async get(scope): Promise<ClockState> {
@@ -168,31 +211,7 @@ export async function createClocks(deps: ClockDeps): Promise<RunningClocks> {
       }
       return ran;
     },
-
-    start(tickMs = 1_000) {
-      if (ticking) return;
-      const tick = async () => {
-        try {
-          await refresh();
-          await clocks.runDue();
-        } catch (err) {
-          deps.log?.(`clock: ${(err as Error).message}`);
-        }
-        if (ticking) timer = setTimeout(() => (running = tick()), tickMs);
-      };
-      ticking = true;
-      timer = setTimeout(() => (running = tick()), tickMs);
-    },
-
-    async stop() {
-      ticking = false;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
   };
-  let ticking = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | undefined;
 
   await refresh();
   return clocks;

@@ -1,0 +1,29 @@
+// The sandbox's control surface as use cases (the admin API and the CLI call them): the merchants,
+// resetting data, the webhook deliveries. The test clocks are app/clock.ts; resends app/webhooks.ts.
+import type { Environment, Merchant, Scope, WebhookDelivery } from '../domain/types.js';
+import type { DataFilter, ResetCounts, Store, WebhookOutbox } from '../store/store.js';
+import type { TestClocks } from './clock.js';
+import { notFound, type Rejection } from './outcomes.js';
+
+export const listMerchants = (store: Store): Promise<Merchant[]> => store.merchants.list();
+
+/** The scope a merchant id and environment name, or a rejection when the merchant is unknown. */
+export async function merchantScope(store: Store, merchantId: string, environment: Environment): Promise<Scope | Rejection> {
+  return (await store.merchants.get(merchantId)) ? { merchantId, environment } : notFound('Merchant', merchantId);
+}
+
+/** Deletes every scoped record of the scopes `filter` selects (merchants stay); the clocks of this process forget their offsets. */
+export async function resetData(store: Store, clocks: Pick<TestClocks, 'refresh'>, filter: DataFilter): Promise<ResetCounts | Rejection> {
+  if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId))) return notFound('Merchant', filter.merchantId);
+  const deleted = await store.transaction((tx) => tx.data.reset(filter));
+  // This process's cached clock offsets; other processes re-read theirs on their next tick.
+  await clocks.refresh();
+  return deleted;
+}
+
+export const listDeliveries = (store: Store, filter: Parameters<WebhookOutbox['list']>[0]): Promise<WebhookDelivery[]> => store.webhooks.list(filter);
+
+export async function findDelivery(store: Store, id: string): Promise<{ delivery: WebhookDelivery } | Rejection> {
+  const delivery = await store.webhooks.find(id);
+  return delivery ? { delivery } : notFound('Webhook delivery', id);
+}

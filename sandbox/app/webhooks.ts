@@ -1,0 +1,86 @@
+// Webhook deliveries as use cases: the due ones taken from the outbox, an attempt's result recorded
+// (delivered, retried with exponential back-off, or dead-lettered after the schedule's attempts),
+// and a delivery sent again. The deliverer (jobs/webhook-deliverer.ts) makes the attempts.
+import { retryDelayMs } from '../domain/hosted.js';
+import type { Scope, WebhookDelivery } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+
+export interface WebhookSchedule {
+  /** Attempts before a delivery is dead-lettered. */
+  maxAttempts: number;
+  /** The wait after the first failed attempt; it doubles after each (compressed for a sandbox). */
+  retryBaseMs: number;
+  retryCapMs: number;
+  /** Each attempt's time limit. */
+  timeoutMs: number;
+}
+
+/** Sandbox defaults: 6 attempts, retried after 1, 2, 4, 8, 16 s (a real service spreads them over days). */
+export const DEFAULT_WEBHOOK_SCHEDULE: WebhookSchedule = { maxAttempts: 6, retryBaseMs: 1_000, retryCapMs: 60_000, timeoutMs: 5_000 };
+
+/** One attempt as the deliverer saw it: the receiver's status, or the error that stood in for one. */
+export type DeliveryAttempt = WebhookDelivery['attempts'][number];
+
+/** Attempts counted against the schedule: those since the last resend. */
+const countedAttempts = (d: WebhookDelivery) => d.attempts.length - (d.resentAfterAttempts ?? 0);
+
+/**
+ * Takes up to `limit` deliveries due at `now` and holds them until `lockedUntil`: two processes on
+ * one database never take the same one.
+ */
+export const takeDueDeliveries = (store: Store, now: Date, lockedUntil: Date, limit: number) => store.webhooks.claimDue(now.toISOString(), lockedUntil.toISOString(), limit);
+
+/** The secrets an enhanced delivery is signed with (every secret of the merchant while one is rotated); none for a basic one. */
+export async function signingSecrets(store: Store, delivery: WebhookDelivery): Promise<string[]> {
+  if (delivery.kind !== 'enhanced') return [];
+  const merchant = await store.merchants.get(delivery.scope.merchantId);
+  return merchant ? (merchant.webhookSecrets ?? [merchant.webhookSecret]) : [];
+}
+
+/** The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered. */
+export function afterAttempt(delivery: WebhookDelivery, attempt: DeliveryAttempt, at: Date, schedule: WebhookSchedule): WebhookDelivery {
+  const next: WebhookDelivery = { ...delivery, attempts: [...delivery.attempts, attempt] };
+  const status = attempt.statusCode;
+  if (status !== undefined && status >= 200 && status < 300) return { ...next, status: 'DELIVERED', deliveredAt: at.toISOString() };
+  const counted = countedAttempts(next);
+  if (counted >= schedule.maxAttempts) return { ...next, status: 'DEAD' };
+  return { ...next, nextAttemptAt: new Date(at.getTime() + retryDelayMs(counted, schedule.retryBaseMs, schedule.retryCapMs)).toISOString() };
+}
+
+/** Records an attempt's result and releases the delivery's hold. */
+export async function recordAttempt(store: Store, delivery: WebhookDelivery, attempt: DeliveryAttempt, at: Date, schedule: WebhookSchedule): Promise<WebhookDelivery> {
+  const done = afterAttempt(delivery, attempt, at, schedule);
+  await store.webhooks.save(done);
+  return done;
+}
+
+/** The delivery made PENDING again, due at `at`, with a fresh set of attempts (a dead letter, or a delivered one to send again). */
+export function resentDelivery(delivery: WebhookDelivery, at: Date): WebhookDelivery {
+  const resent: WebhookDelivery = { ...delivery, status: 'PENDING', nextAttemptAt: at.toISOString(), resentAfterAttempts: delivery.attempts.length };
+  delete resent.deliveredAt;
+  return resent;
+}
+
+/** Resends a delivery of `scope` (see resentDelivery); undefined when there is none. */
+export async function resendDelivery(store: Store, scope: Scope, id: string, at: Date): Promise<WebhookDelivery | undefined> {
+  const delivery = await store.webhooks.get(scope, id);
+  if (!delivery) return undefined;
+  const resent = resentDelivery(delivery, at);
+  await store.webhooks.save(resent);
+  return resent;
+}
+
+/**
+ * Resends the delivery `id`, whatever its scope: read, checked and written in one transaction, so
+ * that a delivery the deliverer is sending stays PENDING (`pending`: it is refused).
+ */
+export function resendDeliveryById(store: Store, id: string, at: Date): Promise<WebhookDelivery | 'missing' | 'pending'> {
+  return store.transaction(async (tx) => {
+    const delivery = await tx.webhooks.find(id, { lock: true });
+    if (!delivery) return 'missing' as const;
+    if (delivery.status === 'PENDING') return 'pending' as const;
+    const resent = resentDelivery(delivery, at);
+    await tx.webhooks.update(resent);
+    return resent;
+  });
+}

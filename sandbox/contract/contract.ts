@@ -1,0 +1,46 @@
+// The merchant contract as the sandbox runs it: the bundle (generated/openapi.json) prepared as an
+// API document, and the tables the domain needs from it (response codes, simulation codes).
+import { readFileSync } from 'node:fs';
+import type { OperationId } from '../../generated/operations.js';
+import { isObject, type JsonObject, type OpenAPI3 } from '../../tooling/openapi/walker.js';
+import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
+import { createApiDocument, type ApiDocument, type OperationContract } from './api-document.js';
+
+export const BUNDLE_PATH = new URL('../../generated/openapi.json', import.meta.url);
+
+/** The contract's response and simulation codes, as the domain reads them. */
+export type ContractTables = Pick<DomainContext, 'codes' | 'simulations'>;
+
+export interface Contract extends ApiDocument<OperationId> {
+  tables: ContractTables;
+}
+
+/** An operation of the merchant contract. */
+export type ContractOperation<Id extends OperationId = OperationId> = OperationContract<Id>;
+
+/** Reads the bundle and prepares every operation. Throws naming the file when it is missing or broken. */
+export function loadContract(path: URL | string = BUNDLE_PATH): Contract {
+  let document: OpenAPI3 & JsonObject;
+  try {
+    document = JSON.parse(readFileSync(path, 'utf8')) as OpenAPI3 & JsonObject;
+  } catch (err) {
+    throw new Error(`cannot read the contract bundle ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`);
+  }
+  return createContract(document);
+}
+
+export function createContract(document: OpenAPI3 & JsonObject): Contract {
+  return { ...createApiDocument<OperationId>(document), tables: readTables(document) };
+}
+
+/** `x-response-codes` (on ResultCode) and `x-simulation-codes` (on SimulationMode), checked. */
+function readTables(document: JsonObject): ContractTables {
+  const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
+  const resultCode = schemas.ResultCode;
+  const simulationMode = schemas.SimulationMode;
+  const table = (schema: unknown, extension: string) => (isObject(schema) && isObject(schema[extension]) ? (schema[extension] as JsonObject).codes : undefined);
+  const responseCodes = table(resultCode, 'x-response-codes') as Record<string, ResponseCode> | undefined;
+  const simulationCodes = table(simulationMode, 'x-simulation-codes') as SimulationCode[] | undefined;
+  if (!responseCodes || !simulationCodes) throw new Error('the contract lacks x-response-codes (ResultCode) or x-simulation-codes (SimulationMode)');
+  return codeTables(responseCodes, simulationCodes);
+}
