@@ -1,4 +1,4 @@
-// A merchant's webhook receiver on Node's `http`, mirrored by the "Webhooks" section of the README.
+// A merchant's webhook receiver on Node's `http`, linked and excerpted by docs/webhooks.md.
 // Run it with
 //
 //   WEBHOOK_SECRET=… npx tsx examples/webhook-server.ts

@@ -1,4 +1,4 @@
-// npm run bench: the figures the README reports, measured on this machine.
+// npm run bench: the figures docs/benchmarks.md reports, measured on this machine.
 //   1. `npm run generate`: each step's time and the total, median of 5 runs (child processes,
 //      exactly what a user runs, start-up included)
 //   2. the Prism mock: requests per second and p99 latency (autocannon)

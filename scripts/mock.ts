@@ -1,5 +1,5 @@
 // npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
-// A Prism mock server of the contract (generated/openapi.json) for front-end teams; see the README, "Mock server for front-end teams".
+// A Prism mock server of the contract (generated/openapi.json) for front-end teams; see docs/mock.md.
 // Request validation is on: an invalid request gets a 4xx and its violations in the
 // `sl-violations` response header. Prism runs in a process group of its own (it cannot outlive this
 // command: scripts/server-process.ts); SIGINT/SIGTERM stop the group; exits with Prism's code.

@@ -2,8 +2,8 @@
 // bundle, each write into a temporary folder; their output compiles with `strict`; every object
 // schema keeps each property with the contract's optionality in their types (and in the types their
 // zod schemas infer); their zod schemas give the contract's verdict on every value of the corpus
-// (test/support/corpus.ts) and on each keyword probe, except for the keywords the README's
-// "Generating your own client" table says they do not enforce. That table is held here to what
+// (test/support/corpus.ts) and on each keyword probe, except for the keywords the table of
+// docs/generating-clients.md says they do not enforce. That table is held here to what
 // the tools do, so it cannot go stale, nor can a regression in the contract's shape pass.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -23,15 +23,15 @@ import { isObject, propertiesOf, requiredOf } from '../../tooling/openapi/walker
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BUNDLE = join(ROOT, 'generated', 'openapi.json');
-const README = join(ROOT, 'README.md');
+const PAGE = join(ROOT, 'docs', 'generating-clients.md');
 
 interface ZodLike {
   safeParse(value: unknown): { success: boolean };
 }
 
-/** One generator: how it is run (as the README shows), what it writes, how its output is read. */
+/** One generator: how it is run (as docs/generating-clients.md shows), what it writes, how its output is read. */
 interface Tool {
-  /** npm package name, as the README's table heads its column */
+  /** npm package name, as the page's table heads its column */
   package: string;
   /** folder under the temporary root */
   folder: string;
@@ -91,7 +91,7 @@ const objectSchemas = (document: JsonObject) =>
     .map(([name]) => name);
 const composed = (name: string) => ['allOf', 'oneOf', 'anyOf'].some((k) => schemasOf(doc)[name][k] !== undefined);
 
-/** `tsc --strict` for a web or bundler project: what the README asks of a project using the output. */
+/** `tsc --strict` for a web or bundler project: what docs/generating-clients.md asks of a project using the output. */
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   strict: true,
   noEmit: true,
@@ -222,10 +222,10 @@ describe('zod schemas from the contract give its verdicts', () => {
     expect(new Set(probes.map((p) => p.keyword))).toEqual(new Set(contractKeywords().keys()));
   });
 
-  it.each(zodTools)('$package: enforces exactly the keywords the README says it does', async (tool) => {
+  it.each(zodTools)('$package: enforces exactly the keywords docs/generating-clients.md says it does', async (tool) => {
     const table = await readGapTable();
     const column = table.tools.indexOf(tool.package);
-    expect(column, `README column for ${tool.package}`).toBeGreaterThanOrEqual(0);
+    expect(column, `docs/generating-clients.md column for ${tool.package}`).toBeGreaterThanOrEqual(0);
     const measured = new Map<string, string[]>();
     for (const probe of probes) {
       const failures = measured.get(probe.keyword) ?? [];
@@ -235,19 +235,19 @@ describe('zod schemas from the contract give its verdicts', () => {
     const said = new Map(table.rows.map((row) => [row.keyword, row.cells[column].startsWith('enforced')]));
     expect([...said.keys()].sort()).toEqual([...measured.keys()].sort());
     for (const [keyword, failures] of measured) {
-      // enforced: no probe gets the wrong verdict; not enforced: the README's claim is shown by a probe
-      expect(failures.length === 0, `${tool.package}, ${keyword}: README says ${said.get(keyword) ? 'enforced' : 'not enforced'}; wrong verdicts: ${failures.slice(0, 3).join('; ') || 'none'}`).toBe(said.get(keyword));
+      // enforced: no probe gets the wrong verdict; not enforced: the page's claim is shown by a probe
+      expect(failures.length === 0, `${tool.package}, ${keyword}: docs/generating-clients.md says ${said.get(keyword) ? 'enforced' : 'not enforced'}; wrong verdicts: ${failures.slice(0, 3).join('; ') || 'none'}`).toBe(said.get(keyword));
     }
   });
 
-  it('the README names where each keyword stands in the contract', async () => {
+  it('docs/generating-clients.md names where each keyword stands in the contract', async () => {
     const table = await readGapTable();
     const said = Object.fromEntries(table.rows.map((row) => [row.keyword, row.where.sort().join(', ')]));
     const found = Object.fromEntries([...contractKeywords()].map(([keyword, names]) => [keyword, [...names].sort().join(', ')]));
     expect(said).toEqual(found);
   });
 
-  it('the README states the versions the tests ran', async () => {
+  it('docs/generating-clients.md states the versions the tests ran', async () => {
     const table = await readGapTable();
     const section = await readSection();
     const require = createRequire(join(ROOT, 'package.json'));
@@ -277,21 +277,20 @@ function contractKeywords(): Map<string, Set<string>> {
   return found;
 }
 
-const SECTION = '## Generating your own client';
+const SECTION = '# Generating your own client';
 
+/** The page docs/generating-clients.md, whose title is SECTION: the whole page is the section. */
 async function readSection(): Promise<string> {
-  const readme = await readFile(README, 'utf8');
-  const start = readme.indexOf(SECTION);
-  if (start < 0) throw new Error(`README.md has no "${SECTION}" section`);
-  const end = readme.indexOf('\n## ', start + SECTION.length);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const page = await readFile(PAGE, 'utf8');
+  if (!page.startsWith(`${SECTION}\n`)) throw new Error(`docs/generating-clients.md does not start with "${SECTION}"`);
+  return page;
 }
 
-/** The README's table: | `keyword` | where | tool… |, the tools named by their package in the header. */
+/** The page's table: | `keyword` | where | tool… |, the tools named by their package in the header. */
 async function readGapTable(): Promise<{ tools: string[]; rows: Array<{ keyword: string; where: string[]; cells: string[] }> }> {
   const all = (await readSection()).split('\n');
   const start = all.findIndex((l) => l.startsWith('| Keyword | Where |'));
-  if (start < 0) throw new Error(`README.md: no table starting | Keyword | Where | under "${SECTION}"`);
+  if (start < 0) throw new Error(`docs/generating-clients.md: no table starting | Keyword | Where | under "${SECTION}"`);
   const end = all.findIndex((l, i) => i > start && !l.startsWith('|'));
   const lines = all.slice(start, end < 0 ? undefined : end);
   const cellsOf = (line: string) => line.slice(1, -1).split('|').map((c) => c.trim());

@@ -499,15 +499,14 @@ describe('examples/webhook-server.ts', () => {
     }
   });
 
-  it('is the snippet of the README "Webhooks" section', () => {
+  it('is the program docs/webhooks.md links, and each excerpt shown there is a true excerpt of it', () => {
     const root = join(import.meta.dirname, '..', '..');
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const heading = readme.search(/^## Webhooks$/m);
-    expect(heading, 'README has a "## Webhooks" section').toBeGreaterThanOrEqual(0);
-    const doc = readme.slice(heading);
-    const snippet = /```ts\n(import \{ createServer[\s\S]*?)\n```/.exec(doc)?.[1];
-    expect(snippet, 'the Node http snippet').toBeDefined();
+    const doc = readFileSync(join(root, 'docs', 'webhooks.md'), 'utf8');
+    expect(doc, 'docs/webhooks.md links examples/webhook-server.ts').toContain('](../examples/webhook-server.ts)');
+    // An excerpt: a ```ts block right after a paragraph whose last line links the program and ends with ':'.
+    const excerpts = [...doc.matchAll(/^[^\n]*\]\(\.\.\/examples\/webhook-server\.ts\)[^\n]*:\n\n```ts\n([\s\S]*?)\n```/gm)].map((m) => m[1]!);
+    expect(excerpts.length, 'the Node http excerpt').toBeGreaterThan(0);
     const example = readFileSync(join(root, 'examples', 'webhook-server.ts'), 'utf8');
-    expect(example).toContain(snippet!.replace(`'@payment-service/api-v2/webhooks'`, `'../src/webhooks/index.js'`));
+    for (const excerpt of excerpts) expect(example).toContain(excerpt.replace(`'@payment-service/api-v2/webhooks'`, `'../src/webhooks/index.js'`));
   });
 });
