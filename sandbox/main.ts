@@ -1,7 +1,7 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
 //                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none] [-- --quiet]
 // npm run sandbox -- <reset | clock | deliveries | trigger> …   (subcommands: sandbox/cli/index.ts)
-// A stateful sandbox of the Payment Service API v2, driven by the contract; see the README, "Sandbox".
+// A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { MerchantCredentials } from './server.js';
