@@ -5,7 +5,8 @@ import type { DomainContext } from './context.js';
 import { capturable, capturePayment, type Decision } from './payments.js';
 import type { Payment, PaymentPlan, Schemas, Timestamp } from './types.js';
 
-const CAPTURE_PENDING: ReadonlySet<Payment['state']> = new Set(['AUTHORIZED', 'PARTIALLY_CAPTURED']);
+/** The states a DELAYED payment can still be captured in (a part captured and refunded leaves the rest capturable). */
+const CAPTURE_PENDING: ReadonlySet<Payment['state']> = new Set(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED']);
 
 /** When the clock captures this payment, or undefined when it never will (not DELAYED, nothing left to capture). */
 export function captureDueAt(payment: Payment): Timestamp | undefined {

@@ -19,14 +19,22 @@ export const planDateTime = (date: Date) => date.toISOString().slice(0, 23);
 /** A date one period of `frequency` after `date` (UTC). */
 export function advance(date: Date, frequency: string | undefined): Date {
   const next = new Date(date.getTime());
-  const months = (n: number) => next.setUTCMonth(next.getUTCMonth() + n);
+  // n months on, on the same day or the month's last when it is shorter (January 31 → February 28):
+  // setUTCMonth alone would overflow into the month after, and every later billing would drift.
+  const months = (n: number) => {
+    const dayOfMonth = next.getUTCDate();
+    next.setUTCDate(1);
+    next.setUTCMonth(next.getUTCMonth() + n);
+    const lastDay = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).getUTCDate();
+    next.setUTCDate(Math.min(dayOfMonth, lastDay));
+  };
   switch (frequency) {
     case 'DAILY': next.setUTCDate(next.getUTCDate() + 1); break;
     case 'WEEKLY': next.setUTCDate(next.getUTCDate() + 7); break;
     case 'BIWEEKLY': next.setUTCDate(next.getUTCDate() + 14); break;
     case 'BIMONTHLY': months(2); break;
     case 'QUARTERLY': months(3); break;
-    case 'YEARLY': next.setUTCFullYear(next.getUTCFullYear() + 1); break;
+    case 'YEARLY': months(12); break;
     case 'MONTHLY_EOM': next.setUTCDate(1); months(2); next.setUTCDate(0); break; // last day of next month
     default: months(1); // MONTHLY, and plans without a frequency
   }

@@ -66,14 +66,18 @@ describe('advance: one period of the frequency later, the time of day kept', () 
     expect(from.toISOString()).toBe('2026-11-24T09:00:00.000Z');
   });
 
-  // Doubtful rule (see the report): setUTCMonth overflows, so one month after January 31 is March 3
-  // (February is skipped, and every later billing drifts to the 3rd).
-  it.fails('MONTHLY from the 31st of January bills in February', () => {
-    expect(next('2027-01-31T10:00:00.000Z', 'MONTHLY').slice(0, 7)).toBe('2027-02');
+  it('MONTHLY from the 31st of January bills on the last day of February, and on the 31st again in March', () => {
+    expect(next('2027-01-31T10:00:00.000Z', 'MONTHLY')).toBe('2027-02-28T10:00:00.000');
+    expect(next('2028-01-31T10:00:00.000Z', 'MONTHLY')).toBe('2028-02-29T10:00:00.000');
+    expect(next('2027-03-31T10:00:00.000Z', 'MONTHLY')).toBe('2027-04-30T10:00:00.000');
   });
 
-  it.fails('QUARTERLY from the 30th of November bills in February', () => {
-    expect(next('2026-11-30T10:00:00.000Z', 'QUARTERLY').slice(0, 7)).toBe('2027-02');
+  it('QUARTERLY from the 30th of November bills in February', () => {
+    expect(next('2026-11-30T10:00:00.000Z', 'QUARTERLY')).toBe('2027-02-28T10:00:00.000');
+  });
+
+  it('YEARLY from the 29th of February bills on the 28th', () => {
+    expect(next('2028-02-29T10:00:00.000Z', 'YEARLY')).toBe('2029-02-28T10:00:00.000');
   });
 });
 
