@@ -1,5 +1,5 @@
-// What the state machines need from outside, handed in by the HTTP layer: the time (the test clock
-// of the next issue replaces it), new ids, and the contract's tables of response and simulation
+// What the state machines need from outside, handed in by the use cases: the time (the scope's test
+// clock), new ids, and the contract's tables of response and simulation
 // codes (x-response-codes on ResultCode, x-simulation-codes on SimulationMode: the codes and their
 // descriptions live in the contract, once; the domain refers to them by name).
 

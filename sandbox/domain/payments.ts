@@ -1,7 +1,7 @@
 // The payment state machine: creation, confirmation, capture, reversal, refunds, incremental
 // authorization and update, following the interface document's rules and preconditions. Pure: every
 // function takes the payment as it is and returns the payment as it becomes plus the operations to
-// record; the HTTP layer loads and stores them in one transaction.
+// record; the use cases (app/) load and store them in one transaction.
 //
 //   PENDING (HOSTED: customer on the hosted page) ─┐
 //   PENDING_CONFIRMATION (DIRECT, multi-step) ─ confirm ─┤
@@ -175,7 +175,7 @@ export const refundable = (p: Payment) => p.capturedValue - p.refundedValue;
 /**
  * Authorizes (with the creation's simulationMode) and, for AUTOMATIC capture, captures at once;
  * DELAYED records when the clock captures. `type` is the operation that authorizes: AUTHORIZATION at
- * creation, CONFIRMATION for a multi-step method, the hosted page's own in the next issue.
+ * creation, CONFIRMATION for a multi-step method or the hosted page's decision.
  */
 export function authorize(payment: Payment, input: OperationInput, ctx: DomainContext): Decision {
   const simulated = simulate(ctx, payment.simulationMode);

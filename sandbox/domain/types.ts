@@ -75,7 +75,7 @@ export interface Payment {
   reversedValue: number;
   captureMode: CaptureMode;
   delayedHours?: number;
-  /** DELAYED: when the authorization is captured automatically (the test clock of the next issue acts on it). */
+  /** DELAYED: when the authorization is captured automatically (the test clock acts on it). */
   captureAt?: Timestamp;
   /** The creation's `simulationMode`: it decides the authorization, whenever that happens (at once, at confirmation, on the hosted page). */
   simulationMode?: string;

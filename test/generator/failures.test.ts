@@ -1,4 +1,4 @@
-// Clear failures (issue 10): `npm test` on a contract that does not bundle says so first, at the
+// Clear failures: `npm test` on a contract that does not bundle says so first, at the
 // file and line; the mock's stale-bundle warning names the command that writes generated/;
 // `npm run mock` and `npm run sandbox` leave no process behind on SIGTERM or SIGINT (sent to npm
 // alone, as a process manager or an IDE's stop button does); the example webhook receiver binds
