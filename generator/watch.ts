@@ -10,11 +10,11 @@ import { watch } from 'chokidar';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ADMIN_ROOT } from './admin.js';
-import { bundleContract, type BundleResult } from './bundle.js';
-import { GUIDES_DIR } from './docs.js';
-import type { GenerateOptions, StepName } from './index.js';
-import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
+import { ADMIN_ROOT } from './steps/admin.js';
+import { bundleContract, type BundleResult } from './steps/bundle.js';
+import { GUIDES_DIR } from './steps/docs.js';
+import type { GenerateOptions, StepName } from './generate.js';
+import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './support/paths.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
@@ -51,7 +51,7 @@ export interface WatchOptions {
   guidesDir?: string;
   adminRoot?: string;
   redoclyConfig?: string;
-  /** generator/index.ts's generate() and STEPS: passed in, since importing them back would be an import cycle. */
+  /** generator/generate.ts's generate() and STEPS: passed in, since importing them back would be an import cycle. */
   generate: (options: GenerateOptions) => Promise<boolean>;
   steps: readonly StepName[];
   log?: (text: string) => void;

@@ -141,8 +141,8 @@ describe('import direction', () => {
 
   it('sees the imports of every folder (static, dynamic, type-only)', () => {
     const byPath = new Map(files.map((f) => [f.path, f.imports]));
-    expect(byPath.get('generator/operations.ts')).toContain('../tooling/openapi/walker.js');
-    expect(byPath.get('generator/types.ts')).toContain('openapi-typescript'); // a dynamic import()
+    expect(byPath.get('generator/steps/operations.ts')).toContain('../../tooling/openapi/walker.js');
+    expect(byPath.get('generator/steps/types.ts')).toContain('openapi-typescript'); // a dynamic import()
     expect(byPath.get('src/client/types.ts')).toContain('../../generated/operations.js'); // type-only
     expect(files.filter((f) => f.path.startsWith('test/')).length).toBeGreaterThan(10);
   });
@@ -150,7 +150,7 @@ describe('import direction', () => {
   it('catches each kind of backward import (counter-examples)', () => {
     const found = violations([
       { path: 'scripts/mock.ts', imports: ['../test/support/prism.js'] },
-      { path: 'generator/index.ts', imports: ['../scripts/prism.js'] },
+      { path: 'generator/generate.ts', imports: ['../scripts/prism.js'] },
       { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
       { path: 'src/client/auth.ts', imports: ['../../tooling/openapi/walker.js'] },
       { path: 'tooling/openapi/walker.ts', imports: ['node:fs', '../../src/client/operation-info.js'] },
@@ -163,7 +163,7 @@ describe('import direction', () => {
     ]);
     expect(found).toEqual([
       'scripts/mock.ts imports ../test/support/prism.js: nothing imports test/ (tests depend on the product, never the reverse)',
-      'generator/index.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
+      'generator/generate.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
       'src/client/client.ts imports node:crypto: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',

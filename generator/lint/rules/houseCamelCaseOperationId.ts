@@ -1,5 +1,5 @@
 // house-camel-case-operation-id: operationIds become method names in generated clients.
-import { operations } from '../../tooling/openapi/walker.js';
+import { operations } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const CAMEL = /^[a-z][a-zA-Z0-9]*$/;

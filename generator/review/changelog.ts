@@ -11,12 +11,12 @@ import {
   subschemas,
   type JsonObject,
   type OperationEntry,
-} from '../tooling/openapi/walker.js';
+} from '../../tooling/openapi/walker.js';
 
 // A human changelog of the contract between two bundled documents: operations, their security,
 // parameters, request bodies, response statuses and headers, fields, types, constraints and enum
 // values added, removed or changed.
-// It describes; it does not judge (generator/breaking.ts rates changes with Redocly's rules).
+// It describes; it does not judge (generator/review/breaking.ts rates changes with Redocly's rules).
 // A named schema (components/schemas) is compared once, under its own name, and listed with the
 // operations that use it; an operation's entries cover only what is inline in it, so a change
 // to a shared schema is not repeated for every operation that reaches it.

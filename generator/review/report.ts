@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { type Base, loadBase } from './base.js';
 import { type BreakingResult, type Change, type ChangeLocation, checkBreaking, parseSemver } from './breaking.js';
-import { bundleContract, type BundleResult } from './bundle.js';
+import { bundleContract, type BundleResult } from '../steps/bundle.js';
 import { type Changelog, changelog } from './changelog.js';
-import { generate } from './index.js';
-import { type LintProblem, type LintResult, lintContract } from './lint.js';
-import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
+import { generate } from '../generate.js';
+import { type LintProblem, type LintResult, lintContract } from '../lint/lint.js';
+import { DEFAULT_OUT, DEFAULT_ROOT } from '../support/paths.js';
 import { countProvenance, type ProvenanceCounts, TALLY_LABELS } from './provenance.js';
-import { SourceLocator } from './sourcemap.js';
-import { isObject, parsePointer, tryResolve, type JsonObject } from '../tooling/openapi/walker.js';
+import { SourceLocator } from '../support/sourcemap.js';
+import { isObject, parsePointer, tryResolve, type JsonObject } from '../../tooling/openapi/walker.js';
 
 // The pull-request report (`npm run report`): everything a reviewer of a contract change needs in
 // one Markdown comment. collectReport() gathers the facts (I/O: bundling, `redocly diff`, lint,
@@ -52,7 +52,7 @@ export function reportExitCode(data: Pick<ReportData, 'breaking'>): 0 | 1 {
 // Gathering
 
 export interface CollectOptions {
-  /** A git ref, a version or a released file (see generator/base.ts); default the latest release. */
+  /** A git ref, a version or a released file (see generator/review/base.ts); default the latest release. */
   base?: string;
   /** The head's source root (default openapi/openapi.yaml, the working tree). */
   root?: string;

@@ -1,7 +1,7 @@
 // Code samples from the contract's examples: for every operation and every request example (an
 // operation without a body: one sample from its parameter examples), a curl command and a
 // TypeScript program with the SDK, each labelled with the status it returns. Written to
-// generated/samples/ and shown in the docs as `x-codeSamples` (generator/docs.ts adds them to the
+// generated/samples/ and shown in the docs as `x-codeSamples` (generator/steps/docs.ts adds them to the
 // docs' copy only: the samples are derived, the contract stays the source of truth).
 // test/generator/code-samples.test.ts type-checks every TypeScript sample and runs every sample against the
 // sandbox.
@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { OpenApiDocument } from './bundle.js';
 import { extractOperations, extractSecuritySchemes } from './operations.js';
-import type { OperationInfo } from '../src/client/operation-info.js';
-import { deref, isObject, operationById, parametersOf, propertiesOf, type JsonObject, type ParameterObject } from '../tooling/openapi/walker.js';
+import type { OperationInfo } from '../../src/client/operation-info.js';
+import { deref, isObject, operationById, parametersOf, propertiesOf, type JsonObject, type ParameterObject } from '../../tooling/openapi/walker.js';
 
 /** The package the samples import, as users install it (package.json `name`). */
 export const PACKAGE_NAME = '@payment-service/api-v2';

@@ -1,7 +1,7 @@
 // house-bounded-strings: a string schema (parameters' and headers' schemas included) says what
 // it may hold, with at least one of enum, const, pattern, format, maxLength; or it is an
 // anyOf/oneOf whose every branch is bounded (or not a string).
-import { derefLenient, isObject, schemaTypes, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
+import { derefLenient, isObject, schemaTypes, walkSchemas, type JsonObject } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const BOUNDS = ['enum', 'const', 'pattern', 'format', 'maxLength'];

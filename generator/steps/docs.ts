@@ -12,15 +12,15 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { toPortableYaml } from './bundle.js';
 import { xCodeSamples, type XCodeSample } from './code-samples.js';
-import { writeFileAtomic } from './fs.js';
-import { REPO_ROOT } from './paths.js';
-import { cleanStderr, runRedocly } from './redocly.js';
-import { derefLenient, HTTP_METHODS, isObject as isObj, operations } from '../tooling/openapi/walker.js';
+import { writeFileAtomic } from '../support/fs.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { cleanStderr, runRedocly } from '../support/redocly.js';
+import { derefLenient, HTTP_METHODS, isObject as isObj, operations } from '../../tooling/openapi/walker.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
 export const GUIDES_DIR = join(REPO_ROOT, 'docs', 'guides');
-export const DOCS_CONFIG = join(REPO_ROOT, 'generator', 'docs.redocly.yaml');
+export const DOCS_CONFIG = join(REPO_ROOT, 'generator', 'steps', 'docs.redocly.yaml');
 
 /** Name of the sidebar group that holds the guides, and of the one that holds the reference. */
 export const GUIDES_GROUP = 'Guides';
@@ -76,7 +76,7 @@ export interface Guide {
 export interface BuildDocsOptions {
   /** Hand-written guides (default docs/guides/). */
   guidesDir?: string;
-  /** Redocly config with the Redoc options (default generator/docs.redocly.yaml). */
+  /** Redocly config with the Redoc options (default generator/steps/docs.redocly.yaml). */
   config?: string;
 }
 

@@ -4,7 +4,7 @@
 //  - an object with `x-provenance: inferred` has a description starting with "Inferred:";
 //  - a description starting with "Inferred:" needs `x-provenance: inferred` on the same object.
 // Example payloads (example, examples[].value, default, enum, const) are data and are skipped.
-import { isObject } from '../../tooling/openapi/walker.js';
+import { isObject } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const DATA_KEYS = new Set(['example', 'default', 'enum', 'const']);

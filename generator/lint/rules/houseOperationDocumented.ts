@@ -1,7 +1,7 @@
 // house-operation-documented: every operation, webhooks included (Spectral's own
 // operation-* rules look at `paths` only), has non-empty `tags`, `summary` and `description`.
 // One result per operation: Spectral drops a second result with the same rule and path.
-import { operations } from '../../tooling/openapi/walker.js';
+import { operations } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const nonEmpty = (s: unknown) => typeof s === 'string' && s.trim() !== '';

@@ -6,7 +6,7 @@
 // A property whose resolved schema is an object or array (e.g. `amount: {$ref: Amount}`) or a
 // string/boolean is not a number and is skipped; a numeric or untyped scalar must say
 // `type: integer`.
-import { isObject, operations, schemaTypes, tryResolve, walkSchemas, type PointerTokens } from '../../tooling/openapi/walker.js';
+import { isObject, operations, schemaTypes, tryResolve, walkSchemas, type PointerTokens } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const MONEY_PROPERTY = /^(value|amount|price|discount)$|(Amount|Price|Total|Discount)$/;

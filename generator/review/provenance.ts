@@ -1,4 +1,4 @@
-import { getAt, isObject as isObj, isReference, operations, walkSchemas, type JsonObject, type PointerTokens } from '../tooling/openapi/walker.js';
+import { getAt, isObject as isObj, isReference, operations, walkSchemas, type JsonObject, type PointerTokens } from '../../tooling/openapi/walker.js';
 
 // What in the contract the interface document states (documented) and what the contract had
 // to choose (inferred, marked `x-provenance: inferred`). Counted on the bundle, each object

@@ -6,7 +6,7 @@
 //  - A `required` names only properties of its own schema object: a name declared only in an
 //    allOf base becomes optional in typed-openapi and hey-api. Conditional branches (if/then/else,
 //    not, anyOf/oneOf members) are exempt: there `required` constrains the schema they apply to.
-import { isObject, walkSchemas } from '../../tooling/openapi/walker.js';
+import { isObject, walkSchemas } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const BESIDE_ALL_OF = new Set([

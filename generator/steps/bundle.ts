@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { DEFAULT_ROOT, REDOCLY_CONFIG, REPO_ROOT } from './paths.js';
-import { cleanStderr, parseCliProblems, runRedocly } from './redocly.js';
+import { DEFAULT_ROOT, REDOCLY_CONFIG, REPO_ROOT } from '../support/paths.js';
+import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -25,8 +25,8 @@ export interface BundleResult {
   json: string;
 }
 
-export type { SourceProblem } from './redocly.js';
-import type { SourceProblem } from './redocly.js';
+export type { SourceProblem } from '../support/redocly.js';
+import type { SourceProblem } from '../support/redocly.js';
 
 /** Bundling failed (YAML syntax error, unresolved $ref, component name clash...). */
 export class BundleError extends Error {
@@ -41,7 +41,7 @@ export class BundleError extends Error {
 
 /**
  * Bundles the contract like `redocly bundle` (not dereferenced) and serializes it
- * deterministically. Nothing is written: the pipeline (generator/index.ts) writes it after lint passed.
+ * deterministically. Nothing is written: the pipeline (generator/generate.ts) writes it after lint passed.
  */
 export async function bundleContract(options: BundleOptions = {}): Promise<BundleResult> {
   const root = resolve(options.root ?? DEFAULT_ROOT);

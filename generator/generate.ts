@@ -11,17 +11,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ADMIN_ROOT, AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './admin.js';
-import { BundleError, bundleContract, type BundleResult } from './bundle.js';
-import { renderCodeSamples, SAMPLES_DIR } from './code-samples.js';
-import { buildDocs, GUIDES_DIR } from './docs.js';
-import { writeFileAtomic } from './fs.js';
-import { checkGuideLinks } from './guide-links.js';
-import { formatProblem, lintContract } from './lint.js';
-import { renderOperations } from './operations.js';
-import { renderResources } from './resources.js';
-import { DEFAULT_OUT, DEFAULT_ROOT } from './paths.js';
-import { renderTypes } from './types.js';
+import { ADMIN_ROOT, AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './steps/admin.js';
+import { BundleError, bundleContract, type BundleResult } from './steps/bundle.js';
+import { renderCodeSamples, SAMPLES_DIR } from './steps/code-samples.js';
+import { buildDocs, GUIDES_DIR } from './steps/docs.js';
+import { writeFileAtomic } from './support/fs.js';
+import { checkGuideLinks } from './steps/guide-links.js';
+import { formatProblem, lintContract } from './lint/lint.js';
+import { renderOperations } from './steps/operations.js';
+import { renderResources } from './steps/resources.js';
+import { DEFAULT_OUT, DEFAULT_ROOT } from './support/paths.js';
+import { renderTypes } from './steps/types.js';
 
 export class StepError extends Error {}
 /** Watch mode: a step whose files are not written because a step they depend on failed. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, isMap, isSeq, parseDocument, type Document } from 'yaml';
-import { isReference, parsePointer } from '../tooling/openapi/walker.js';
+import { isReference, parsePointer } from '../../tooling/openapi/walker.js';
 
 // Redocly's bundle keeps no record of where each node came from, so we rebuild it: walk the
 // bundle and the multi-file source side by side. Where the source has an external `$ref` and

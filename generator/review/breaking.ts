@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { merge as mergeAllOf, openApiMergeRules } from 'allof-merge';
 import { parse as parseYaml } from 'yaml';
-import { toPortableYaml, type BundleResult, type OpenApiDocument } from './bundle.js';
-import { writeFileAtomic } from './fs.js';
-import { REPO_ROOT } from './paths.js';
-import { cleanStderr, runRedocly } from './redocly.js';
-import { SourceLocator } from './sourcemap.js';
-import { parsePointer } from '../tooling/openapi/walker.js';
+import { toPortableYaml, type BundleResult, type OpenApiDocument } from '../steps/bundle.js';
+import { writeFileAtomic } from '../support/fs.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { cleanStderr, runRedocly } from '../support/redocly.js';
+import { SourceLocator } from '../support/sourcemap.js';
+import { parsePointer } from '../../tooling/openapi/walker.js';
 
 // The breaking-change gate: the contract against the last released contract, kept as a
 // single-file bundle in openapi/releases/<info.version>.yaml. Redocly's `diff` command finds and

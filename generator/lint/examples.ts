@@ -6,7 +6,7 @@
 //    additional properties: typos and stale fields, which validation alone lets through.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { deref, escapeToken, isObject, locate, operations, parsePointer, resolve, walkSchemas, type JsonObject } from '../tooling/openapi/walker.js';
+import { deref, escapeToken, isObject, locate, operations, parsePointer, resolve, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;

@@ -7,9 +7,9 @@ import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import type { OpenApiDocument } from './bundle.js';
 import { renderReferencePage } from './docs.js';
-import { lintContract, type LintOptions, type LintResult } from './lint.js';
-import { REPO_ROOT } from './paths.js';
-import { checkSourceSyntax } from './source-syntax.js';
+import { lintContract, type LintOptions, type LintResult } from '../lint/lint.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { checkSourceSyntax } from '../lint/source-syntax.js';
 import { renderTypes } from './types.js';
 
 export const ADMIN_ROOT = join(REPO_ROOT, 'sandbox', 'admin', 'openapi.yaml');

@@ -4,7 +4,7 @@
 // the docs test (which follows each link on the rendered page).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { operations } from '../tooling/openapi/walker.js';
+import { operations } from '../../tooling/openapi/walker.js';
 import { operationAnchor, sectionSlug } from './docs.js';
 
 /** A Markdown link to a section of the page: `](#/…)`. */

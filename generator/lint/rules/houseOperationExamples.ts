@@ -1,7 +1,7 @@
 // house-operation-examples: every request body and every response with `content` shows an
 // `example` or `examples` on each media type (after $ref resolution), webhooks included:
 // the examples feed the mock server and the documentation.
-import { isObject, operations, tryResolve, type PointerTokens } from '../../tooling/openapi/walker.js';
+import { isObject, operations, tryResolve, type PointerTokens } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const hasExample = (media: unknown) =>

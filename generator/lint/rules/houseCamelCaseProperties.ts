@@ -6,7 +6,7 @@
 // Spectral `overrides` match by source file, and Spectral lints the single-file BUNDLE, so a
 // file-based override cannot reach those schemas; the vendor extension travels with the schema.
 // It exempts only that schema's own `properties`, not nested inline schemas.
-import { isObject, walkSchemas } from '../../tooling/openapi/walker.js';
+import { isObject, walkSchemas } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const CAMEL = /^_?[a-z][a-zA-Z0-9]*$/;

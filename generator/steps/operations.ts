@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from './bundle.js';
-import type { OperationInfo, SecuritySchemeInfo } from '../src/client/operation-info.js';
-import { deref, isObject as isObj, operations, parametersOf, propertiesOf, securityOf, type OperationEntry } from '../tooling/openapi/walker.js';
+import type { OperationInfo, SecuritySchemeInfo } from '../../src/client/operation-info.js';
+import { deref, isObject as isObj, operations, parametersOf, propertiesOf, securityOf, type OperationEntry } from '../../tooling/openapi/walker.js';
 
 // The operations module: one entry per operation of the contract, read by the client SDK to build
 // its methods, so that a new operation in the contract becomes a new method with no hand edit.

@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { bundleContract, type BundleResult, type OpenApiDocument } from './bundle.js';
+import { bundleContract, type BundleResult, type OpenApiDocument } from '../steps/bundle.js';
 import { type ContractInput, latestRelease, parseSemver, RELEASES_DIR } from './breaking.js';
-import { DEFAULT_ROOT } from './paths.js';
+import { DEFAULT_ROOT } from '../support/paths.js';
 
 // The contract a change is compared with ("the base"), named the way a reviewer names it:
 //   - nothing: the latest recorded release, the baseline of `npm run check:breaking`;
@@ -20,7 +20,7 @@ export interface Base {
   /** For people: "release 2.0.0 (openapi/releases/2.0.0.yaml)", "`main` at 1a2b3c4". */
   label: string;
   document: OpenApiDocument;
-  /** What generator/breaking.ts compares: the file, or the bundle (mapped to its source files). */
+  /** What generator/review/breaking.ts compares: the file, or the bundle (mapped to its source files). */
   input: ContractInput;
   /** git: the temporary checkout of the ref's tree; source files under it are named relative to it. */
   checkout?: string;

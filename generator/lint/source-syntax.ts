@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CST, Parser, type YAMLError } from 'yaml';
-import { isObject } from '../tooling/openapi/walker.js';
-import { SourceFiles } from './sourcemap.js';
+import { isObject } from '../../tooling/openapi/walker.js';
+import { SourceFiles } from '../support/sourcemap.js';
 
 export interface SyntaxProblem {
   file: string; // absolute

@@ -2,15 +2,15 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
-import { BundleError, bundleContract, type BundleResult } from './bundle.js';
-import { GUIDES_DIR } from './docs.js';
+import { BundleError, bundleContract, type BundleResult } from '../steps/bundle.js';
+import { GUIDES_DIR } from '../steps/docs.js';
 import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
-import { checkGuideLinks } from './guide-links.js';
-import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
-import { cleanStderr, parseCliProblems, runRedocly } from './redocly.js';
+import { checkGuideLinks } from '../steps/guide-links.js';
+import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from '../support/paths.js';
+import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
 import { checkSourceSyntax, type SyntaxProblem } from './source-syntax.js';
-import { SourceFiles, SourceLocator } from './sourcemap.js';
-import { locate, parsePointer, toPointer } from '../tooling/openapi/walker.js';
+import { SourceFiles, SourceLocator } from '../support/sourcemap.js';
+import { locate, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 
@@ -249,7 +249,7 @@ async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: 
 const bySource = (a: LintProblem, b: LintProblem) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule);
 
 /**
- * example-invalid and example-undeclared-property (generator/examples.ts, the check the tests
+ * example-invalid and example-undeclared-property (generator/lint/examples.ts, the check the tests
  * use) at the offending member's key in the example's source file. A shared example used the
  * same way in several places is one problem.
  */
