@@ -1,38 +1,31 @@
-// npm run generate [-- --watch] [-- --root openapi/openapi.yaml --out generated/ --guides docs/guides/ --admin sandbox/admin/openapi.yaml]
-// The one pipeline from the contract to everything derived from it:
+// The one pipeline from the contract to everything derived from it, as a library (the command is
+// cli.ts, `npm run generate`):
 //   lint → bundle → types → operations → resources → samples → admin → docs → admin-docs
 // Every step starts as soon as its input exists (all but lint need only the bundle), so they run
 // concurrently; their files are written in pipeline order, each atomically, and only after the
 // step and every step before it succeeded. The first failure stops the run with the tool's own
-// message (file and line) and a non-zero exit; files of that step and later ones are untouched.
-import { existsSync } from 'node:fs';
+// message (file and line) and a false result; files of that step and later ones are untouched.
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { join, relative } from 'node:path';
+import { formatProblem, lintContract } from './lint/lint.js';
+import { STEPS, type GenerateOptions, type StepName } from './pipeline.js';
 import { ADMIN_ROOT, AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './steps/admin.js';
 import { BundleError, bundleContract, type BundleResult } from './steps/bundle.js';
 import { renderCodeSamples, SAMPLES_DIR } from './steps/code-samples.js';
 import { buildDocs, GUIDES_DIR } from './steps/docs.js';
-import { writeFileAtomic } from './support/fs.js';
 import { checkGuideLinks } from './steps/guide-links.js';
-import { formatProblem, lintContract } from './lint/lint.js';
 import { renderOperations } from './steps/operations.js';
 import { renderResources } from './steps/resources.js';
-import { DEFAULT_OUT, DEFAULT_ROOT } from './support/paths.js';
 import { renderTypes } from './steps/types.js';
+import { writeFileAtomic } from './support/fs.js';
+import { DEFAULT_OUT, DEFAULT_ROOT } from './support/paths.js';
+
+export { STEPS, type GenerateOptions, type StepName } from './pipeline.js';
 
 export class StepError extends Error {}
 /** Watch mode: a step whose files are not written because a step they depend on failed. */
 class NotWritten extends Error {}
-
-/**
- * The steps, in pipeline order (the order their files are written in). `guides` is the guide-link
- * check alone, which lint includes: watch mode runs it with docs when only a guide changed.
- */
-export const STEPS = ['lint', 'guides', 'bundle', 'types', 'operations', 'resources', 'samples', 'admin', 'docs', 'admin-docs'] as const;
-export type StepName = (typeof STEPS)[number];
 
 interface Artifact {
   /** path relative to the output directory */
@@ -45,33 +38,6 @@ interface StepResult {
   detail?: string;
   /** files under this folder of the output that the step no longer produces are removed */
   owns?: string;
-}
-
-export interface GenerateOptions {
-  root?: string;
-  out?: string;
-  /** false skips the lint step (the drift test regenerates without re-linting) */
-  lint?: boolean;
-  log?: (line: string) => void;
-  /** Only these steps (default: all but `guides`); watch mode picks them by what changed. */
-  steps?: readonly StepName[];
-  /** The bundle of `root` when the caller has it (watch mode reuses it after a guide change). */
-  bundle?: Promise<BundleResult>;
-  /** The docs site's guides (default docs/guides/). */
-  guidesDir?: string;
-  /** The sandbox's admin API document (default sandbox/admin/openapi.yaml). */
-  adminRoot?: string;
-  /** Lint's Redocly config (default redocly.yaml). */
-  redoclyConfig?: string;
-  /**
-   * Watch mode. Nothing is written when the contract does not bundle; otherwise each step's files
-   * as soon as it is ready, types first (the other steps start once types.ts is written, so that
-   * they do not slow it down), docs only once lint passed. Every step is reported, not only the
-   * first failure. Default: pipeline order, the first failure stops the run.
-   */
-  eager?: boolean;
-  /** Watch mode: called once a step's files are written. */
-  onWritten?: (step: StepName) => void;
 }
 
 export async function generate(options: GenerateOptions = {}): Promise<boolean> {
@@ -231,67 +197,3 @@ async function removeStale(dir: string, keep: Set<string>): Promise<void> {
 }
 
 const fmt = (ms: number) => `${Math.round(ms)} ms`.padStart(8);
-
-const USAGE = `usage: npm run generate [-- --watch] [-- --root <file>] [-- --out <dir>] [-- --guides <dir>] [-- --admin <file>]
-
-  --watch          regenerate on every change under the contract's folder, the guides and the
-                   admin document's folder, re-running only what the change needs (Ctrl-C stops)
-  --root <file>    the contract's root (default openapi/openapi.yaml); in a copy of this
-                   repository's layout (<dir>/openapi/openapi.yaml), <dir>'s docs/guides/,
-                   sandbox/admin/openapi.yaml and redocly.yaml are used where it has them
-  --out <dir>      where the files go (default generated/)
-  --guides <dir>   the docs site's guides (default docs/guides/)
-  --admin <file>   the sandbox's admin API document (default sandbox/admin/openapi.yaml)`;
-
-/** The guides, admin document and Redocly config of the project that `root` is the contract of, where it has them. */
-function projectPaths(root: string): Pick<GenerateOptions, 'guidesDir' | 'adminRoot' | 'redoclyConfig'> {
-  if (root === DEFAULT_ROOT) return {};
-  const project = dirname(dirname(root));
-  const found = (path: string) => (existsSync(path) ? path : undefined);
-  const paths = {
-    guidesDir: found(join(project, 'docs', 'guides')),
-    adminRoot: found(join(project, 'sandbox', 'admin', 'openapi.yaml')),
-    redoclyConfig: found(join(project, 'redocly.yaml')),
-  };
-  return Object.fromEntries(Object.entries(paths).filter(([, v]) => v !== undefined));
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  let values;
-  try {
-    values = parseArgs({
-      options: {
-        watch: { type: 'boolean', default: false },
-        root: { type: 'string' },
-        out: { type: 'string' },
-        guides: { type: 'string' },
-        admin: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const root = values.root ? resolve(values.root) : DEFAULT_ROOT;
-  const paths = {
-    root,
-    out: values.out ? resolve(values.out) : DEFAULT_OUT,
-    ...projectPaths(root),
-    ...(values.guides ? { guidesDir: resolve(values.guides) } : {}),
-    ...(values.admin ? { adminRoot: resolve(values.admin) } : {}),
-  };
-  if (values.watch) {
-    const { watchAndGenerate } = await import('./watch.js');
-    const watching = watchAndGenerate({ ...paths, generate, steps: STEPS });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void watching.close().then(() => process.exit(0)));
-    await watching.ready;
-  } else {
-    process.exitCode = (await generate(paths)) ? 0 : 1; // exitCode: never cut output written to a pipe
-  }
-}

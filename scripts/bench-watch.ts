@@ -39,11 +39,11 @@ export interface Watcher extends ProcessGroup {
   block(count: number, timeoutMs?: number): Promise<string>;
 }
 
-/** `generator/generate.ts --watch --root <dir>/openapi/openapi.yaml --out <out>` in a process group of its own, once its first build is reported. */
+/** `generator/cli.ts --watch --root <dir>/openapi/openapi.yaml --out <out>` in a process group of its own, once its first build is reported. */
 export async function startWatcher(dir: string, out: string): Promise<Watcher> {
   const child = startProcessGroup(
     process.execPath,
-    ['--import', WATCHDOG, '--import', 'tsx', join(REPO_ROOT, 'generator', 'generate.ts'), '--watch', '--root', join(dir, 'openapi', 'openapi.yaml'), '--out', out],
+    ['--import', WATCHDOG, '--import', 'tsx', join(REPO_ROOT, 'generator', 'cli.ts'), '--watch', '--root', join(dir, 'openapi', 'openapi.yaml'), '--out', out],
     { cwd: REPO_ROOT, env: { NO_COLOR: '1' }, name: 'generate --watch' },
   );
   const block = async (count: number, timeoutMs = 120_000) => {
