@@ -15,7 +15,7 @@ import { xCodeSamples, type XCodeSample } from './code-samples.js';
 import { writeFileAtomic } from '../support/fs.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
-import { derefLenient, HTTP_METHODS, isObject as isObj, operations } from '../../tooling/openapi/walker.js';
+import { derefLenient, isObject as isObj, operations, walkObjects, walkSchemas } from '../../tooling/openapi/walker.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -235,8 +235,6 @@ async function inlineImages(body: string, dir: string, file: string): Promise<st
 // The decorated copy
 
 type Obj = Record<string, unknown>;
-/** Keys whose values are data (examples, enum values...), not OpenAPI objects. */
-const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum', 'value']);
 
 /**
  * A copy of `document` for rendering: guides as trait tags ("Guides" group first), and every
@@ -278,12 +276,15 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
     }
   }
 
-  // 2. every inferred object
-  walk(doc, [], (node, path) => {
+  // 2. every inferred object (the walker skips data: example values are never badged); those that
+  //    Redoc shows by name (operations, parameters, schemas) also get x-badges
+  const named = new Set<unknown>(operationsOf(doc));
+  walkSchemas(doc, (schema) => named.add(schema));
+  walkObjects(doc, (node, tokens) => {
     if (node['x-provenance'] !== INFERRED) return;
-    if (path[0] === 'servers') return;
+    if (tokens[0] === 'servers') return;
     node.description = typeof node.description === 'string' ? badged(node.description) : INFERRED_BADGE;
-    if (isOperationPath(path) || isParameterPath(path) || isSchemaPath(path)) {
+    if (named.has(node) || isParameter(tokens)) {
       const existing = Array.isArray(node['x-badges']) ? node['x-badges'] : [];
       if (!existing.some((b) => isObj(b) && b.name === X_BADGE.name)) node['x-badges'] = [...existing, { ...X_BADGE }];
     }
@@ -365,29 +366,5 @@ const operationsOf = (doc: Obj): Obj[] => operations(doc).map((entry) => entry.o
 /** Follows local $refs (`#/...`); anything else, or an unresolvable one, is returned as is. */
 const deref = (doc: Obj, node: unknown): unknown => derefLenient<unknown>(doc, node);
 
-function walk(node: unknown, path: string[], visit: (node: Obj, path: string[]) => void): void {
-  if (Array.isArray(node)) {
-    node.forEach((child, i) => walk(child, [...path, String(i)], visit));
-    return;
-  }
-  if (!isObj(node)) return;
-  visit(node, path);
-  for (const [key, child] of Object.entries(node)) {
-    // data, not OpenAPI objects (but `examples` of components are Example Objects, and
-    // `properties` may be named like a data key)
-    if (DATA_KEYS.has(key) && path.at(-1) !== 'properties' && !(path.length === 1 && path[0] === 'components')) continue;
-    walk(child, [...path, key], visit);
-  }
-}
-
-const isOperationPath = (p: string[]) => p.length === 3 && (p[0] === 'paths' || p[0] === 'webhooks') && (HTTP_METHODS as readonly string[]).includes(p[2]!);
-const isParameterPath = (p: string[]) => p.at(-2) === 'parameters' || (p[0] === 'components' && p[1] === 'parameters' && p.length === 3);
-const SCHEMA_KEYS = new Set(['schema', 'items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
-const SCHEMA_MAP_KEYS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs']);
-const SCHEMA_LIST_KEYS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-function isSchemaPath(p: string[]): boolean {
-  if (p[0] === 'components' && p[1] === 'schemas' && p.length === 3) return true;
-  const last = p.at(-1)!;
-  const parent = p.at(-2);
-  return SCHEMA_KEYS.has(last) || (parent !== undefined && (SCHEMA_MAP_KEYS.has(parent) || SCHEMA_LIST_KEYS.has(parent)));
-}
+/** A Parameter Object: an item of a path item's or operation's `parameters`, or a component. */
+const isParameter = (tokens: readonly (string | number)[]) => tokens.at(-2) === 'parameters';
