@@ -6,7 +6,7 @@
 //    additional properties: typos and stale fields, which validation alone lets through.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { deref, escapeToken, isObject, locate, operations, parsePointer, resolve, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
+import { deref, isObject, locate, operations, parsePointer, resolve, toPointer, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
@@ -159,11 +159,10 @@ export function exampleCases(doc: JsonObject): ExampleCase[] {
     const { node, pointer: where } = locate<JsonObject>(doc, pointer);
     return [node, parsePointer(where)];
   };
-  const pointer = (tokens: readonly (string | number)[]) => `#/${tokens.map(escapeToken).join('/')}`;
   /** `example` and `examples` of a media type, parameter or header whose schema is at schemaTokens. */
   const fromContainer = (container: JsonObject, tokens: string[], schemaTokens: string[], label: string) => {
     if (container.schema === undefined) return;
-    const schemaPointer = pointer(schemaTokens);
+    const schemaPointer = toPointer(schemaTokens);
     if (container.example !== undefined) cases.push({ name: `${label} (example)`, schemaPointer, at: [...tokens, 'example'], value: container.example });
     for (const [key, ex] of Object.entries(isObject(container.examples) ? container.examples : {})) {
       const { node, tokens: where } = resolve<JsonObject>(doc, ex, [...tokens, 'examples', key]);
@@ -179,19 +178,19 @@ export function exampleCases(doc: JsonObject): ExampleCase[] {
     const label = String(op.operation.operationId ?? `${op.method.toUpperCase()} ${op.key}`);
     const itemTokens = op.tokens.slice(0, -1);
     const params = [
-      ...(op.pathItem.parameters ?? []).map((_p, i) => at(pointer([...itemTokens, 'parameters', i]))),
-      ...(op.operation.parameters ?? []).map((_p, i) => at(pointer([...op.tokens, 'parameters', i]))),
+      ...(op.pathItem.parameters ?? []).map((_p, i) => at(toPointer([...itemTokens, 'parameters', i]))),
+      ...(op.operation.parameters ?? []).map((_p, i) => at(toPointer([...op.tokens, 'parameters', i]))),
     ];
     for (const [param, tokens] of params) fromContainer(param, tokens, [...tokens, 'schema'], `${label} parameter ${String(param.name)}`);
     if (op.operation.requestBody) {
-      const [body, tokens] = at(pointer([...op.tokens, 'requestBody']));
+      const [body, tokens] = at(toPointer([...op.tokens, 'requestBody']));
       content(body.content, [...tokens, 'content'], `${label} request`);
     }
     for (const status of Object.keys(op.operation.responses ?? {})) {
-      const [res, tokens] = at(pointer([...op.tokens, 'responses', status]));
+      const [res, tokens] = at(toPointer([...op.tokens, 'responses', status]));
       content(res.content, [...tokens, 'content'], `${label} ${status} response`);
       for (const name of Object.keys(isObject(res.headers) ? res.headers : {})) {
-        const [h, hTokens] = at(pointer([...tokens, 'headers', name]));
+        const [h, hTokens] = at(toPointer([...tokens, 'headers', name]));
         fromContainer(h, hTokens, [...hTokens, 'schema'], `${label} ${status} header ${name}`);
       }
     }
@@ -199,11 +198,11 @@ export function exampleCases(doc: JsonObject): ExampleCase[] {
   // Schema-level examples, where each schema lives (a shared schema once).
   walkSchemas(doc, (schema, tokens) => {
     const where = tokens.map(String);
-    const label = `schema ${pointer(where)}`;
+    const label = `schema ${toPointer(where)}`;
     if (Array.isArray(schema.examples)) {
-      schema.examples.forEach((value, i) => cases.push({ name: `${label} example ${i}`, schemaPointer: pointer(where), at: [...where, 'examples', String(i)], value }));
+      schema.examples.forEach((value, i) => cases.push({ name: `${label} example ${i}`, schemaPointer: toPointer(where), at: [...where, 'examples', String(i)], value }));
     }
-    if (schema.example !== undefined) cases.push({ name: `${label} (example)`, schemaPointer: pointer(where), at: [...where, 'example'], value: schema.example });
+    if (schema.example !== undefined) cases.push({ name: `${label} (example)`, schemaPointer: toPointer(where), at: [...where, 'example'], value: schema.example });
   });
   return cases;
 }

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CST, Parser, type YAMLError } from 'yaml';
-import { isObject } from '../../tooling/openapi/walker.js';
+import { walkObjects } from '../../tooling/openapi/walker.js';
 import { SourceFiles } from '../support/sourcemap.js';
 
 export interface SyntaxProblem {
@@ -45,12 +45,12 @@ export function checkSourceSyntax(root: string, files = new SourceFiles()): Synt
   return problems;
 }
 
-function refsIn(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, out);
-  else if (isObject(value)) {
-    if (typeof value.$ref === 'string') out.push(value.$ref);
-    for (const [k, v] of Object.entries(value)) if (k !== '$ref') refsIn(v, out);
-  }
+/** Every `$ref` of a source file, data included: every file a `$ref` names is checked, wherever the `$ref` sits. */
+function refsIn(value: unknown): string[] {
+  const out: string[] = [];
+  walkObjects(value, (node) => {
+    if (typeof node.$ref === 'string') out.push(node.$ref);
+  }, { data: true });
   return out;
 }
 
