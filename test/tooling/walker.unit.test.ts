@@ -1,7 +1,7 @@
 // The OpenAPI walker's traversal of every object (tooling/openapi/walker.ts, walkObjects): what it
-// visits, where, in which order, and which data it leaves alone.
+// visits, where, in which order, and which data it leaves alone; and its map of one kind of components.
 import { describe, expect, it } from 'vitest';
-import { toPointer, walkObjects, type JsonObject } from '../../tooling/openapi/walker.js';
+import { componentsOf, toPointer, walkObjects, type JsonObject } from '../../tooling/openapi/walker.js';
 
 const visited = (root: unknown, options?: { data?: boolean }): string[] => {
   const out: string[] = [];
@@ -100,5 +100,15 @@ describe('walkObjects', () => {
   it('takes any value as the root: a scalar or an array has no object to visit but its items', () => {
     expect(visited('text')).toEqual([]);
     expect(visited([{ a: { b: 1 } }, 2])).toEqual(['#/0', '#/0/a']);
+  });
+});
+
+describe('componentsOf', () => {
+  it("gives the document's own map of one kind, in document order, or an empty one", () => {
+    const schemas = componentsOf(document, 'schemas');
+    expect(Object.keys(schemas)).toEqual(['Payment']);
+    expect(schemas).toBe((document.components as JsonObject).schemas);
+    expect(componentsOf(document, 'parameters')).toEqual({});
+    expect(componentsOf({ openapi: '3.1.0' }, 'schemas')).toEqual({});
   });
 });

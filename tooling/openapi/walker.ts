@@ -230,6 +230,25 @@ export function securityOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEnt
 }
 
 // ---------------------------------------------------------------------------------------------
+// Components
+
+/** The kinds of the Components Object, each a map from names to objects (or `$ref`s). */
+export type ComponentKind =
+  | 'schemas' | 'responses' | 'parameters' | 'examples' | 'requestBodies' | 'headers'
+  | 'securitySchemes' | 'links' | 'callbacks' | 'pathItems';
+
+/**
+ * The components of one kind by name, in document order (each lives at
+ * `['components', kind, name]`): the document's own map, or a new empty one when the
+ * document has none.
+ */
+export function componentsOf(root: OpenAPI3 | JsonObject, kind: ComponentKind): JsonObject {
+  const components = (root as JsonObject).components;
+  const map = isObject(components) ? components[kind] : undefined;
+  return isObject(map) ? map : {};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Schemas
 
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
@@ -327,10 +346,8 @@ export function walkSchemas(root: OpenAPI3 | JsonObject, visit: SchemaVisitor): 
     const map = doc[section];
     if (isObject(map)) for (const [key, item] of Object.entries(map)) pathItem(item, [section, key]);
   }
-  const components = isObject(doc.components) ? doc.components : {};
-  const each = (kind: string, fn: (value: unknown, tokens: (string | number)[]) => void) => {
-    const map = components[kind];
-    if (isObject(map)) for (const [name, value] of Object.entries(map)) fn(value, ['components', kind, name]);
+  const each = (kind: ComponentKind, fn: (value: unknown, tokens: (string | number)[]) => void) => {
+    for (const [name, value] of Object.entries(componentsOf(doc, kind))) fn(value, ['components', kind, name]);
   };
   each('schemas', (s, t) => schema(s, t));
   each('parameters', parameterOrHeader);
