@@ -1,4 +1,5 @@
 import {
+  componentsOf,
   deref,
   isObject,
   isReference,
@@ -212,10 +213,7 @@ const derefOr = (doc: JsonObject, node: unknown): JsonObject | undefined => {
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-function namedSchemas(doc: JsonObject): JsonObject {
-  const components = isObject(doc.components) ? doc.components : {};
-  return isObject(components.schemas) ? components.schemas : {};
-}
+const namedSchemas = (doc: JsonObject): JsonObject => componentsOf(doc, 'schemas');
 
 /** `Payment` for `#/components/schemas/Payment`, else the $ref itself. */
 function refName(node: unknown): string | undefined {

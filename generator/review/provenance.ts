@@ -1,4 +1,4 @@
-import { getAt, isObject as isObj, isReference, operations, walkSchemas, type JsonObject, type PointerTokens } from '../../tooling/openapi/walker.js';
+import { componentsOf, getAt, isObject as isObj, isReference, operations, walkSchemas, type ComponentKind, type JsonObject, type PointerTokens } from '../../tooling/openapi/walker.js';
 
 // What in the contract the interface document states (documented) and what the contract had
 // to choose (inferred, marked `x-provenance: inferred`). Counted on the bundle, each object
@@ -66,8 +66,7 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
 
   for (const { tokens } of operations(doc)) add(c.operations, inferredAt(tokens));
 
-  const components = isObj(doc.components) ? doc.components : {};
-  for (const s of Object.values(isObj(components.schemas) ? components.schemas : {})) {
+  for (const s of Object.values(componentsOf(doc, 'schemas'))) {
     add(c.namedSchemas, isObj(s) && s['x-provenance'] === INFERRED);
   }
 
@@ -88,9 +87,8 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
   });
 
   // responses, parameters, request bodies: the components, then the inline ones
-  const eachComponent = (key: string, t: Tally) => {
-    const map = components[key];
-    if (isObj(map)) for (const name of Object.keys(map)) if (notRef(map[name])) add(t, inferredAt(['components', key, name]));
+  const eachComponent = (kind: ComponentKind, t: Tally) => {
+    for (const [name, node] of Object.entries(componentsOf(doc, kind))) if (notRef(node)) add(t, inferredAt(['components', kind, name]));
   };
   eachComponent('parameters', c.parameters);
   eachComponent('requestBodies', c.requestBodies);

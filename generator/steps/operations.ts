@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from './bundle.js';
 import type { OperationInfo, SecuritySchemeInfo } from '../../src/client/operation-info.js';
-import { deref, isObject as isObj, operations, parametersOf, propertiesOf, securityOf, type OperationEntry } from '../../tooling/openapi/walker.js';
+import { componentsOf, deref, isObject as isObj, operations, parametersOf, propertiesOf, securityOf, type OperationEntry } from '../../tooling/openapi/walker.js';
 
 // The operations module: one entry per operation of the contract, read by the client SDK to build
 // its methods, so that a new operation in the contract becomes a new method with no hand edit.
@@ -18,10 +18,8 @@ function resolve(doc: OpenApiDocument, node: unknown): Obj {
 const RESERVED_RESOURCES = ['raw', 'baseUrl'];
 
 export function extractSecuritySchemes(doc: OpenApiDocument): Record<string, SecuritySchemeInfo> {
-  const components = isObj(doc.components) ? doc.components : {};
-  const schemes = isObj(components.securitySchemes) ? components.securitySchemes : {};
   return Object.fromEntries(
-    Object.entries(schemes).map(([name, raw]) => {
+    Object.entries(componentsOf(doc, 'securitySchemes')).map(([name, raw]) => {
       const s = resolve(doc, raw);
       const info: Record<string, string> = { type: String(s.type) };
       for (const k of ['scheme', 'bearerFormat', 'in', 'name'] as const) if (typeof s[k] === 'string') info[k] = s[k] as string;

@@ -6,7 +6,7 @@
 // A property whose resolved schema is an object or array (e.g. `amount: {$ref: Amount}`) or a
 // string/boolean is not a number and is skipped; a numeric or untyped scalar must say
 // `type: integer`.
-import { isObject, operations, schemaTypes, tryResolve, walkSchemas, type PointerTokens } from '../../../tooling/openapi/walker.js';
+import { componentsOf, isObject, operations, schemaTypes, tryResolve, walkSchemas, type PointerTokens } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const MONEY_PROPERTY = /^(value|amount|price|discount)$|(Amount|Price|Total|Discount)$/;
@@ -63,10 +63,7 @@ const houseMoneyInteger: HouseRule = (doc) => {
     list(pathItem.parameters).forEach((p, i) => parameter(p, [...tokens.slice(0, -1), 'parameters', i]));
     list(operation.parameters).forEach((p, i) => parameter(p, [...tokens, 'parameters', i]));
   }
-  const components = isObject(doc.components) ? doc.components : {};
-  if (isObject(components.parameters)) {
-    for (const [name, p] of Object.entries(components.parameters)) parameter(p, ['components', 'parameters', name]);
-  }
+  for (const [name, p] of Object.entries(componentsOf(doc, 'parameters'))) parameter(p, ['components', 'parameters', name]);
   return results;
 };
 export default houseMoneyInteger;
