@@ -10,11 +10,12 @@ import { watch } from 'chokidar';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ADMIN_ROOT } from './admin.js';
-import { bundleContract, type BundleResult } from './bundle.js';
-import { GUIDES_DIR } from './docs.js';
-import type { GenerateOptions, StepName } from './index.js';
-import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './paths.js';
+import { generate } from './generate.js';
+import { STEPS, type StepName } from './pipeline.js';
+import { ADMIN_ROOT } from './steps/admin.js';
+import { bundleContract, type BundleResult } from './steps/bundle.js';
+import { GUIDES_DIR } from './steps/docs.js';
+import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './support/paths.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
@@ -51,9 +52,6 @@ export interface WatchOptions {
   guidesDir?: string;
   adminRoot?: string;
   redoclyConfig?: string;
-  /** generator/index.ts's generate() and STEPS: passed in, since importing them back would be an import cycle. */
-  generate: (options: GenerateOptions) => Promise<boolean>;
-  steps: readonly StepName[];
   log?: (text: string) => void;
 }
 
@@ -79,7 +77,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
   // What each kind of change re-runs. Contract: every step but the admin ones (and `guides`, which
   // lint includes), so that a step added to the pipeline runs on contract changes too.
   const STEPS_FOR: Record<Kind, StepName[]> = {
-    contract: options.steps.filter((s) => s !== 'guides' && s !== 'admin' && s !== 'admin-docs'),
+    contract: STEPS.filter((s) => s !== 'guides' && s !== 'admin' && s !== 'admin-docs'),
     guides: ['guides', 'docs'],
     admin: ['admin', 'admin-docs'],
   };
@@ -107,7 +105,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     const selected = new Set<StepName>(STEPS_FOR.contract.filter((s) => kinds.has('contract')));
     if (kinds.has('guides') && !selected.has('lint')) for (const s of STEPS_FOR.guides) selected.add(s);
     if (kinds.has('admin')) for (const s of STEPS_FOR.admin) selected.add(s);
-    const steps = options.steps.filter((s) => selected.has(s));
+    const steps = STEPS.filter((s) => selected.has(s));
     const needsBundle = steps.some((s) => s !== 'admin' && s !== 'admin-docs');
     let bundle = lastBundle;
     if (needsBundle && (kinds.has('contract') || !bundle)) {
@@ -122,7 +120,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     let typesAt: number | undefined;
     let ok = false;
     try {
-      ok = await options.generate({
+      ok = await generate({
         root,
         out,
         guidesDir,

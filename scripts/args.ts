@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_OUT, DEFAULT_ROOT } from '../generator/paths.js';
+import { DEFAULT_OUT, DEFAULT_ROOT } from '../generator/support/paths.js';
 
 /** Options shared by the contract scripts: --root <file>, --out <dir>, --json. */
 export function scriptArgs(argv = process.argv.slice(2)) {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from '../generator/paths.js';
+import { REPO_ROOT } from '../generator/support/paths.js';
 import { deref, operationById, type JsonObject } from '../tooling/openapi/walker.js';
 import { CONNECTIONS, DURATION_S, measure, type Figures, type LoadRequest } from './load.js';
 import { startPrism } from './prism.js';

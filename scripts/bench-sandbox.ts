@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from '../generator/paths.js';
+import { REPO_ROOT } from '../generator/support/paths.js';
 import { CONNECTIONS, DURATION_S, load, measure, type Figures, type LoadRequest } from './load.js';
 import { startPostgres } from './postgres.js';
 import { startSandboxProcess } from './sandbox-command.js';

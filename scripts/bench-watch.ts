@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../generator/paths.js';
+import { REPO_ROOT } from '../generator/support/paths.js';
 import { startProcessGroup, WATCHDOG, type ProcessGroup } from './server-process.js';
 
 export const WATCH_TARGET_MS = 1_000;
@@ -39,11 +39,11 @@ export interface Watcher extends ProcessGroup {
   block(count: number, timeoutMs?: number): Promise<string>;
 }
 
-/** `generator/index.ts --watch --root <dir>/openapi/openapi.yaml --out <out>` in a process group of its own, once its first build is reported. */
+/** `generator/cli.ts --watch --root <dir>/openapi/openapi.yaml --out <out>` in a process group of its own, once its first build is reported. */
 export async function startWatcher(dir: string, out: string): Promise<Watcher> {
   const child = startProcessGroup(
     process.execPath,
-    ['--import', WATCHDOG, '--import', 'tsx', join(REPO_ROOT, 'generator', 'index.ts'), '--watch', '--root', join(dir, 'openapi', 'openapi.yaml'), '--out', out],
+    ['--import', WATCHDOG, '--import', 'tsx', join(REPO_ROOT, 'generator', 'cli.ts'), '--watch', '--root', join(dir, 'openapi', 'openapi.yaml'), '--out', out],
     { cwd: REPO_ROOT, env: { NO_COLOR: '1' }, name: 'generate --watch' },
   );
   const block = async (count: number, timeoutMs = 120_000) => {

@@ -9,7 +9,7 @@
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
-import { REPO_ROOT } from '../generator/paths.js';
+import { REPO_ROOT } from '../generator/support/paths.js';
 import { benchClient } from './bench-client.js';
 import { benchMock } from './bench-mock.js';
 import { benchSandbox } from './bench-sandbox.js';

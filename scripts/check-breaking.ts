@@ -4,7 +4,7 @@
 //
 // The breaking-change gate: compares the contract (bundled in memory from openapi/openapi.yaml)
 // with its base, by default the latest release in openapi/releases/ (by semver), using `redocly
-// diff`. --base names another the way `npm run report` does (generator/base.ts): a version, a
+// diff`. --base names another the way `npm run report` does (generator/review/base.ts): a version, a
 // bundled file, or a git ref whose tree is bundled (`--base main` in a pull request). Exit codes:
 //   0  no breaking change, or breaking changes accepted because info.version has a greater
 //      major version than the release;
@@ -14,10 +14,10 @@
 // existing release without --force).
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BaseError, loadBase } from '../generator/base.js';
-import { BundleError, bundleContract } from '../generator/bundle.js';
-import { type Change, checkBreaking, DiffError, formatLocation, recordRelease, ReleaseExistsError, RELEASES_DIR } from '../generator/breaking.js';
-import { DEFAULT_ROOT } from '../generator/paths.js';
+import { BaseError, loadBase } from '../generator/review/base.js';
+import { BundleError, bundleContract } from '../generator/steps/bundle.js';
+import { type Change, checkBreaking, DiffError, formatLocation, recordRelease, ReleaseExistsError, RELEASES_DIR } from '../generator/review/breaking.js';
+import { DEFAULT_ROOT } from '../generator/support/paths.js';
 
 const USAGE = `usage: tsx scripts/check-breaking.ts [--json] [--root openapi/openapi.yaml | --current <bundled file>]
                                     [--base <version | bundled file | git ref>] [--releases openapi/releases]

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFAULT_OUT } from '../generator/paths.js';
+import { DEFAULT_OUT } from '../generator/support/paths.js';
 
 export const DEFAULT_DOCS_DIR = join(DEFAULT_OUT, 'docs');
 export const DEFAULT_PORT = 8080;

@@ -1,9 +1,9 @@
 // npm run lint [-- --root <file>] [-- --json]
 // Redocly on the source, Spectral on the bundle; exits 1 on any error OR warning. Without --root:
 // the contract and the sandbox's admin API document (sandbox/admin/openapi.yaml), each to its bar.
-import { lintAdminDocument } from '../generator/admin.js';
-import { formatProblem, lintContract, type LintResult } from '../generator/lint.js';
-import { DEFAULT_ROOT } from '../generator/paths.js';
+import { lintAdminDocument } from '../generator/steps/admin.js';
+import { formatProblem, lintContract, type LintResult } from '../generator/lint/lint.js';
+import { DEFAULT_ROOT } from '../generator/support/paths.js';
 import { scriptArgs } from './args.js';
 
 const args = scriptArgs();

@@ -8,8 +8,8 @@ import { connect, createServer } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bundleContract } from '../generator/bundle.js';
-import { DEFAULT_ROOT, REPO_ROOT } from '../generator/paths.js';
+import { bundleContract } from '../generator/steps/bundle.js';
+import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
 import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
 import { startProcessGroup, WATCHDOG } from './server-process.js';
 

@@ -1,8 +1,8 @@
 // npm run provenance [-- --root <file>] [-- --json]
 // Counts what the contract documents vs. what it infers (x-provenance: inferred), on the bundle.
 import { relative } from 'node:path';
-import { BundleError, bundleContract } from '../generator/bundle.js';
-import { countProvenance, formatProvenance } from '../generator/provenance.js';
+import { BundleError, bundleContract } from '../generator/steps/bundle.js';
+import { countProvenance, formatProvenance } from '../generator/review/provenance.js';
 import { scriptArgs } from './args.js';
 
 const args = scriptArgs();

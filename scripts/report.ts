@@ -1,7 +1,7 @@
 // npm run report [-- --base <git ref | version | released file>] [-- --out report.md]
 //                [-- --root openapi/openapi.yaml] [-- --generated generated/] [-- --no-lint] [-- --no-drift]
 //
-// Markdown for a pull request comment (generator/report.ts): breaking changes with their source
+// Markdown for a pull request comment (generator/review/report.ts): breaking changes with their source
 // locations, a changelog of the contract, provenance before and after, lint, generated-code
 // drift. The base defaults to the latest release, as for `npm run check:breaking`. Exit codes:
 //   0  no breaking change, or breaking changes accepted by a major version bump;
@@ -9,11 +9,11 @@
 //   2  no report: usage error, unreadable base, head or base does not bundle, diff failed.
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BaseError } from '../generator/base.js';
-import { DiffError } from '../generator/breaking.js';
-import { BundleError } from '../generator/bundle.js';
-import { writeFileAtomic } from '../generator/fs.js';
-import { collectReport, renderReport, reportExitCode, reportSummary } from '../generator/report.js';
+import { BaseError } from '../generator/review/base.js';
+import { DiffError } from '../generator/review/breaking.js';
+import { BundleError } from '../generator/steps/bundle.js';
+import { writeFileAtomic } from '../generator/support/fs.js';
+import { collectReport, renderReport, reportExitCode, reportSummary } from '../generator/review/report.js';
 
 const USAGE = `usage: tsx scripts/report.ts [--base <git ref | version | released file>] [--out report.md]
                          [--root openapi/openapi.yaml] [--generated generated/] [--no-lint] [--no-drift]`;

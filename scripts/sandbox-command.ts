@@ -3,7 +3,7 @@
 // they run it with the same heap settings users get.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../generator/paths.js';
+import { REPO_ROOT } from '../generator/support/paths.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');

@@ -164,8 +164,8 @@ describe('import direction', () => {
 
   it('sees the imports of every folder (static, dynamic, type-only)', () => {
     const byPath = new Map(files.map((f) => [f.path, f.imports]));
-    expect(byPath.get('generator/operations.ts')).toContain('../tooling/openapi/walker.js');
-    expect(byPath.get('generator/types.ts')).toContain('openapi-typescript'); // a dynamic import()
+    expect(byPath.get('generator/steps/operations.ts')).toContain('../../tooling/openapi/walker.js');
+    expect(byPath.get('generator/steps/types.ts')).toContain('openapi-typescript'); // a dynamic import()
     expect(byPath.get('src/client/types.ts')).toContain('../../generated/operations.js'); // type-only
     expect(files.filter((f) => f.path.startsWith('test/')).length).toBeGreaterThan(10);
   });
@@ -173,7 +173,7 @@ describe('import direction', () => {
   it('catches each kind of backward import (counter-examples)', () => {
     const found = violations([
       { path: 'scripts/mock.ts', imports: ['../test/support/prism.js'] },
-      { path: 'generator/index.ts', imports: ['../scripts/prism.js'] },
+      { path: 'generator/generate.ts', imports: ['../scripts/prism.js'] },
       { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
       { path: 'src/client/auth.ts', imports: ['../../tooling/openapi/walker.js'] },
       { path: 'tooling/openapi/walker.ts', imports: ['node:fs', '../../src/client/operation-info.js'] },
@@ -190,7 +190,7 @@ describe('import direction', () => {
     ]);
     expect(found).toEqual([
       'scripts/mock.ts imports ../test/support/prism.js: nothing imports test/ (tests depend on the product, never the reverse)',
-      'generator/index.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
+      'generator/generate.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
       'src/client/client.ts imports node:crypto: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',
@@ -218,5 +218,137 @@ describe('import direction', () => {
 
   it('holds in the repository', () => {
     expect(violations(files)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// No import cycles: the same imports (static, dynamic, type-only) as a graph of the repository's
+// files. A cycle is reported as the files it goes through, `a.ts → b.ts → a.ts`.
+
+/** The scanned file a relative specifier names (`x.js` as written for `x.ts`, a folder's index), or undefined (a package, a file not scanned). */
+function resolveImport(from: string, specifier: string, known: ReadonlySet<string>): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = relative(ROOT, resolve(ROOT, dirname(from), specifier)).split(sep).join('/');
+  const stem = target.replace(/\.[cm]?[jt]s$/, '');
+  return [target, ...['.ts', '.mts', '.cts', '.js', '.mjs'].map((ext) => stem + ext), `${target}/index.ts`, `${target}/index.js`].find((p) => known.has(p));
+}
+
+/** file → the scanned files it imports, sorted. */
+function importGraph(files: SourceFile[]): Map<string, string[]> {
+  const known = new Set(files.map((f) => f.path));
+  const targets = (f: SourceFile) => f.imports.flatMap((s) => resolveImport(f.path, s, known) ?? []);
+  return new Map(files.map((f) => [f.path, [...new Set(targets(f))].sort()]));
+}
+
+/**
+ * Every knot of files that import each other (a strongly connected component, Tarjan), each named
+ * by its shortest cycle through its first file in path order; when the knot holds more files than
+ * that cycle, they are listed after it. Sorted, so the message is stable.
+ */
+function importCycles(files: SourceFile[]): string[] {
+  const graph = importGraph(files);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const knots: string[][] = [];
+  const connect = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        connect(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const knot: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      knot.push(member);
+    } while (member !== file);
+    if (knot.length > 1 || graph.get(file)!.includes(file)) knots.push(knot.sort());
+  };
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) connect(file);
+
+  return knots
+    .map((knot) => {
+      // breadth-first from the knot's first file back to it, inside the knot
+      const inKnot = new Set(knot);
+      const start = knot[0]!;
+      const cameFrom = new Map<string, string>();
+      const queue = [start];
+      let last: string | undefined;
+      while (queue.length > 0 && last === undefined) {
+        const file = queue.shift()!;
+        for (const next of graph.get(file)!) {
+          if (next === start) {
+            last = file;
+            break;
+          }
+          if (inKnot.has(next) && !cameFrom.has(next)) {
+            cameFrom.set(next, file);
+            queue.push(next);
+          }
+        }
+      }
+      const cycle = [start];
+      for (let file = last!; file !== start; file = cameFrom.get(file)!) cycle.splice(1, 0, file);
+      const others = knot.filter((f) => !cycle.includes(f));
+      return `${[...cycle, start].join(' → ')}${others.length ? ` (the same knot also holds ${others.join(', ')})` : ''}`;
+    })
+    .sort();
+}
+
+describe('import cycles', () => {
+  const files = sourceFiles();
+
+  it('sees the edges of the graph (static, dynamic and type-only imports, `.js` written for `.ts`)', () => {
+    const graph = importGraph(files);
+    expect(graph.get('generator/cli.ts')).toEqual(expect.arrayContaining(['generator/generate.ts', 'generator/watch.ts'])); // watch: a dynamic import()
+    expect(graph.get('generator/watch.ts')).toContain('generator/pipeline.ts'); // type and value imports
+    expect(graph.get('generator/steps/operations.ts')).toContain('tooling/openapi/walker.ts');
+    expect(graph.get('src/client/types.ts')).toContain('generated/operations.ts'); // type-only
+    expect([...graph.values()].flat().length).toBeGreaterThan(200);
+  });
+
+  it('names each cycle (counter-examples)', () => {
+    const found = importCycles([
+      // a library and its watch mode that import each other, one of them through a type-only import
+      { path: 'generator/generate.ts', imports: ['./watch.js', './steps/bundle.js', 'node:fs'] },
+      { path: 'generator/watch.ts', imports: ['./generate.js', './steps/bundle.js'] },
+      { path: 'generator/steps/bundle.ts', imports: ['../support/paths.js'] },
+      { path: 'generator/support/paths.ts', imports: ['node:path'] },
+      // three files in a ring, and a fourth that joins the knot by a shortcut
+      { path: 'scripts/a.ts', imports: ['./b.js'] },
+      { path: 'scripts/b.ts', imports: ['./c.js', './d.js'] },
+      { path: 'scripts/c.ts', imports: ['./a.js'] },
+      { path: 'scripts/d.ts', imports: ['./b.js'] },
+      // a file that imports itself; a folder's index
+      { path: 'src/self.ts', imports: ['./self.js'] },
+      { path: 'tooling/x/index.ts', imports: ['../y.js'] },
+      { path: 'tooling/y.ts', imports: ['./x'] },
+      // no cycle: a diamond
+      { path: 'examples/top.ts', imports: ['./left.js', './right.js'] },
+      { path: 'examples/left.ts', imports: ['./bottom.js'] },
+      { path: 'examples/right.ts', imports: ['./bottom.js'] },
+      { path: 'examples/bottom.ts', imports: [] },
+    ]);
+    expect(found).toEqual([
+      'generator/generate.ts → generator/watch.ts → generator/generate.ts',
+      'scripts/a.ts → scripts/b.ts → scripts/c.ts → scripts/a.ts (the same knot also holds scripts/d.ts)',
+      'src/self.ts → src/self.ts',
+      'tooling/x/index.ts → tooling/y.ts → tooling/x/index.ts',
+    ]);
+  });
+
+  it('holds in the repository', () => {
+    expect(importCycles(files)).toEqual([]);
   });
 });

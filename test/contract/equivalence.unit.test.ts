@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { latestRelease } from '../../generator/breaking.js';
+import { latestRelease } from '../../generator/review/breaking.js';
 import { buildCorpus, type CorpusValue } from '../support/corpus.js';
 import { loadBundle, type JsonObject } from '../support/openapi.js';
 import { createSchemaValidator } from '../support/schema.js';

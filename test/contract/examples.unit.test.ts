@@ -1,9 +1,9 @@
 // Every example in the contract (request, response, header, parameter, webhook and schema
 // examples) validated against its schema with Ajv 2020 + formats, on the bundle. The cases and the
-// checks are generator/examples.ts, which `npm run lint` runs too (example-invalid,
+// checks are generator/lint/examples.ts, which `npm run lint` runs too (example-invalid,
 // example-undeclared-property); here each example is a test of its own.
 import { describe, expect, it } from 'vitest';
-import { exampleCases } from '../../generator/examples.js';
+import { exampleCases } from '../../generator/lint/examples.js';
 import { loadBundle, type JsonObject } from '../support/openapi.js';
 import { deref, operations } from '../../tooling/openapi/walker.js';
 import { createSchemaValidator, formatErrors, undeclaredMembers } from '../support/schema.js';

@@ -1,20 +1,20 @@
-// The Spectral house rules (generator/lint-rules/): each reports its counter-example at the place
+// The Spectral house rules (generator/lint/rules/): each reports its counter-example at the place
 // where the offending object lives, and stays silent on the contract (npm run lint holds the
 // contract at zero problems; these tests hold the rules themselves).
 import { describe, expect, it } from 'vitest';
-import houseBoundedStrings from '../../generator/lint-rules/houseBoundedStrings.js';
-import houseCamelCaseOperationId from '../../generator/lint-rules/houseCamelCaseOperationId.js';
-import houseCamelCaseProperties from '../../generator/lint-rules/houseCamelCaseProperties.js';
-import houseCompositionShape from '../../generator/lint-rules/houseCompositionShape.js';
-import houseInferredHasReason from '../../generator/lint-rules/houseInferredHasReason.js';
-import houseMoneyInteger from '../../generator/lint-rules/houseMoneyInteger.js';
-import houseOperationDocumented from '../../generator/lint-rules/houseOperationDocumented.js';
-import houseOperationExamples from '../../generator/lint-rules/houseOperationExamples.js';
-import type { HouseRule } from '../../generator/lint-rules/types.js';
+import houseBoundedStrings from '../../generator/lint/rules/houseBoundedStrings.js';
+import houseCamelCaseOperationId from '../../generator/lint/rules/houseCamelCaseOperationId.js';
+import houseCamelCaseProperties from '../../generator/lint/rules/houseCamelCaseProperties.js';
+import houseCompositionShape from '../../generator/lint/rules/houseCompositionShape.js';
+import houseInferredHasReason from '../../generator/lint/rules/houseInferredHasReason.js';
+import houseMoneyInteger from '../../generator/lint/rules/houseMoneyInteger.js';
+import houseOperationDocumented from '../../generator/lint/rules/houseOperationDocumented.js';
+import houseOperationExamples from '../../generator/lint/rules/houseOperationExamples.js';
+import type { HouseRule } from '../../generator/lint/rules/types.js';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lintContract } from '../../generator/lint.js';
+import { lintContract } from '../../generator/lint/lint.js';
 import { loadBundle } from '../support/openapi.js';
 
 const RULES: Record<string, HouseRule> = {

@@ -1,15 +1,15 @@
 // What the tests used to catch alone, npm run lint now reports at the source file and line: examples
-// with undeclared or invalid members (generator/examples.ts), guide links to operations or tags that
-// do not exist (generator/guide-links.ts), and YAML syntax errors (generator/source-syntax.ts), each
+// with undeclared or invalid members (generator/lint/examples.ts), guide links to operations or tags that
+// do not exist (generator/steps/guide-links.ts), and YAML syntax errors (generator/lint/source-syntax.ts), each
 // once. Fixture contracts are copies of openapi/ and docs/guides/ in temp dirs, each broken on purpose.
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkExamples } from '../../generator/examples.js';
-import { checkGuideLinks, guideLinks } from '../../generator/guide-links.js';
-import { formatProblem, lintContract, type LintResult } from '../../generator/lint.js';
-import { checkSourceSyntax } from '../../generator/source-syntax.js';
+import { checkExamples } from '../../generator/lint/examples.js';
+import { checkGuideLinks, guideLinks } from '../../generator/steps/guide-links.js';
+import { formatProblem, lintContract, type LintResult } from '../../generator/lint/lint.js';
+import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];

@@ -1,4 +1,4 @@
-// The documentation site (generator/docs.ts): built from the current contract (the bundle of the
+// The documentation site (generator/steps/docs.ts): built from the current contract (the bundle of the
 // global setup) into a temp dir, then opened from disk in headless Chromium with the network
 // blocked. Screenshots go to test-output/docs/ (git-ignored).
 import { existsSync } from 'node:fs';
@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, operationAnchor, type Guide } from '../../generator/docs.js';
-import { guideLinks } from '../../generator/guide-links.js';
+import { buildDocs, decorateForDocs, GUIDES_DIR, loadGuides, operationAnchor, type Guide } from '../../generator/steps/docs.js';
+import { guideLinks } from '../../generator/steps/guide-links.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
 import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
 import { deref, operations, type OperationObject } from '../../tooling/openapi/walker.js';

@@ -1,4 +1,4 @@
-// The breaking-change gate (generator/breaking.ts, `npm run check:breaking`): variants of the
+// The breaking-change gate (generator/review/breaking.ts, `npm run check:breaking`): variants of the
 // bundled contract, each a deep copy with one edit, written to temp files and compared with the
 // unchanged contract by `redocly diff`. The comparisons are independent child processes
 // (~0.5-0.7 s each), so they run concurrently.
@@ -18,9 +18,9 @@ import {
   ReleaseExistsError,
   RELEASES_DIR,
   verdict,
-} from '../../generator/breaking.js';
-import { REDOCLY_CONFIG, REPO_ROOT } from '../../generator/paths.js';
-import { runNode } from '../../generator/process.js';
+} from '../../generator/review/breaking.js';
+import { REDOCLY_CONFIG, REPO_ROOT } from '../../generator/support/paths.js';
+import { runNode } from '../../generator/support/process.js';
 import { loadBundle, type JsonObject } from '../support/openapi.js';
 
 const doc = loadBundle();

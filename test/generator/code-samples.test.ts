@@ -1,4 +1,4 @@
-// The code samples (generator/code-samples.ts → generated/samples/, and the docs' x-codeSamples) do
+// The code samples (generator/steps/code-samples.ts → generated/samples/, and the docs' x-codeSamples) do
 // what their labels say: every TypeScript sample type-checks against the SDK (one tsc run, with two
 // broken copies that must fail), every sample — curl and TypeScript — runs against the sandbox and
 // gets the status its label names, and the docs page carries every sample under a tab Redoc shows.
@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
-import { codeSamples, PACKAGE_NAME, SAMPLE_ENV, sampleCases, SAMPLES_DIR, type CodeSample, type SampleCase } from '../../generator/code-samples.js';
+import { codeSamples, PACKAGE_NAME, SAMPLE_ENV, sampleCases, SAMPLES_DIR, type CodeSample, type SampleCase } from '../../generator/steps/code-samples.js';
 import { createPaymentClient, type PaymentClient } from '../../src/client/index.js';
 import { deref, isObject, operationById, operations } from '../../tooling/openapi/walker.js';
 import { loadBundle, type JsonObject } from '../support/openapi.js';

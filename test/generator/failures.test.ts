@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../generator/paths.js';
+import { REPO_ROOT } from '../../generator/support/paths.js';
 import { freePort, startProcessGroup, type ProcessGroup } from '../../scripts/server-process.js';
 import { startExampleReceiver } from '../support/example-receiver.js';
 import { reply, startFakeApi } from '../support/fake-api.js';

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPortableYaml } from '../../generator/bundle.js';
-import { generate } from '../../generator/index.js';
-import { DEFAULT_OUT } from '../../generator/paths.js';
+import { toPortableYaml } from '../../generator/steps/bundle.js';
+import { generate } from '../../generator/generate.js';
+import { DEFAULT_OUT } from '../../generator/support/paths.js';
 
 async function snapshot(dir: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();

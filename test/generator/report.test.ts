@@ -1,4 +1,4 @@
-// The pull-request report (generator/report.ts, generator/changelog.ts, `npm run report`): the
+// The pull-request report (generator/review/report.ts, generator/review/changelog.ts, `npm run report`): the
 // changelog on edited copies of the bundled contract (pure); the Markdown on fixtures; breaking
 // changes, their source locations and the exit code on an edited copy of openapi/ (redocly diff);
 // one end-to-end run of the script on a temporary git repository, drift included.
@@ -8,14 +8,14 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BaseError, loadBase } from '../../generator/base.js';
-import type { BreakingResult } from '../../generator/breaking.js';
-import { changelog } from '../../generator/changelog.js';
-import type { LintResult } from '../../generator/lint.js';
-import { DEFAULT_OUT, REPO_ROOT } from '../../generator/paths.js';
-import { runNode } from '../../generator/process.js';
-import { countProvenance } from '../../generator/provenance.js';
-import { collectReport, compareTrees, type ReportData, renderReport, reportExitCode } from '../../generator/report.js';
+import { BaseError, loadBase } from '../../generator/review/base.js';
+import type { BreakingResult } from '../../generator/review/breaking.js';
+import { changelog } from '../../generator/review/changelog.js';
+import type { LintResult } from '../../generator/lint/lint.js';
+import { DEFAULT_OUT, REPO_ROOT } from '../../generator/support/paths.js';
+import { runNode } from '../../generator/support/process.js';
+import { countProvenance } from '../../generator/review/provenance.js';
+import { collectReport, compareTrees, type ReportData, renderReport, reportExitCode } from '../../generator/review/report.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { loadBundle } from '../support/openapi.js';
 

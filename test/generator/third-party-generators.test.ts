@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } from '../support/corpus.js';
 import { loadBundle, type JsonObject } from '../support/openapi.js';
 import { createSchemaValidator } from '../support/schema.js';
-import { latestRelease } from '../../generator/breaking.js';
+import { latestRelease } from '../../generator/review/breaking.js';
 import { isObject, propertiesOf, requiredOf } from '../../tooling/openapi/walker.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

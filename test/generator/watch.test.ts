@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../generator/paths.js';
+import { REPO_ROOT } from '../../generator/support/paths.js';
 import { copyProject, saveByRename, startWatcher, watchBlocks, type Watcher } from '../../scripts/bench-watch.js';
 
 let dir: string;

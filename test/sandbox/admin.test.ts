@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../generator/paths.js';
+import { REPO_ROOT } from '../../generator/support/paths.js';
 import { ADMIN_PREFIX, loadAdminDocument, type AdminOperationId } from '../../sandbox/http/admin.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';

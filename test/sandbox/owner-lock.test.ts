@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../generator/paths.js';
+import { REPO_ROOT } from '../../generator/support/paths.js';
 import { killGroup } from '../../scripts/server-process.js';
 import { openStore, StoreOpenError } from '../../sandbox/store/index.js';
 

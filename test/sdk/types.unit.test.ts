@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runNode } from '../../generator/process.js';
+import { runNode } from '../../generator/support/process.js';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -11,7 +11,7 @@
 //   extra-property    an example with an undeclared property, where the schema forbids them.
 //
 // Deterministic: the same contract gives the same corpus, in the same order.
-import { deref, derefLenient, escapeToken, isObject, locate, operations, parsePointer, propertiesOf, requiredOf, schemaTypes, toPointer, tryResolve, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
+import { componentsOf, deref, derefLenient, escapeToken, isObject, locate, operations, parsePointer, propertiesOf, requiredOf, schemaTypes, toPointer, tryResolve, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
 
 export interface CorpusValue {
   /** component schema name, e.g. 'CheckoutSessionRequest' */
@@ -49,7 +49,7 @@ function otherType(root: JsonObject, schema: unknown): unknown {
 }
 
 export function buildCorpus(doc: JsonObject): CorpusValue[] {
-  const schemas = ((doc.components as JsonObject | undefined)?.schemas ?? {}) as Record<string, unknown>;
+  const schemas = componentsOf(doc, 'schemas');
   const examples = new Map<string, Array<{ label: string; value: unknown }>>();
   const seenValues = new Map<string, Set<string>>();
   const record = (name: string, label: string, value: unknown) => {

@@ -3,9 +3,9 @@
 // clear message, before vitest's own "No test files found" and stack trace could bury it.
 import { relative, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { BundleError, bundleContract } from '../../generator/bundle.js';
-import { DEFAULT_ROOT } from '../../generator/paths.js';
-import { checkSourceSyntax } from '../../generator/source-syntax.js';
+import { BundleError, bundleContract } from '../../generator/steps/bundle.js';
+import { DEFAULT_ROOT } from '../../generator/support/paths.js';
+import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

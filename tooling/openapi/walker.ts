@@ -1,7 +1,7 @@
-// The one OpenAPI walker: JSON pointers, `$ref` resolution, the operations of a document and every
-// schema in it. The generator, the Spectral house rules, the scripts, the tests and the sandbox
-// all walk the contract through this module; none writes its own loop over `paths` or its own
-// pointer escaping.
+// The one OpenAPI walker: JSON pointers, `$ref` resolution, the operations of a document, every
+// schema in it and every object. The generator, the Spectral house rules, the scripts, the tests
+// and the sandbox all walk the contract through this module; none writes its own loop over
+// `paths` or its own pointer escaping.
 //
 // Plain TypeScript with no runtime imports (no `node:`), so that any layer may use it. The types
 // are openapi-typescript's OpenAPI 3.1 object types (type-only imports: nothing of it is loaded).
@@ -230,6 +230,25 @@ export function securityOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEnt
 }
 
 // ---------------------------------------------------------------------------------------------
+// Components
+
+/** The kinds of the Components Object, each a map from names to objects (or `$ref`s). */
+export type ComponentKind =
+  | 'schemas' | 'responses' | 'parameters' | 'examples' | 'requestBodies' | 'headers'
+  | 'securitySchemes' | 'links' | 'callbacks' | 'pathItems';
+
+/**
+ * The components of one kind by name, in document order (each lives at
+ * `['components', kind, name]`): the document's own map, or a new empty one when the
+ * document has none.
+ */
+export function componentsOf(root: OpenAPI3 | JsonObject, kind: ComponentKind): JsonObject {
+  const components = (root as JsonObject).components;
+  const map = isObject(components) ? components[kind] : undefined;
+  return isObject(map) ? map : {};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Schemas
 
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
@@ -327,10 +346,8 @@ export function walkSchemas(root: OpenAPI3 | JsonObject, visit: SchemaVisitor): 
     const map = doc[section];
     if (isObject(map)) for (const [key, item] of Object.entries(map)) pathItem(item, [section, key]);
   }
-  const components = isObject(doc.components) ? doc.components : {};
-  const each = (kind: string, fn: (value: unknown, tokens: (string | number)[]) => void) => {
-    const map = components[kind];
-    if (isObject(map)) for (const [name, value] of Object.entries(map)) fn(value, ['components', kind, name]);
+  const each = (kind: ComponentKind, fn: (value: unknown, tokens: (string | number)[]) => void) => {
+    for (const [name, value] of Object.entries(componentsOf(doc, kind))) fn(value, ['components', kind, name]);
   };
   each('schemas', (s, t) => schema(s, t));
   each('parameters', parameterOrHeader);
@@ -339,6 +356,59 @@ export function walkSchemas(root: OpenAPI3 | JsonObject, visit: SchemaVisitor): 
   each('requestBodies', requestBody);
   each('pathItems', pathItem);
   each('callbacks', (cb, t) => callbacks({ [String(t.at(-1))]: cb }, t.slice(0, -1)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every object
+
+/** Keywords whose values are data (instances, literal values), never OpenAPI or schema objects. */
+const DATA_KEYWORDS = new Set(['example', 'default', 'enum', 'const']);
+/**
+ * Keywords whose value is a map from names an author chose to objects: its keys are names, never
+ * keywords (a property called `default`, the `default` response, a media type).
+ */
+const NAME_MAPS = new Set([
+  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'paths', 'webhooks',
+  'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links',
+  'callbacks', 'pathItems', 'content', 'encoding', 'variables', 'mapping',
+]);
+
+export type ObjectVisitor = (node: JsonObject, tokens: (string | number)[]) => void;
+
+export interface WalkObjectsOptions {
+  /** Walk the data too (every object of a JSON value, whatever it means: e.g. every `$ref` of a source file). Default false. */
+  data?: boolean;
+}
+
+/**
+ * Calls `visit` for every JSON object under `root` (OpenAPI objects, schemas, the maps that hold
+ * them, extensions) where it physically lives, with its tokens: parent before children, in
+ * document order. `$ref`s are not followed. Data is skipped: the values of `example`, `default`,
+ * `enum` and `const`, a schema's `examples` array and the `value` of an Example Object (its other
+ * fields, such as `summary` and `description`, are visited). A key of a map of names
+ * (`properties`, `responses`, `content`, `schemas`, …) is a name, never a keyword: a property
+ * called `default` is visited like any other.
+ */
+export function walkObjects(root: unknown, visit: ObjectVisitor, options: WalkObjectsOptions = {}): void {
+  const data = options.data === true;
+  /** What `node` is: a map of names, a map of Example Objects, an Example Object, or any other object. */
+  type Kind = 'names' | 'examples' | 'example' | 'object';
+  const walk = (node: unknown, tokens: (string | number)[], kind: Kind): void => {
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => walk(item, [...tokens, i], 'object'));
+      return;
+    }
+    if (!isObject(node)) return;
+    visit(node, tokens);
+    for (const [key, child] of Object.entries(node)) {
+      const at = [...tokens, key];
+      if (data || kind === 'names') walk(child, at, 'object');
+      else if (kind === 'examples') walk(child, at, 'example');
+      else if (DATA_KEYWORDS.has(key) || (key === 'value' && kind === 'example') || (key === 'examples' && !isObject(child))) continue;
+      else walk(child, at, key === 'examples' ? 'examples' : NAME_MAPS.has(key) ? 'names' : 'object');
+    }
+  };
+  walk(root, [], 'object');
 }
 
 /**

@@ -1,0 +1,48 @@
+// The sandbox's admin API document (sandbox/admin/openapi.yaml): not part of the merchant contract,
+// but linted like it (its Spectral ruleset extends the contract's), typed for the sandbox's CLI
+// (generated/admin/types.ts) and shown in the docs site (docs/sandbox-admin.html). One file, no
+// external $refs: it is read as it is, without bundling. Read here as a file, never imported.
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parse } from 'yaml';
+import type { OpenApiDocument } from './bundle.js';
+import { renderReferencePage } from './docs.js';
+import { lintContract, type LintOptions, type LintResult } from '../lint/lint.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { checkSourceSyntax } from '../lint/source-syntax.js';
+import { renderTypes } from './types.js';
+
+export const ADMIN_ROOT = join(REPO_ROOT, 'sandbox', 'admin', 'openapi.yaml');
+export const ADMIN_SPECTRAL_RULESET = join(REPO_ROOT, 'sandbox', 'admin', '.spectral.yaml');
+/** Redoc options of the admin page: the contract's, with the admin document as the download. */
+export const ADMIN_DOCS_CONFIG = join(REPO_ROOT, 'sandbox', 'admin', 'docs.redocly.yaml');
+
+export async function loadAdminDocument(path = ADMIN_ROOT): Promise<OpenApiDocument> {
+  const text = await readFile(path, 'utf8');
+  // A YAML mistake as lint reports it (file:line:col, where the mistake is, with a hint), not a parser stack.
+  const [problem] = checkSourceSyntax(path);
+  if (problem) throw new AdminDocumentError(`${relative(process.cwd(), problem.file)}:${problem.line}:${problem.col} error yaml-syntax ${problem.message}`);
+  return parse(text) as OpenApiDocument;
+}
+
+/** The admin document cannot be read as YAML; the message is the problem's `file:line:col …` line. */
+export class AdminDocumentError extends Error {}
+
+/** Redocly on the document, Spectral with the admin ruleset: the same bar as the contract's. */
+export function lintAdminDocument(options: Pick<LintOptions, 'out'> = {}): Promise<LintResult> {
+  return lintContract({ ...options, root: ADMIN_ROOT, spectralRuleset: ADMIN_SPECTRAL_RULESET });
+}
+
+/** generated/admin/types.ts: openapi-typescript, as for the contract. */
+export async function renderAdminTypes(document: OpenApiDocument): Promise<string> {
+  const types = await renderTypes(document);
+  return types.replace('from openapi/openapi.yaml', 'from sandbox/admin/openapi.yaml');
+}
+
+/** docs/sandbox-admin.html and the document it offers for download, docs/sandbox-admin.yaml. */
+export async function renderAdminDocs(document: OpenApiDocument, path = ADMIN_ROOT): Promise<Array<{ path: string; content: string }>> {
+  return [
+    { path: 'docs/sandbox-admin.html', content: await renderReferencePage(document, ADMIN_DOCS_CONFIG) },
+    { path: 'docs/sandbox-admin.yaml', content: await readFile(path, 'utf8') },
+  ];
+}

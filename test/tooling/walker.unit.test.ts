@@ -1,0 +1,114 @@
+// The OpenAPI walker's traversal of every object (tooling/openapi/walker.ts, walkObjects): what it
+// visits, where, in which order, and which data it leaves alone; and its map of one kind of components.
+import { describe, expect, it } from 'vitest';
+import { componentsOf, toPointer, walkObjects, type JsonObject } from '../../tooling/openapi/walker.js';
+
+const visited = (root: unknown, options?: { data?: boolean }): string[] => {
+  const out: string[] = [];
+  walkObjects(root, (_node, tokens) => out.push(toPointer(tokens)), options);
+  return out;
+};
+
+const document: JsonObject = {
+  openapi: '3.1.0',
+  paths: {
+    '/payments': {
+      post: {
+        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', default: 10, enum: [10, 20] } }],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Payment' },
+              example: { amount: { value: 1 } },
+              examples: { small: { summary: 'A small one', value: { amount: { value: 1 } } }, shared: { $ref: '#/components/examples/Big' } },
+            },
+          },
+        },
+        responses: { default: { description: 'Any error', headers: { const: { schema: { type: 'string' } } } } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Payment: {
+        type: 'object',
+        examples: [{ amount: { value: 1 } }],
+        properties: {
+          default: { type: 'boolean', default: { not: 'visited' } },
+          properties: { type: 'object', const: { not: 'visited' }, properties: { enum: { type: 'string' } } },
+        },
+      },
+    },
+    examples: { Big: { description: 'A big one', 'x-provenance': 'inferred', value: { amount: { value: 99 } } } },
+  },
+};
+
+describe('walkObjects', () => {
+  it('visits every object where it lives, parent first, in document order, with its tokens (array items by index)', () => {
+    expect(visited(document)).toEqual([
+      '#',
+      '#/paths',
+      '#/paths/~1payments',
+      '#/paths/~1payments/post',
+      '#/paths/~1payments/post/parameters/0',
+      '#/paths/~1payments/post/parameters/0/schema',
+      '#/paths/~1payments/post/requestBody',
+      '#/paths/~1payments/post/requestBody/content',
+      '#/paths/~1payments/post/requestBody/content/application~1json',
+      '#/paths/~1payments/post/requestBody/content/application~1json/schema', // the $ref, not followed
+      '#/paths/~1payments/post/requestBody/content/application~1json/examples',
+      '#/paths/~1payments/post/requestBody/content/application~1json/examples/small', // its summary, not its value
+      '#/paths/~1payments/post/requestBody/content/application~1json/examples/shared',
+      '#/paths/~1payments/post/responses',
+      '#/paths/~1payments/post/responses/default', // a name, not the keyword
+      '#/paths/~1payments/post/responses/default/headers',
+      '#/paths/~1payments/post/responses/default/headers/const',
+      '#/paths/~1payments/post/responses/default/headers/const/schema',
+      '#/components',
+      '#/components/schemas',
+      '#/components/schemas/Payment',
+      '#/components/schemas/Payment/properties',
+      '#/components/schemas/Payment/properties/default', // a property called default; its own default is data
+      '#/components/schemas/Payment/properties/properties', // a property called properties is a schema: its const is data
+      '#/components/schemas/Payment/properties/properties/properties',
+      '#/components/schemas/Payment/properties/properties/properties/enum',
+      '#/components/examples',
+      '#/components/examples/Big',
+    ]);
+  });
+
+  it('hands over the objects themselves, so that a caller may change them in place', () => {
+    const copy = structuredClone(document);
+    walkObjects(copy, (node) => {
+      if (node['x-provenance'] === 'inferred') node.description = `(inferred) ${String(node.description)}`;
+    });
+    expect(((copy.components as JsonObject).examples as Record<string, JsonObject>).Big!.description).toBe('(inferred) A big one');
+  });
+
+  it('with { data: true } walks the data too: every object of a JSON value', () => {
+    const all = visited(document, { data: true });
+    expect(all).toEqual(expect.arrayContaining([
+      '#/paths/~1payments/post/requestBody/content/application~1json/example/amount',
+      '#/paths/~1payments/post/requestBody/content/application~1json/examples/small/value/amount',
+      '#/components/schemas/Payment/examples/0/amount',
+      '#/components/schemas/Payment/properties/default/default',
+      '#/components/examples/Big/value/amount',
+    ]));
+    expect(all.length).toBe(visited(document).length + 10);
+  });
+
+  it('takes any value as the root: a scalar or an array has no object to visit but its items', () => {
+    expect(visited('text')).toEqual([]);
+    expect(visited([{ a: { b: 1 } }, 2])).toEqual(['#/0', '#/0/a']);
+  });
+});
+
+describe('componentsOf', () => {
+  it("gives the document's own map of one kind, in document order, or an empty one", () => {
+    const schemas = componentsOf(document, 'schemas');
+    expect(Object.keys(schemas)).toEqual(['Payment']);
+    expect(schemas).toBe((document.components as JsonObject).schemas);
+    expect(componentsOf(document, 'parameters')).toEqual({});
+    expect(componentsOf({ openapi: '3.1.0' }, 'schemas')).toEqual({});
+  });
+});
