@@ -10,16 +10,16 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatProblem, lintContract } from './lint/lint.js';
 import { STEPS, type GenerateOptions, type StepName } from './pipeline.js';
-import { ADMIN_ROOT, AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './steps/admin.js';
+import { AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './steps/admin.js';
 import { BundleError, bundleContract, type BundleResult } from './steps/bundle.js';
 import { renderCodeSamples, SAMPLES_DIR } from './steps/code-samples.js';
-import { buildDocs, GUIDES_DIR } from './steps/docs.js';
+import { buildDocs } from './steps/docs.js';
 import { checkGuideLinks } from './steps/guide-links.js';
 import { renderOperations } from './steps/operations.js';
 import { renderResources } from './steps/resources.js';
 import { renderTypes } from './steps/types.js';
 import { writeFileAtomic } from './support/fs.js';
-import { DEFAULT_OUT, DEFAULT_ROOT } from './support/paths.js';
+import { ADMIN_ROOT, DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR } from './support/paths.js';
 
 export { STEPS, type GenerateOptions, type StepName } from './pipeline.js';
 

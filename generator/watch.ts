@@ -12,10 +12,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { generate } from './generate.js';
 import { STEPS, type StepName } from './pipeline.js';
-import { ADMIN_ROOT } from './steps/admin.js';
 import { bundleContract, type BundleResult } from './steps/bundle.js';
-import { GUIDES_DIR } from './steps/docs.js';
-import { DEFAULT_OUT, DEFAULT_ROOT, REDOCLY_CONFIG, SPECTRAL_RULESET } from './support/paths.js';
+import { ADMIN_ROOT, DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, SPECTRAL_RULESET } from './support/paths.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the

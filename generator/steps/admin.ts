@@ -8,11 +8,10 @@ import { parse } from 'yaml';
 import type { OpenApiDocument } from './bundle.js';
 import { renderReferencePage } from './docs.js';
 import { lintContract, type LintOptions, type LintResult } from '../lint/lint.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { ADMIN_ROOT, REPO_ROOT } from '../support/paths.js';
 import { checkSourceSyntax } from '../lint/source-syntax.js';
 import { renderTypes } from './types.js';
 
-export const ADMIN_ROOT = join(REPO_ROOT, 'sandbox', 'admin', 'openapi.yaml');
 export const ADMIN_SPECTRAL_RULESET = join(REPO_ROOT, 'sandbox', 'admin', '.spectral.yaml');
 /** Redoc options of the admin page: the contract's, with the admin document as the download. */
 export const ADMIN_DOCS_CONFIG = join(REPO_ROOT, 'sandbox', 'admin', 'docs.redocly.yaml');

@@ -13,13 +13,12 @@ import { parse as parseYaml } from 'yaml';
 import { toPortableYaml } from './bundle.js';
 import { xCodeSamples, type XCodeSample } from './code-samples.js';
 import { writeFileAtomic } from '../support/fs.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { derefLenient, isObject as isObj, operations, walkObjects, walkSchemas } from '../../tooling/openapi/walker.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
-export const GUIDES_DIR = join(REPO_ROOT, 'docs', 'guides');
 export const DOCS_CONFIG = join(REPO_ROOT, 'generator', 'steps', 'docs.redocly.yaml');
 
 /** Name of the sidebar group that holds the guides, and of the one that holds the reference. */

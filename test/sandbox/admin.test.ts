@@ -5,14 +5,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../generator/support/paths.js';
+import { GUIDES_DIR, REPO_ROOT } from '../../generator/support/paths.js';
 import { ADMIN_PREFIX, loadAdminDocument, type AdminOperationId } from '../../sandbox/http/admin.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
 
-const GUIDES_DIR = join(REPO_ROOT, 'docs', 'guides');
 const dbs = databases();
 const HOUR = 3_600_000;
 let seq = 0;
