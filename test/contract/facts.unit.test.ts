@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpointRows, enumValues, interfaceDocument, quote, tableFields } from '../support/interface-document.js';
 import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
-import { deref, operationById, operations, parametersOf, securityOf } from '../../tooling/openapi/walker.js';
+import { deref, operationById, operations, parametersOf, securityOf, toPointer, walkObjects } from '../../tooling/openapi/walker.js';
 import { declared } from '../support/schema.js';
 
 const doc = loadBundle();
@@ -411,16 +411,18 @@ describe('provenance', () => {
   });
   it('every inferred element says why, and nothing documented claims to be inferred', () => {
     const problems: string[] = [];
-    const walk = (node: Json, at: string): void => {
-      if (!node || typeof node !== 'object') return;
-      if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${at}/${i}`)); return; }
-      const marked = node['x-provenance'] === 'inferred';
-      const says = typeof node.description === 'string' && node.description.startsWith('Inferred:');
-      if (node['x-provenance'] !== undefined && !marked) problems.push(`${at}: x-provenance must be "inferred"`);
-      if (marked !== says) problems.push(`${at}: x-provenance and an "Inferred:" description go together`);
-      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
-    };
-    walk(doc, '#');
+    // Data too: an example that carried x-provenance would be a mistake of its own.
+    walkObjects(
+      doc,
+      (node, tokens) => {
+        const at = `#${toPointer(tokens)}`;
+        const marked = node['x-provenance'] === 'inferred';
+        const says = typeof node.description === 'string' && node.description.startsWith('Inferred:');
+        if (node['x-provenance'] !== undefined && !marked) problems.push(`${at}: x-provenance must be "inferred"`);
+        if (marked !== says) problems.push(`${at}: x-provenance and an "Inferred:" description go together`);
+      },
+      { data: true },
+    );
     expect(problems).toEqual([]);
     expect(JSON.stringify(doc).match(/"x-provenance":"inferred"/g)!.length).toBeGreaterThan(40);
   });

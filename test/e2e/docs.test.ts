@@ -13,7 +13,7 @@ import { buildDocs, decorateForDocs, loadGuides, operationAnchor, type Guide } f
 import { guideLinks } from '../../generator/steps/guide-links.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
 import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
-import { deref, operations, type OperationObject } from '../../tooling/openapi/walker.js';
+import { deref, operations, walkObjects, type OperationObject } from '../../tooling/openapi/walker.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */
@@ -86,13 +86,9 @@ describe('buildDocs', () => {
   it('badges every inferred part of the contract in the rendered copy', () => {
     const doc = decorateForDocs(bundle, guides) as JsonObject;
     const missing: string[] = [];
-    const visit = (node: Json, path: string[]): void => {
-      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, [...path, String(i)]));
-      if (!node || typeof node !== 'object') return;
-      if (node['x-provenance'] === 'inferred' && path[0] !== 'servers' && !String(node.description).includes('class="inferred-badge"')) missing.push(path.join('/'));
-      for (const [k, v] of Object.entries(node)) if (k !== 'examples' || path.length === 1) visit(v, [...path, k]);
-    };
-    visit(doc, []);
+    walkObjects(doc, (node, tokens) => {
+      if (node['x-provenance'] === 'inferred' && tokens[0] !== 'servers' && !String(node.description).includes('class="inferred-badge"')) missing.push(tokens.join('/'));
+    });
     for (const op of operations(doc)) {
       for (const status of (op.operation['x-inferred-responses'] ?? []) as string[]) {
         const response = deref<JsonObject>(doc, op.operation.responses?.[status]);

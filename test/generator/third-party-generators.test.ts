@@ -19,7 +19,7 @@ import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } 
 import { loadBundle, type JsonObject } from '../support/openapi.js';
 import { createSchemaValidator } from '../support/schema.js';
 import { latestRelease } from '../../generator/review/breaking.js';
-import { isObject, propertiesOf, requiredOf } from '../../tooling/openapi/walker.js';
+import { propertiesOf, requiredOf, walkObjects } from '../../tooling/openapi/walker.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BUNDLE = join(ROOT, 'generated', 'openapi.json');
@@ -262,18 +262,16 @@ describe('zod schemas from the contract give its verdicts', () => {
 /** The validation keywords (and string formats) the contract's schemas use, as the probes name them, with the component schemas that use each. */
 function contractKeywords(): Map<string, Set<string>> {
   const found = new Map<string, Set<string>>();
-  const visit = (node: unknown, component: string): void => {
-    if (Array.isArray(node)) return node.forEach((item) => visit(item, component));
-    if (!isObject(node)) return;
-    const add = (keyword: string) => found.set(keyword, (found.get(keyword) ?? new Set()).add(component));
-    for (const keyword of ['minProperties', 'maxProperties', 'uniqueItems', 'oneOf']) if (node[keyword] !== undefined) add(keyword);
-    if (node.if !== undefined) add('if/then');
-    // an int32 with its own minimum and maximum inside the int32 range needs no probe of its format
-    const bounded = typeof node.minimum === 'number' && typeof node.maximum === 'number' && node.minimum >= -(2 ** 31) && node.maximum < 2 ** 31;
-    if (typeof node.format === 'string' && !(node.format === 'int32' && bounded)) add(`format: ${node.format}`);
-    for (const value of Object.values(node)) visit(value, component);
-  };
-  for (const [name, schema] of Object.entries(schemasOf(doc))) visit(schema, name);
+  for (const [name, schema] of Object.entries(schemasOf(doc))) {
+    const add = (keyword: string) => found.set(keyword, (found.get(keyword) ?? new Set()).add(name));
+    walkObjects(schema, (node) => {
+      for (const keyword of ['minProperties', 'maxProperties', 'uniqueItems', 'oneOf']) if (node[keyword] !== undefined) add(keyword);
+      if (node.if !== undefined) add('if/then');
+      // an int32 with its own minimum and maximum inside the int32 range needs no probe of its format
+      const bounded = typeof node.minimum === 'number' && typeof node.maximum === 'number' && node.minimum >= -(2 ** 31) && node.maximum < 2 ** 31;
+      if (typeof node.format === 'string' && !(node.format === 'int32' && bounded)) add(`format: ${node.format}`);
+    });
+  }
   return found;
 }
 
