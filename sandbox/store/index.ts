@@ -5,10 +5,10 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import { startCheckpointer } from './checkpointer.js';
+import { startCheckpointer } from './dialects/sqlite/checkpointer.js';
 import { kyselyStore } from './kysely-store.js';
 import { MIGRATIONS } from './migrations.js';
-import { takeOwnerLock, type OwnerLock } from './owner-lock.js';
+import { takeOwnerLock, type OwnerLock } from './dialects/sqlite/owner-lock.js';
 import type { Database as Tables } from './schema.js';
 import type { OpenStoreOptions, Store } from './store.js';
 

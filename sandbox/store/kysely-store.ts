@@ -16,7 +16,7 @@ import type {
   StoredPaymentMethod,
   WebhookDelivery,
 } from '../domain/types.js';
-import { byPayId, byTransId, DocumentCache, WrittenPayments, type DocumentKey } from './document-cache.js';
+import { byPayId, byTransId, DocumentCache, WrittenPayments, type DocumentKey } from './dialects/sqlite/document-cache.js';
 import { billingDueAt, captureDueAt } from '../domain/clock.js';
 import type { Database, FlowTable } from './schema.js';
 import {
