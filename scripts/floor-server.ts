@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import { newId } from '../sandbox/app/ids.js';
-import { startCheckpointer } from '../sandbox/store/checkpointer.js';
+import { startCheckpointer } from '../sandbox/store/dialects/sqlite/checkpointer.js';
 import { openStore } from '../sandbox/store/index.js';
 import type { Database as Tables } from '../sandbox/store/schema.js';
 

@@ -1,4 +1,4 @@
-// The SQLite store checkpoints its WAL in a worker (sandbox/store/checkpointer.ts): pages written
+// The SQLite store checkpoints its WAL in a worker (sandbox/store/dialects/sqlite/checkpointer.ts): pages written
 // to the WAL reach the database file without any commit crossing SQLite's own threshold, and
 // closing the store stops the worker (and waits for it: a script that opens and closes a store ends).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCheckpointer } from '../../sandbox/store/checkpointer.js';
+import { startCheckpointer } from '../../sandbox/store/dialects/sqlite/checkpointer.js';
 import { openStore } from '../../sandbox/store/index.js';
 import { runCommand } from '../support/sandbox-process.js';
 

@@ -1,8 +1,8 @@
-// The SQLite store's cache of payment documents (sandbox/store/document-cache.ts): read through,
+// The SQLite store's cache of payment documents (sandbox/store/dialects/sqlite/document-cache.ts): read through,
 // dropped by the writes of a transaction once it has ended, never filled by a read that overlapped
 // such a write, bounded. The sandbox suites hold it end to end (a GET after every kind of write).
 import { describe, expect, it } from 'vitest';
-import { byPayId, byTransId, DocumentCache, WrittenPayments } from '../../sandbox/store/document-cache.js';
+import { byPayId, byTransId, DocumentCache, WrittenPayments } from '../../sandbox/store/dialects/sqlite/document-cache.js';
 
 const scope = { merchantId: 'm_1', environment: 'test' as const };
 const payment = { scope, payId: '0193a2f0c5a84b7d4e1f9a3c6b2d8e0f', transId: 'MYSHOP-42' };

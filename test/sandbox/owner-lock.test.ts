@@ -1,4 +1,4 @@
-// One sandbox owns a SQLite file (sandbox/store/owner-lock.ts): a second store on the same file is
+// One sandbox owns a SQLite file (sandbox/store/dialects/sqlite/owner-lock.ts): a second store on the same file is
 // refused with a message naming the file and the way out, in this process or from another; the
 // lock goes when its owner closes the store or dies (kill -9), with nothing stale to clear.
 import { spawn } from 'node:child_process';
@@ -15,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A process (its own group) that takes the lock on `file` and holds it until killed. */
 function lockHolder(file: string) {
-  const script = `import { takeOwnerLock } from ${JSON.stringify(join(REPO_ROOT, 'sandbox/store/owner-lock.ts'))}; if (!takeOwnerLock(process.argv[1])) process.exit(3); console.log('locked'); setInterval(() => {}, 1000);`;
+  const script = `import { takeOwnerLock } from ${JSON.stringify(join(REPO_ROOT, 'sandbox/store/dialects/sqlite/owner-lock.ts'))}; if (!takeOwnerLock(process.argv[1])) process.exit(3); console.log('locked'); setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
   const locked = new Promise<void>((resolve, reject) => {

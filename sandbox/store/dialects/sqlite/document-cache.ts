@@ -4,7 +4,7 @@
 // process, and a transaction that wrote payments drops their entries once it has ended (committed or
 // rolled back). A read that overlapped such a write does not fill the cache (the generation moved).
 // PostgreSQL, shared by several processes, has no such cache.
-import type { Payment, Scope } from '../domain/types.js';
+import type { Payment, Scope } from '../../../domain/types.js';
 
 /** Documents kept at most (about 1 kB each); past it the cache starts over. */
 export const DOCUMENT_CACHE_LIMIT = 4_096;

@@ -1,0 +1,66 @@
+// Opening a SQLite file (or `:memory:`): its owner lock, the connections' settings, the migrations,
+// the reader connection and the WAL checkpointer.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { StoreDialect } from '../../dialect.js';
+import { migrate, StoreOpenError } from '../../opening.js';
+import type { Database as Tables } from '../../schema.js';
+import { startCheckpointer } from './checkpointer.js';
+import { sqliteDialect } from './dialect.js';
+import { takeOwnerLock, type OwnerLock } from './owner-lock.js';
+import { withStatementCache } from './statement-cache.js';
+
+export async function openSqlite(path: string): Promise<StoreDialect> {
+  const memory = path === ':memory:';
+  const location = memory ? ':memory:' : resolve(path);
+  let database: Database.Database;
+  let owner: OwnerLock | undefined;
+  try {
+    if (!memory) {
+      mkdirSync(dirname(location), { recursive: true });
+      owner = takeOwnerLock(location);
+      if (!owner) {
+        throw new StoreOpenError(
+          `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,
+        );
+      }
+    }
+    database = new Database(location);
+    // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
+    // sandbox process loses nothing it answered; only a power loss could cost the last commits.
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('foreign_keys = ON');
+    // Group commit runs each write in a savepoint: their statement journals stay in memory, not in a temp file per batch.
+    database.pragma('temp_store = MEMORY');
+  } catch (err) {
+    owner?.release();
+    throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
+  }
+  const cached = withStatementCache(database);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
+  try {
+    await migrate(db, location);
+  } catch (err) {
+    await db.destroy();
+    owner?.release();
+    throw err;
+  }
+  if (memory) return sqliteDialect(db, location, { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } }, () => db.destroy());
+  // A second connection for reads: in WAL mode they run beside the writer's transactions.
+  const cachedReader = withStatementCache(new Database(location, { readonly: true }));
+  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
+  // Checkpoints run in a worker (see checkpointer.ts); the writer's own starts the WAL over, at
+  // sixteen times SQLite's threshold (a WAL file of up to 64 MB) so that it blocks a commit rarely.
+  database.pragma('wal_autocheckpoint = 16000');
+  const checkpointer = startCheckpointer(location, (message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`));
+  return sqliteDialect(db, location, { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } }, async () => {
+    await checkpointer.stop();
+    await reader.destroy();
+    await db.destroy();
+    owner?.release();
+  });
+}

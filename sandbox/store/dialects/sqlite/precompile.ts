@@ -1,0 +1,40 @@
+// SQLite's precompiled queries (StoreDialect.precompile) run on better-sqlite3 directly: it is
+// synchronous, and Kysely's executor would cost a chain of promises per statement.
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Db, Precompiled } from '../../dialect.js';
+import type { Database } from '../../schema.js';
+import type { SqliteStatement } from './statement-cache.js';
+
+/**
+ * SQLite's two connections (see open.ts): the Kysely instance that reads beside the writer, and each
+ * connection's cache of prepared statements.
+ */
+export interface SqliteConnections {
+  reader: Kysely<Database>;
+  prepare: { writer: (sql: string) => SqliteStatement; reader: (sql: string) => SqliteStatement };
+}
+
+/**
+ * A query compiled once, with placeholder values, and run with each call's values in the same
+ * positions. Its connection follows the executor: the reader's, or else the writer's, which on
+ * SQLite is the connection of every transaction.
+ */
+export function precompiler(sqlite: SqliteConnections) {
+  return function precompile<Row>(query: { compile(): CompiledQuery<Row> }): Precompiled<Row> {
+    const compiled = query.compile();
+    const expected = compiled.parameters.length;
+    const direct = {
+      writer: sqlite.prepare.writer(compiled.sql),
+      reader: compiled.query.kind === 'SelectQueryNode' ? sqlite.prepare.reader(compiled.sql) : undefined,
+    };
+    return (executor: Db, parameters: readonly unknown[]): Promise<{ rows: Row[] }> => {
+      if (parameters.length !== expected) throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
+      const statement = (executor === sqlite.reader && direct.reader) || direct.writer;
+      try {
+        return Promise.resolve({ rows: statement.reader ? (statement.all(parameters) as Row[]) : (statement.run(parameters), []) });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+  };
+}

@@ -1,0 +1,35 @@
+// The sandbox's data as a whole: the admin API's reset.
+import type { Database } from '../schema.js';
+import { filtered } from '../query.js';
+import type { ResetCounts, StoreTransaction } from '../store.js';
+import type { Context } from './context.js';
+
+/** The scoped tables, by the name a reset reports them under. */
+const SCOPED_TABLES: Record<keyof ResetCounts, Exclude<keyof Database, 'settings' | 'merchants'>> = {
+  payments: 'payments',
+  paymentOperations: 'payment_operations',
+  idempotencyKeys: 'idempotency_keys',
+  checkoutSessions: 'checkout_sessions',
+  paymentLinks: 'payment_links',
+  paymentIntents: 'payment_intents',
+  paymentPlans: 'payment_plans',
+  planPayments: 'plan_payments',
+  customers: 'customers',
+  paymentMethods: 'payment_methods',
+  pseudoNumbers: 'pseudo_numbers',
+  webhookDeliveries: 'webhook_deliveries',
+  clocks: 'clocks',
+};
+
+export function dataRepository({ db, written }: Context): StoreTransaction['data'] {
+  return {
+    async reset(filter) {
+      if (written) written.all = true;
+      const counts = {} as ResetCounts;
+      for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<[keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]>) {
+        counts[name] = Number((await filtered(db.deleteFrom(table), filter).executeTakeFirst()).numDeletedRows);
+      }
+      return counts;
+    },
+  };
+}
