@@ -15,7 +15,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
-      ...AREAS.map((area) => ({ extends: true as const, test: { name: area, include: [`test/${area}/**/*.test.ts`], exclude: ['**/*.unit.test.ts'] } })),
+      ...AREAS.map((area) => ({
+        extends: true as const,
+        test: { name: area, include: [`test/${area}/**/*.test.ts`], exclude: ['**/*.unit.test.ts'] },
+      })),
     ],
   },
 });

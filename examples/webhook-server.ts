@@ -9,16 +9,17 @@
 // PAYMENT_API_KEY for the API calls the basic notification needs.
 //
 // Package consumers import from '@payment-service/api-v2/webhooks' instead of the source path.
+
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { createPaymentClient } from '../src/client/index.js';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import {
   constructEnhancedNotification,
+  type EnhancedWebhookNotification,
   parseBasicNotification,
+  type VerifyOptions,
   WebhookPayloadError,
   WebhookSignatureError,
-  type EnhancedWebhookNotification,
-  type VerifyOptions,
 } from '../src/webhooks/index.js';
 
 /** What the handler needs of the SDK client: anything with `payments.retrieve(payId)`. */
@@ -60,7 +61,13 @@ async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer>
 }
 
 export function createWebhookServer(options: WebhookServerOptions): Server {
-  const { secret, client, onPayment = () => {}, enhancedPath = '/webhooks/enhanced', basicPath = '/webhooks/basic' } = options;
+  const {
+    secret,
+    client,
+    onPayment = () => {},
+    enhancedPath = '/webhooks/enhanced',
+    basicPath = '/webhooks/basic',
+  } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
 
   return createServer(async (req, res) => {
@@ -113,12 +120,18 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const client: PaymentsClient =
     merchantId && apiKey
       ? createPaymentClient({ merchantId, apiKey, baseUrl })
-      : { payments: { retrieve: async (payId) => (console.log(`would call payments.retrieve(${payId}) at ${baseUrl}`), { payId }) } };
+      : {
+          payments: {
+            retrieve: async (payId) => (console.log(`would call payments.retrieve(${payId}) at ${baseUrl}`), { payId }),
+          },
+        };
   // Loopback unless told otherwise: a receiver open to the network is a choice, not a default.
   const host = process.env.HOST || '127.0.0.1';
   const port = Number(process.env.PORT ?? 3000);
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  createWebhookServer({ secret, client, onPayment: (event) => console.log(event.kind, event.payId) }).listen(port, host, () =>
-    console.log(`webhook receiver on http://${shownHost}:${port}/webhooks/{enhanced,basic}, API ${baseUrl}`),
+  createWebhookServer({ secret, client, onPayment: (event) => console.log(event.kind, event.payId) }).listen(
+    port,
+    host,
+    () => console.log(`webhook receiver on http://${shownHost}:${port}/webhooks/{enhanced,basic}, API ${baseUrl}`),
   );
 }

@@ -64,7 +64,8 @@ const paths = {
 if (values.watch) {
   const { watchAndGenerate } = await import('./watch.js');
   const watching = watchAndGenerate(paths);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void watching.close().then(() => process.exit(0)));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void watching.close().then(() => process.exit(0)));
   await watching.ready;
 } else {
   process.exitCode = (await generate(paths)) ? 0 : 1; // exitCode: never cut output written to a pipe

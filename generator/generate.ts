@@ -5,13 +5,13 @@
 // concurrently; their files are written in pipeline order, each atomically, and only after the
 // step and every step before it succeeded. The first failure stops the run with the tool's own
 // message (file and line) and a false result; files of that step and later ones are untouched.
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatProblem, lintContract } from './lint/lint.js';
-import { STEPS, type GenerateOptions, type StepName } from './pipeline.js';
+import { type GenerateOptions, STEPS, type StepName } from './pipeline.js';
 import { AdminDocumentError, loadAdminDocument, renderAdminDocs, renderAdminTypes } from './steps/admin.js';
-import { BundleError, bundleContract, type BundleResult } from './steps/bundle.js';
+import { BundleError, type BundleResult, bundleContract } from './steps/bundle.js';
 import { renderCodeSamples, SAMPLES_DIR } from './steps/code-samples.js';
 import { buildDocs } from './steps/docs.js';
 import { checkGuideLinks } from './steps/guide-links.js';
@@ -21,7 +21,7 @@ import { renderTypes } from './steps/types.js';
 import { writeFileAtomic } from './support/fs.js';
 import { ADMIN_ROOT, DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR } from './support/paths.js';
 
-export { STEPS, type GenerateOptions, type StepName } from './pipeline.js';
+export { type GenerateOptions, STEPS, type StepName } from './pipeline.js';
 
 export class StepError extends Error {}
 /** Watch mode: a step whose files are not written because a step they depend on failed. */
@@ -45,7 +45,9 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
   const out = options.out ?? DEFAULT_OUT;
   const log = options.log ?? ((line: string) => console.log(line));
   const eager = options.eager === true;
-  const selected = new Set<StepName>(options.steps ?? STEPS.filter((s) => s !== 'guides' && (s !== 'lint' || options.lint !== false)));
+  const selected = new Set<StepName>(
+    options.steps ?? STEPS.filter((s) => s !== 'guides' && (s !== 'lint' || options.lint !== false)),
+  );
   const adminRoot = options.adminRoot ?? ADMIN_ROOT;
   const start = performance.now();
 
@@ -66,7 +68,11 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     for (const a of r.artifacts) await writeFileAtomic(join(out, a.path), a.content);
   };
   // A step's time runs from the moment its input is ready (the bundle, for all but lint).
-  const timed = (name: StepName, work: () => Promise<StepResult>, input: () => Promise<unknown> = () => Promise.resolve()) => {
+  const timed = (
+    name: StepName,
+    work: () => Promise<StepResult>,
+    input: () => Promise<unknown> = () => Promise.resolve(),
+  ) => {
     if (!selected.has(name)) return;
     const p = input().then(async (): Promise<Done> => {
       const t0 = performance.now();
@@ -75,7 +81,8 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
       if (!eager) return { ...r, ms };
       if (name === 'docs') {
         const gates = steps.filter(([n]) => n === 'lint' || n === 'guides');
-        for (const [n, gate] of gates) await gate.catch(() => Promise.reject(new NotWritten(`not written: ${n} failed`)));
+        for (const [n, gate] of gates)
+          await gate.catch(() => Promise.reject(new NotWritten(`not written: ${n} failed`)));
       }
       await write(r);
       options.onWritten?.(name);
@@ -86,61 +93,125 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     steps.push([name, p]);
   };
 
-  timed('lint', async () => {
-    const result = await lintContract({
-      root,
-      out,
-      bundle: bundling(),
-      ...(options.guidesDir ? { guidesDir: options.guidesDir } : {}),
-      ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
-    });
-    if (!result.ok) throw new StepError(result.problems.map(formatProblem).join('\n'));
-    return { artifacts: [], detail: '0 errors, 0 warnings' };
-  }, eager ? afterTypes : undefined);
-  timed('guides', async () => {
-    const problems = checkGuideLinks((await bundling()).document, options.guidesDir ?? GUIDES_DIR);
-    if (problems.length) throw new StepError(problems.map((p) => formatProblem({ tool: 'guides', severity: 'error', ...p, file: relative(process.cwd(), p.file) })).join('\n'));
-    return { artifacts: [], detail: 'every guide link leads somewhere' };
-  }, afterTypes);
+  timed(
+    'lint',
+    async () => {
+      const result = await lintContract({
+        root,
+        out,
+        bundle: bundling(),
+        ...(options.guidesDir ? { guidesDir: options.guidesDir } : {}),
+        ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
+      });
+      if (!result.ok) throw new StepError(result.problems.map(formatProblem).join('\n'));
+      return { artifacts: [], detail: '0 errors, 0 warnings' };
+    },
+    eager ? afterTypes : undefined,
+  );
+  timed(
+    'guides',
+    async () => {
+      const problems = checkGuideLinks((await bundling()).document, options.guidesDir ?? GUIDES_DIR);
+      if (problems.length)
+        throw new StepError(
+          problems
+            .map((p) =>
+              formatProblem({ tool: 'guides', severity: 'error', ...p, file: relative(process.cwd(), p.file) }),
+            )
+            .join('\n'),
+        );
+      return { artifacts: [], detail: 'every guide link leads somewhere' };
+    },
+    afterTypes,
+  );
   timed('bundle', async () => {
     const b = await bundling();
-    return { artifacts: [{ path: 'openapi.yaml', content: b.yaml }, { path: 'openapi.json', content: b.json }] };
+    return {
+      artifacts: [
+        { path: 'openapi.yaml', content: b.yaml },
+        { path: 'openapi.json', content: b.json },
+      ],
+    };
   });
   timed('types', async () => ({ artifacts: [{ path: 'types.ts', content: await fromBundle(renderTypes) }] }), bundling);
-  timed('operations', async () => {
-    const content = await fromBundle(renderOperations);
-    return { artifacts: [{ path: 'operations.ts', content }], detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations` };
-  }, afterTypes);
-  timed('resources', async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }), afterTypes);
+  timed(
+    'operations',
+    async () => {
+      const content = await fromBundle(renderOperations);
+      return {
+        artifacts: [{ path: 'operations.ts', content }],
+        detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations`,
+      };
+    },
+    afterTypes,
+  );
+  timed(
+    'resources',
+    async () => ({ artifacts: [{ path: 'resources.ts', content: await fromBundle(renderResources) }] }),
+    afterTypes,
+  );
   // curl and SDK samples from the contract's examples (the docs step shows the same samples).
-  timed('samples', async () => {
-    const artifacts = await fromBundle(renderCodeSamples);
-    return { artifacts, owns: SAMPLES_DIR, detail: `${artifacts.filter((a) => a.path.endsWith('.sh')).length} examples, curl and TypeScript` };
-  }, afterTypes);
+  timed(
+    'samples',
+    async () => {
+      const artifacts = await fromBundle(renderCodeSamples);
+      return {
+        artifacts,
+        owns: SAMPLES_DIR,
+        detail: `${artifacts.filter((a) => a.path.endsWith('.sh')).length} examples, curl and TypeScript`,
+      };
+    },
+    afterTypes,
+  );
   // The sandbox's admin API document: its types for the sandbox's CLI, and its page.
-  timed('admin', async () => ({ artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin()) }] }), admin);
-  timed('docs', async () => {
-    const document = (await bundling()).document;
-    const tmp = await mkdtemp(join(tmpdir(), 'generate-docs-'));
-    try {
-      const { files } = await buildDocs(document, tmp, options.guidesDir ? { guidesDir: options.guidesDir } : {});
-      const artifacts: Artifact[] = await Promise.all(
-        files.map(async (f: string) => ({ path: relative(tmp, f).split('\\').join('/'), content: await readFile(f) })),
-      );
-      return { artifacts, owns: 'docs' };
-    } finally {
-      await rm(tmp, { recursive: true, force: true });
-    }
-  }, afterTypes);
-  timed('admin-docs', async () => ({ artifacts: await renderAdminDocs(await admin(), adminRoot), owns: 'docs' }), admin);
+  timed(
+    'admin',
+    async () => ({ artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin()) }] }),
+    admin,
+  );
+  timed(
+    'docs',
+    async () => {
+      const document = (await bundling()).document;
+      const tmp = await mkdtemp(join(tmpdir(), 'generate-docs-'));
+      try {
+        const { files } = await buildDocs(document, tmp, options.guidesDir ? { guidesDir: options.guidesDir } : {});
+        const artifacts: Artifact[] = await Promise.all(
+          files.map(async (f: string) => ({
+            path: relative(tmp, f).split('\\').join('/'),
+            content: await readFile(f),
+          })),
+        );
+        return { artifacts, owns: 'docs' };
+      } finally {
+        await rm(tmp, { recursive: true, force: true });
+      }
+    },
+    afterTypes,
+  );
+  timed(
+    'admin-docs',
+    async () => ({ artifacts: await renderAdminDocs(await admin(), adminRoot), owns: 'docs' }),
+    admin,
+  );
 
   const line = (name: string, r: Done) => {
     // A folder of many files (samples/) as one entry.
-    const files = r.artifacts.length > 5 && r.owns ? `  ${r.owns}/ (${r.artifacts.length} files)` : r.artifacts.length ? `  ${r.artifacts.map((a) => a.path).join(', ')}` : '';
+    const files =
+      r.artifacts.length > 5 && r.owns
+        ? `  ${r.owns}/ (${r.artifacts.length} files)`
+        : r.artifacts.length
+          ? `  ${r.artifacts.map((a) => a.path).join(', ')}`
+          : '';
     const at = r.writtenMs !== undefined && r.artifacts.length ? ` (written at ${Math.round(r.writtenMs)} ms)` : '';
     return `✔ ${name.padEnd(10)} ${fmt(r.ms)}${r.detail ? `  ${r.detail}` : ''}${files}${at}`;
   };
-  const messageOf = (err: unknown) => (err instanceof StepError || err instanceof BundleError || err instanceof AdminDocumentError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err));
+  const messageOf = (err: unknown) =>
+    err instanceof StepError || err instanceof BundleError || err instanceof AdminDocumentError
+      ? err.message
+      : err instanceof Error
+        ? (err.stack ?? err.message)
+        : String(err);
 
   if (eager) {
     // Every step reported; a step that only failed because the bundle did says so in one line.
@@ -152,9 +223,11 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
       } catch (err) {
         ok = false;
         if (err instanceof NotWritten) log(`– ${name.padEnd(10)} ${err.message}`);
-        else if (err instanceof BundleError && name !== 'bundle') log(`– ${name.padEnd(10)} not run: the contract does not bundle`);
+        else if (err instanceof BundleError && name !== 'bundle')
+          log(`– ${name.padEnd(10)} not run: the contract does not bundle`);
         else if (reported.has(err)) log(`– ${name.padEnd(10)} not run: the same problem as above`);
-        else if (err instanceof BundleError && selected.has('lint')) log(`✖ ${name.padEnd(10)} the contract does not bundle (lint above says where)`);
+        else if (err instanceof BundleError && selected.has('lint'))
+          log(`✖ ${name.padEnd(10)} the contract does not bundle (lint above says where)`);
         else log(`✖ ${name.padEnd(10)}\n${messageOf(err)}`);
         reported.add(err);
       }

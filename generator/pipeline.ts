@@ -7,7 +7,18 @@ import type { BundleResult } from './steps/bundle.js';
  * The steps, in pipeline order (the order their files are written in). `guides` is the guide-link
  * check alone, which lint includes: watch mode runs it with docs when only a guide changed.
  */
-export const STEPS = ['lint', 'guides', 'bundle', 'types', 'operations', 'resources', 'samples', 'admin', 'docs', 'admin-docs'] as const;
+export const STEPS = [
+  'lint',
+  'guides',
+  'bundle',
+  'types',
+  'operations',
+  'resources',
+  'samples',
+  'admin',
+  'docs',
+  'admin-docs',
+] as const;
 export type StepName = (typeof STEPS)[number];
 
 export interface GenerateOptions {

@@ -6,14 +6,22 @@
 // chokidar watches the folders, not single files: a file that an editor replaces by rename (sed -i,
 // vim, JetBrains safe-write, git checkout), deletes and re-creates, or creates in a new folder is
 // seen like any other change (node:fs watch lost a file once it had been renamed over).
-import { watch } from 'chokidar';
+
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { watch } from 'chokidar';
 import { parse as parseYaml } from 'yaml';
 import { generate } from './generate.js';
 import { STEPS, type StepName } from './pipeline.js';
-import { bundleContract, type BundleResult } from './steps/bundle.js';
-import { ADMIN_ROOT, DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, SPECTRAL_RULESET } from './support/paths.js';
+import { type BundleResult, bundleContract } from './steps/bundle.js';
+import {
+  ADMIN_ROOT,
+  DEFAULT_OUT,
+  DEFAULT_ROOT,
+  GUIDES_DIR,
+  REDOCLY_CONFIG,
+  SPECTRAL_RULESET,
+} from './support/paths.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
@@ -37,8 +45,11 @@ type Kind = 'contract' | 'guides' | 'admin';
 function lintConfiguration(redoclyConfig: string): { files: string[]; functionsDir?: string } {
   const files = [redoclyConfig, join(dirname(redoclyConfig), '.redocly.lint-ignore.yaml'), SPECTRAL_RULESET];
   try {
-    const functionsDir = (parseYaml(readFileSync(SPECTRAL_RULESET, 'utf8')) as { functionsDir?: unknown } | null)?.functionsDir;
-    return typeof functionsDir === 'string' ? { files, functionsDir: resolve(dirname(SPECTRAL_RULESET), functionsDir) } : { files };
+    const functionsDir = (parseYaml(readFileSync(SPECTRAL_RULESET, 'utf8')) as { functionsDir?: unknown } | null)
+      ?.functionsDir;
+    return typeof functionsDir === 'string'
+      ? { files, functionsDir: resolve(dirname(SPECTRAL_RULESET), functionsDir) }
+      : { files };
   } catch {
     return { files }; // a broken ruleset is lint's to report (watched: fixing it rebuilds)
   }
@@ -87,7 +98,11 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     if (inside(folders.admin, p) && /\.(ya?ml|json)$/i.test(p)) return 'admin';
     if (inside(folders.guides, p) && /\.(md|svg|png|jpe?g|webp)$/i.test(p)) return 'guides';
     if (inside(folders.contract, p) && /\.(ya?ml|json)$/i.test(p)) return 'contract';
-    if (lint.files.includes(p) || (lint.functionsDir !== undefined && inside(lint.functionsDir, p) && /\.[cm]?[jt]s$/i.test(p))) return 'contract';
+    if (
+      lint.files.includes(p) ||
+      (lint.functionsDir !== undefined && inside(lint.functionsDir, p) && /\.[cm]?[jt]s$/i.test(p))
+    )
+      return 'contract';
     return undefined;
   };
 
@@ -109,11 +124,16 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     if (needsBundle && (kinds.has('contract') || !bundle)) {
       const attempt = (bundle = bundleContract({ root }));
       lastBundle = undefined;
-      attempt.then(() => (lastBundle = attempt), () => undefined);
+      attempt.then(
+        () => (lastBundle = attempt),
+        () => undefined,
+      );
     }
 
     const files = [...kinds.values()].flat();
-    const trigger = initial ? 'first build' : `${show(files[0]!)}${files.length > 1 ? ` (+${files.length - 1} more)` : ''}`;
+    const trigger = initial
+      ? 'first build'
+      : `${show(files[0]!)}${files.length > 1 ? ` (+${files.length - 1} more)` : ''}`;
     const lines = [`↻ ${new Date().toLocaleTimeString()} ${trigger} → ${steps.join(', ')}`];
     let typesAt: number | undefined;
     let ok = false;
@@ -137,8 +157,15 @@ export function watchAndGenerate(options: WatchOptions): Watching {
       lines.push(`✖ ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     }
     const ms = performance.now() - since;
-    const types = typesAt === undefined ? '' : `; types.ts written ${Math.round(typesAt)} ms after the ${initial ? 'start' : 'change'}`;
-    lines.push(ok ? `✔ ok in ${Math.round(ms)} ms${types}` : `✖ failed after ${Math.round(ms)} ms${types}; still watching: fix it and save again`);
+    const types =
+      typesAt === undefined
+        ? ''
+        : `; types.ts written ${Math.round(typesAt)} ms after the ${initial ? 'start' : 'change'}`;
+    lines.push(
+      ok
+        ? `✔ ok in ${Math.round(ms)} ms${types}`
+        : `✖ failed after ${Math.round(ms)} ms${types}; still watching: fix it and save again`,
+    );
     log(lines.join('\n'));
   }
 
@@ -178,10 +205,21 @@ export function watchAndGenerate(options: WatchOptions): Watching {
   const ready = new Promise<void>((done) => watcher.once('ready', () => done())).then(async () => {
     log(`${WATCH_DECISION}\n`);
     const t0 = performance.now();
-    running = rebuild(new Map<Kind, string[]>([['contract', []], ['admin', []]]), t0, true);
+    running = rebuild(
+      new Map<Kind, string[]>([
+        ['contract', []],
+        ['admin', []],
+      ]),
+      t0,
+      true,
+    );
     await running;
     running = undefined;
-    log(`watching ${Object.values(folders).map((f) => `${show(f)}/`).join(', ')}, the lint configuration → ${show(out)}/ (Ctrl-C stops)`);
+    log(
+      `watching ${Object.values(folders)
+        .map((f) => `${show(f)}/`)
+        .join(', ')}, the lint configuration → ${show(out)}/ (Ctrl-C stops)`,
+    );
     if (pending.size > 0) void runPending();
   });
 

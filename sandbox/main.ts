@@ -65,17 +65,21 @@ export function readMerchants(path: string): MerchantCredentials[] {
   } catch (err) {
     throw new Error(`cannot read --merchants ${path}: ${(err as Error).message}`);
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`--merchants ${path}: expected a non-empty JSON array of { merchantId, apiKey, webhookSecret }`);
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    throw new Error(`--merchants ${path}: expected a non-empty JSON array of { merchantId, apiKey, webhookSecret }`);
   return parsed.map((m, i) => {
     const record = (m ?? {}) as Record<string, unknown>;
     for (const field of ['merchantId', 'apiKey'] as const) {
       const value = record[field];
-      if (typeof value !== 'string' || value === '') throw new Error(`--merchants ${path}: [${i}].${field} must be a non-empty string`);
+      if (typeof value !== 'string' || value === '')
+        throw new Error(`--merchants ${path}: [${i}].${field} must be a non-empty string`);
     }
     const secret = record.webhookSecret;
     const secrets = Array.isArray(secret) ? secret : [secret];
     if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
-      throw new Error(`--merchants ${path}: [${i}].webhookSecret must be a non-empty string or a non-empty list of them`);
+      throw new Error(
+        `--merchants ${path}: [${i}].webhookSecret must be a non-empty string or a non-empty list of them`,
+      );
     }
     if (record.webhookKind !== undefined && record.webhookKind !== 'basic' && record.webhookKind !== 'enhanced') {
       throw new Error(`--merchants ${path}: [${i}].webhookKind must be "basic" or "enhanced"`);
@@ -115,7 +119,8 @@ async function serve(): Promise<void> {
   const webhooks = Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined));
   const adminKey = values['admin-key'] ?? process.env.SANDBOX_ADMIN_KEY;
   const configPath = cliConfigPath(values['cli-config']);
-  if (configPath !== undefined && configPath.trim() === '') fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
+  if (configPath !== undefined && configPath.trim() === '')
+    fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
   if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
   let merchants: MerchantCredentials[];
   try {
@@ -138,19 +143,32 @@ async function serve(): Promise<void> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (err instanceof StoreOpenError) fail(err.message);
-    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') fail(`cannot listen on ${values.host}:${port} (${e.code}); choose another --port or --host`);
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL')
+      fail(`cannot listen on ${values.host}:${port} (${e.code}); choose another --port or --host`);
     throw err;
   }
 
-  const shown = (m: MerchantCredentials) => (values.merchants ? `${m.merchantId} (from ${values.merchants})` : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`);
+  const shown = (m: MerchantCredentials) =>
+    values.merchants
+      ? `${m.merchantId} (from ${values.merchants})`
+      : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`;
   // For the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys.
   let configWritten = false;
   if (configPath !== undefined) {
     try {
-      writeCliConfig({ url: sandbox.url, adminKey: sandbox.adminKey, merchants: merchants.map((m) => ({ merchantId: m.merchantId, apiKey: m.apiKey })) }, configPath);
+      writeCliConfig(
+        {
+          url: sandbox.url,
+          adminKey: sandbox.adminKey,
+          merchants: merchants.map((m) => ({ merchantId: m.merchantId, apiKey: m.apiKey })),
+        },
+        configPath,
+      );
       configWritten = true;
     } catch (err) {
-      console.error(`sandbox: cannot write ${configPath} (${(err as Error).message}); the subcommands then need --url and --admin-key`);
+      console.error(
+        `sandbox: cannot write ${configPath} (${(err as Error).message}); the subcommands then need --url and --admin-key`,
+      );
     }
   }
   console.log(`Payment Service API v2 sandbox

@@ -6,12 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
 import { sandboxFingerprint } from './app/fingerprint.js';
 import type { WebhookSchedule } from './app/webhooks.js';
-import { loadContract, type Contract } from './contract/contract.js';
+import { type Contract, loadContract } from './contract/contract.js';
 import type { Merchant } from './domain/types.js';
 import { createSandboxApp } from './http/app.js';
 import { sha256Hex } from './http/auth.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
-import { startDeliverer, type Deliverer } from './jobs/webhook-deliverer.js';
+import { type Deliverer, startDeliverer } from './jobs/webhook-deliverer.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 
@@ -65,7 +65,11 @@ export const newAdminKey = () => `sbx_admin_${randomBytes(24).toString('base64ur
 
 /** A demo merchant with fresh credentials (printed by `npm run sandbox`). */
 export function demoMerchant(): MerchantCredentials {
-  return { merchantId: 'demo_merchant', apiKey: `sk_test_${randomBytes(16).toString('hex')}`, webhookSecret: `whsec_${randomBytes(24).toString('base64url')}` };
+  return {
+    merchantId: 'demo_merchant',
+    apiKey: `sk_test_${randomBytes(16).toString('hex')}`,
+    webhookSecret: `whsec_${randomBytes(24).toString('base64url')}`,
+  };
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -91,7 +95,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const publicUrl = () => options.publicUrl ?? url;
     const fingerprint = await sandboxFingerprint(store);
     const adminKey = options.adminKey ?? newAdminKey();
-    const clocks = await createClocks({ store, tables: contract.tables, fingerprint, onWebhookQueued: () => deliverer?.kick(), ...(options.log ? { log: options.log } : {}) });
+    const clocks = await createClocks({
+      store,
+      tables: contract.tables,
+      fingerprint,
+      onWebhookQueued: () => deliverer?.kick(),
+      ...(options.log ? { log: options.log } : {}),
+    });
     const app = await createSandboxApp({
       contract,
       store,
@@ -104,8 +114,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
     await app.listen({ host, port: options.port ?? 4020 });
     const { pollMs, ...schedule } = options.webhooks ?? {};
-    deliverer = startDeliverer({ store, schedule, ...(pollMs !== undefined ? { pollMs } : {}), ...(options.log ? { log: options.log } : {}) });
-    const ticker = startClockTicker(clocks, { ...(options.clockTickMs !== undefined ? { tickMs: options.clockTickMs } : {}), ...(options.log ? { log: options.log } : {}) });
+    deliverer = startDeliverer({
+      store,
+      schedule,
+      ...(pollMs !== undefined ? { pollMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    const ticker = startClockTicker(clocks, {
+      ...(options.clockTickMs !== undefined ? { tickMs: options.clockTickMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 4020);
     url = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;

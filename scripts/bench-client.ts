@@ -9,12 +9,13 @@
 //      bare fetch without a signal, and the client with `abortOnTimeout: false`, are reported too.
 //   2. the minified + gzipped size of the client entry bundled by esbuild with openapi-fetch
 //      external, and openapi-fetch's own size, separately.
-import { build } from 'esbuild';
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { createPaymentClient } from '../src/client/index.js';
 
 export interface ClientBenchResult {
@@ -72,7 +73,12 @@ async function timeBatch(call: () => Promise<unknown>, calls: number, into: numb
   return into;
 }
 
-async function measureOverhead(): Promise<Pick<ClientBenchResult, 'overheadPct' | 'overheadVsBareFetchPct' | 'noAbortOverheadPct' | 'clientMedianUs' | 'fetchMedianUs'>> {
+async function measureOverhead(): Promise<
+  Pick<
+    ClientBenchResult,
+    'overheadPct' | 'overheadVsBareFetchPct' | 'noAbortOverheadPct' | 'clientMedianUs' | 'fetchMedianUs'
+  >
+> {
   const { server, baseUrl } = await startServer();
   try {
     const merchantId = 'merchant-4711';
@@ -90,7 +96,10 @@ async function measureOverhead(): Promise<Pick<ClientBenchResult, 'overheadPct' 
         return res.json();
       },
       fetchWithTimeout: async () => {
-        const res = await fetch(url, { headers: { Authorization: authorization }, signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(url, {
+          headers: { Authorization: authorization },
+          signal: AbortSignal.timeout(30_000),
+        });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         return res.json();
       },
@@ -103,7 +112,10 @@ async function measureOverhead(): Promise<Pick<ClientBenchResult, 'overheadPct' 
     if (checked.id !== planId) throw new Error('the client did not return the server body');
     for (const name of names) await timeBatch(variants[name], WARM_UP_CALLS);
 
-    const perCallUs = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof typeof variants, number[]>;
+    const perCallUs = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<
+      keyof typeof variants,
+      number[]
+    >;
     for (let round = 0; round < ROUNDS; round++) {
       // Rotate the order, so that a trend within a round favours none of them.
       for (let i = 0; i < names.length; i++) {
@@ -114,7 +126,8 @@ async function measureOverhead(): Promise<Pick<ClientBenchResult, 'overheadPct' 
     // Medians of the single calls: a burst of other work on the machine slows a minority of calls
     // and moves a median little, where it would move a mean (or a batch) a lot.
     const fetchMedianUs = median(perCallUs.fetchWithTimeout);
-    const vs = (name: keyof typeof variants, base: keyof typeof variants) => (median(perCallUs[name]) / median(perCallUs[base]) - 1) * 100;
+    const vs = (name: keyof typeof variants, base: keyof typeof variants) =>
+      (median(perCallUs[name]) / median(perCallUs[base]) - 1) * 100;
     return {
       overheadPct: vs('client', 'fetchWithTimeout'),
       overheadVsBareFetchPct: vs('client', 'fetch'),
@@ -127,7 +140,11 @@ async function measureOverhead(): Promise<Pick<ClientBenchResult, 'overheadPct' 
   }
 }
 
-async function minGzipBytes(options: { entryPoints?: string[]; stdin?: { contents: string; resolveDir: string }; external?: string[] }): Promise<number> {
+async function minGzipBytes(options: {
+  entryPoints?: string[];
+  stdin?: { contents: string; resolveDir: string };
+  external?: string[];
+}): Promise<number> {
   const result = await build({
     ...options,
     bundle: true,
@@ -143,16 +160,32 @@ async function minGzipBytes(options: { entryPoints?: string[]; stdin?: { content
 }
 
 export async function benchClient(): Promise<ClientBenchResult> {
-  const sizeMinGzipBytes = await minGzipBytes({ entryPoints: [join(REPO_ROOT, 'src/client/index.ts')], external: ['openapi-fetch'] });
-  const openapiFetchMinGzipBytes = await minGzipBytes({ stdin: { contents: "export * from 'openapi-fetch'; export { default } from 'openapi-fetch';", resolveDir: REPO_ROOT } });
+  const sizeMinGzipBytes = await minGzipBytes({
+    entryPoints: [join(REPO_ROOT, 'src/client/index.ts')],
+    external: ['openapi-fetch'],
+  });
+  const openapiFetchMinGzipBytes = await minGzipBytes({
+    stdin: {
+      contents: "export * from 'openapi-fetch'; export { default } from 'openapi-fetch';",
+      resolveDir: REPO_ROOT,
+    },
+  });
   const overhead = await measureOverhead();
   return { ...overhead, sizeMinGzipBytes, openapiFetchMinGzipBytes };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const r = await benchClient();
-  console.log(`per-call overhead vs the equivalent raw fetch (same request, 30 s timeout signal): ${r.overheadPct.toFixed(1)} % (client ${r.clientMedianUs.toFixed(1)} µs, fetch ${r.fetchMedianUs.toFixed(1)} µs, medians of ${ROUNDS * CALLS_PER_BATCH} calls each; target ≤ 5 %)`);
-  console.log(`  vs bare fetch without a signal: ${r.overheadVsBareFetchPct.toFixed(1)} %; client with abortOnTimeout: false vs bare fetch: ${r.noAbortOverheadPct.toFixed(1)} %`);
-  console.log(`client entry, minified + gzipped, openapi-fetch external: ${r.sizeMinGzipBytes} B (${(r.sizeMinGzipBytes / 1024).toFixed(1)} kB; target ≤ 10 kB)`);
-  console.log(`openapi-fetch itself, minified + gzipped: ${r.openapiFetchMinGzipBytes} B (${(r.openapiFetchMinGzipBytes / 1024).toFixed(1)} kB)`);
+  console.log(
+    `per-call overhead vs the equivalent raw fetch (same request, 30 s timeout signal): ${r.overheadPct.toFixed(1)} % (client ${r.clientMedianUs.toFixed(1)} µs, fetch ${r.fetchMedianUs.toFixed(1)} µs, medians of ${ROUNDS * CALLS_PER_BATCH} calls each; target ≤ 5 %)`,
+  );
+  console.log(
+    `  vs bare fetch without a signal: ${r.overheadVsBareFetchPct.toFixed(1)} %; client with abortOnTimeout: false vs bare fetch: ${r.noAbortOverheadPct.toFixed(1)} %`,
+  );
+  console.log(
+    `client entry, minified + gzipped, openapi-fetch external: ${r.sizeMinGzipBytes} B (${(r.sizeMinGzipBytes / 1024).toFixed(1)} kB; target ≤ 10 kB)`,
+  );
+  console.log(
+    `openapi-fetch itself, minified + gzipped: ${r.openapiFetchMinGzipBytes} B (${(r.openapiFetchMinGzipBytes / 1024).toFixed(1)} kB)`,
+  );
 }

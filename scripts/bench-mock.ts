@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { deref, operationById, type JsonObject } from '../tooling/openapi/walker.js';
-import { CONNECTIONS, DURATION_S, measure, type Figures, type LoadRequest } from './load.js';
+import { deref, type JsonObject, operationById } from '../tooling/openapi/walker.js';
+import { CONNECTIONS, DURATION_S, type Figures, type LoadRequest, measure } from './load.js';
 import { startPrism } from './prism.js';
 
 const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
@@ -16,18 +16,29 @@ const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
 /** An operation of the bundle: its path, lowest 2xx and first JSON request example. */
 function operation(doc: JsonObject, operationId: string): { path: string; status: number; body: unknown } {
   const entry = operationById(doc, operationId);
-  const status = Math.min(...Object.keys(entry.operation.responses ?? {}).filter((c) => /^2\d\d$/.test(c)).map(Number));
+  const status = Math.min(
+    ...Object.keys(entry.operation.responses ?? {})
+      .filter((c) => /^2\d\d$/.test(c))
+      .map(Number),
+  );
   const body = entry.operation.requestBody ? deref<JsonObject>(doc, entry.operation.requestBody) : undefined;
-  const media = (body?.content as Record<string, { examples?: Record<string, unknown> }> | undefined)?.['application/json'];
+  const media = (body?.content as Record<string, { examples?: Record<string, unknown> }> | undefined)?.[
+    'application/json'
+  ];
   const example = Object.values(media?.examples ?? {})[0];
   return { path: entry.key, status, body: example === undefined ? undefined : deref<JsonObject>(doc, example).value };
 }
 
 /** One request first, to see it answered with the operation's documented status, then the load. */
 async function measureOperation(baseUrl: string, request: LoadRequest, expected: number): Promise<Figures> {
-  const res = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+  const res = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
   await res.arrayBuffer();
-  if (res.status !== expected) throw new Error(`${request.method} ${request.path} answered ${res.status}, expected ${expected}`);
+  if (res.status !== expected)
+    throw new Error(`${request.method} ${request.path} answered ${res.status}, expected ${expected}`);
   return measure(baseUrl, [request]);
 }
 
@@ -41,10 +52,19 @@ export async function benchMock(): Promise<{ get: Figures; post: Figures }> {
   const prism = await startPrism({ specPath: SPEC, logLevel: 'error' });
   try {
     const planPath = plan.path.replace('{paymentPlanId}', 'pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P');
-    const get = await measureOperation(prism.baseUrl, { method: 'GET', path: planPath, headers: { authorization } }, plan.status);
+    const get = await measureOperation(
+      prism.baseUrl,
+      { method: 'GET', path: planPath, headers: { authorization } },
+      plan.status,
+    );
     const post = await measureOperation(
       prism.baseUrl,
-      { method: 'POST', path: session.path, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(session.body) },
+      {
+        method: 'POST',
+        path: session.path,
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify(session.body),
+      },
       session.status,
     );
     return { get, post };

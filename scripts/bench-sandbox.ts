@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { CONNECTIONS, DURATION_S, load, measure, type Figures, type LoadRequest } from './load.js';
+import { CONNECTIONS, DURATION_S, type Figures, type LoadRequest, load, measure } from './load.js';
 import { startPostgres } from './postgres.js';
 import { startSandboxProcess } from './sandbox-command.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
 
 /** Alternating rounds of bare node:http and the sandbox's GET. */
 const ROUNDS = 3;
@@ -32,9 +32,17 @@ export function startFloorServer(database: string): Promise<ServerProcess> {
 
 /** A bare node:http server answering a fixed JSON body of about a payment's size. */
 function bareServer(): Promise<ServerProcess> {
-  const body = JSON.stringify({ payId: '2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c', state: 'AUTHORIZED', padding: 'x'.repeat(600) });
+  const body = JSON.stringify({
+    payId: '2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c',
+    state: 'AUTHORIZED',
+    padding: 'x'.repeat(600),
+  });
   const code = `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json' }); s.end(${JSON.stringify(body)}); }).listen(Number(process.argv[1]), '127.0.0.1');`;
-  return startServerProcess({ name: 'node:http', args: (port) => ['-e', code, String(port)], ready: async (u) => (await fetch(u)).status === 200 });
+  return startServerProcess({
+    name: 'node:http',
+    args: (port) => ['-e', code, String(port)],
+    ready: async (u) => (await fetch(u)).status === 200,
+  });
 }
 
 const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
@@ -51,7 +59,13 @@ const createRequest = ({ idempotencyKey = true } = {}): LoadRequest => ({
     return {
       ...request,
       headers: idempotencyKey ? { ...request.headers, 'idempotency-key': id } : request.headers,
-      body: JSON.stringify({ transId: id, amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'MANUAL' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' }, customerInfo: { firstName: 'Lena', lastName: 'Schmidt' } }),
+      body: JSON.stringify({
+        transId: id,
+        amount: { value: 2500, currency: 'USD' },
+        captureMethod: { type: 'MANUAL' },
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+        customerInfo: { firstName: 'Lena', lastName: 'Schmidt' },
+      }),
     };
   },
 });
@@ -72,16 +86,28 @@ export interface SandboxFigures {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const medianFigures = (runs: Figures[]): Figures => ({ rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)) });
+const medianFigures = (runs: Figures[]): Figures => ({
+  rps: median(runs.map((r) => r.rps)),
+  p99: median(runs.map((r) => r.p99)),
+});
 
 async function createdPayment(server: ServerProcess): Promise<string> {
-  const created = await fetch(`${server.baseUrl}/api/v2/payments`, { method: 'POST', headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' }, body: createRequest().setupRequest!(createRequest()).body! });
+  const created = await fetch(`${server.baseUrl}/api/v2/payments`, {
+    method: 'POST',
+    headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+    body: createRequest().setupRequest!(createRequest()).body!,
+  });
   if (created.status !== 201) throw new Error(`creating a payment answered ${created.status}: ${await created.text()}`);
   return ((await created.json()) as { payId: string }).payId;
 }
-const getRequest = (payId: string): LoadRequest[] => [{ method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } }];
+const getRequest = (payId: string): LoadRequest[] => [
+  { method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } },
+];
 
-async function benchStore(database: string, merchants: string): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
+async function benchStore(
+  database: string,
+  merchants: string,
+): Promise<{ get: Figures; post: Figures; server: ServerProcess }> {
   const server = await startSandboxProcess({ database, merchantsFile: merchants });
   const get = await measure(server.baseUrl, getRequest(await createdPayment(server)));
   const post = await measure(server.baseUrl, [createRequest()]);
@@ -126,7 +152,8 @@ export async function benchSandbox(): Promise<SandboxFigures> {
     const bareFigures = medianFigures(bareRuns);
     // Top up to MEMORY_PAYMENTS payments in the store, then read the process's resident memory.
     const stored = counter - floorCreates;
-    if (stored < MEMORY_PAYMENTS) await load(sqlite.server.baseUrl, [createRequest()], { amount: MEMORY_PAYMENTS - stored });
+    if (stored < MEMORY_PAYMENTS)
+      await load(sqlite.server.baseUrl, [createRequest()], { amount: MEMORY_PAYMENTS - stored });
     const rss = { payments: Math.max(counter - floorCreates, MEMORY_PAYMENTS), mb: residentMb(sqlite.server.pid) };
     await sqlite.server.stop();
 
@@ -135,7 +162,12 @@ export async function benchSandbox(): Promise<SandboxFigures> {
       return undefined;
     });
     const { server: _, ...sqliteFigures } = sqlite;
-    return { bare: bareFigures, floor: floorFigures, sqlite: { ...sqliteFigures, rssAfterPayments: rss }, ...(postgres ? { postgres } : {}) };
+    return {
+      bare: bareFigures,
+      floor: floorFigures,
+      sqlite: { ...sqliteFigures, rssAfterPayments: rss },
+      ...(postgres ? { postgres } : {}),
+    };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });

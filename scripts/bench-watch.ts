@@ -8,13 +8,19 @@ import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { startProcessGroup, WATCHDOG, type ProcessGroup } from './server-process.js';
+import { type ProcessGroup, startProcessGroup, WATCHDOG } from './server-process.js';
 
 export const WATCH_TARGET_MS = 1_000;
 
 /** What generate reads, copied to `<dir>`: the contract, the guides, the admin document, the Redocly config. */
 export async function copyProject(dir: string): Promise<void> {
-  for (const path of ['openapi', join('docs', 'guides'), join('sandbox', 'admin'), 'redocly.yaml', '.redocly.lint-ignore.yaml']) {
+  for (const path of [
+    'openapi',
+    join('docs', 'guides'),
+    join('sandbox', 'admin'),
+    'redocly.yaml',
+    '.redocly.lint-ignore.yaml',
+  ]) {
     await cp(join(REPO_ROOT, path), join(dir, path), { recursive: true });
   }
 }
@@ -43,7 +49,18 @@ export interface Watcher extends ProcessGroup {
 export async function startWatcher(dir: string, out: string): Promise<Watcher> {
   const child = startProcessGroup(
     process.execPath,
-    ['--import', WATCHDOG, '--import', 'tsx', join(REPO_ROOT, 'generator', 'cli.ts'), '--watch', '--root', join(dir, 'openapi', 'openapi.yaml'), '--out', out],
+    [
+      '--import',
+      WATCHDOG,
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'generator', 'cli.ts'),
+      '--watch',
+      '--root',
+      join(dir, 'openapi', 'openapi.yaml'),
+      '--out',
+      out,
+    ],
     { cwd: REPO_ROOT, env: { NO_COLOR: '1' }, name: 'generate --watch' },
   );
   const block = async (count: number, timeoutMs = 120_000) => {
@@ -90,7 +107,8 @@ export async function benchWatch(edits = 10): Promise<{ latenciesMs: number[]; m
           seen = m;
           if ((await readFile(types, 'utf8')).includes(marker)) break;
         }
-        if (performance.now() - t0 > 60_000) throw new Error(`edit ${i} did not reach types.ts within 60 s:\n${watcher.output().slice(-3000)}`);
+        if (performance.now() - t0 > 60_000)
+          throw new Error(`edit ${i} did not reach types.ts within 60 s:\n${watcher.output().slice(-3000)}`);
         await new Promise((r) => setTimeout(r, 2));
       }
       latenciesMs.push(performance.now() - t0);

@@ -52,23 +52,36 @@ const runs: Run[] = [];
 for (let i = 0; i < RUNS; i++) runs.push(await runGenerate());
 const stepNames = [...runs[0]!.steps.keys()];
 for (const name of stepNames) {
-  console.log(`  ${(name === 'done' ? 'pipeline' : name).padEnd(12)} ${String(Math.round(median(runs.map((r) => r.steps.get(name) ?? 0)))).padStart(6)} ms`);
+  console.log(
+    `  ${(name === 'done' ? 'pipeline' : name).padEnd(12)} ${String(Math.round(median(runs.map((r) => r.steps.get(name) ?? 0)))).padStart(6)} ms`,
+  );
 }
-console.log(`  ${'wall clock'.padEnd(12)} ${String(Math.round(median(runs.map((r) => r.totalMs)))).padStart(6)} ms  (whole command, process start-up included; target < 6000 ms)\n`);
+console.log(
+  `  ${'wall clock'.padEnd(12)} ${String(Math.round(median(runs.map((r) => r.totalMs)))).padStart(6)} ms  (whole command, process start-up included; target < 6000 ms)\n`,
+);
 
 console.log('Prism mock (autocannon, 10 connections, 10 s each)');
 const mock = await benchMock();
 console.log(`  GET  ${Math.round(mock.get.rps)} req/s, p99 ${mock.get.p99} ms`);
 console.log(`  POST ${Math.round(mock.post.rps)} req/s, p99 ${mock.post.p99} ms (with request validation)\n`);
 
-console.log('sandbox (npm run sandbox; autocannon, 10 connections, 10 s each; GET: median of 3 rounds alternating with bare node:http)');
+console.log(
+  'sandbox (npm run sandbox; autocannon, 10 connections, 10 s each; GET: median of 3 rounds alternating with bare node:http)',
+);
 const sandbox = await benchSandbox();
 const pct = (a: number, b: number) => `${Math.round((a / b) * 100)} %`;
-const line = (label: string, f: { rps: number; p99: number }) => `  ${label.padEnd(34)} ${String(Math.round(f.rps)).padStart(6)} req/s, p99 ${f.p99} ms`;
+const line = (label: string, f: { rps: number; p99: number }) =>
+  `  ${label.padEnd(34)} ${String(Math.round(f.rps)).padStart(6)} req/s, p99 ${f.p99} ms`;
 console.log(line('bare node:http, fixed JSON', sandbox.bare));
-console.log(`${line('GET a payment, SQLite', sandbox.sqlite.get)}   ${pct(sandbox.sqlite.get.rps, sandbox.bare.rps)} of bare node:http (target ≥ 50 %; p99 target ≤ 5 ms)`);
-console.log(`${line('POST a payment, SQLite', sandbox.sqlite.post)}   ${(sandbox.sqlite.post.rps / mock.post.rps).toFixed(1)}× Prism's POST (target ≥ 5×; p99 target ≤ 5 ms)`);
-console.log(`${line('  the same without Idempotency-Key', sandbox.sqlite.postWithoutKey)}   ${(sandbox.sqlite.postWithoutKey.rps / mock.post.rps).toFixed(1)}× (what the key's claim and record cost)`);
+console.log(
+  `${line('GET a payment, SQLite', sandbox.sqlite.get)}   ${pct(sandbox.sqlite.get.rps, sandbox.bare.rps)} of bare node:http (target ≥ 50 %; p99 target ≤ 5 ms)`,
+);
+console.log(
+  `${line('POST a payment, SQLite', sandbox.sqlite.post)}   ${(sandbox.sqlite.post.rps / mock.post.rps).toFixed(1)}× Prism's POST (target ≥ 5×; p99 target ≤ 5 ms)`,
+);
+console.log(
+  `${line('  the same without Idempotency-Key', sandbox.sqlite.postWithoutKey)}   ${(sandbox.sqlite.postWithoutKey.rps / mock.post.rps).toFixed(1)}× (what the key's claim and record cost)`,
+);
 console.log(
   `${line('  floor: its storage work alone', sandbox.floor)}   ${(sandbox.floor.rps / mock.post.rps).toFixed(1)}× (scripts/floor-server.ts: the most a create reaches here; the sandbox's POST is ${pct(sandbox.sqlite.post.rps, sandbox.floor.rps)} of it)`,
 );
@@ -76,13 +89,21 @@ if (sandbox.postgres) {
   console.log(line('GET a payment, PostgreSQL', sandbox.postgres.get));
   console.log(line('POST a payment, PostgreSQL', sandbox.postgres.post));
 }
-console.log(`  resident memory after ${sandbox.sqlite.rssAfterPayments.payments} payments (SQLite): ${sandbox.sqlite.rssAfterPayments.mb} MB (target ≤ 200 MB)\n`);
+console.log(
+  `  resident memory after ${sandbox.sqlite.rssAfterPayments.payments} payments (SQLite): ${sandbox.sqlite.rssAfterPayments.mb} MB (target ≤ 200 MB)\n`,
+);
 
 console.log('client SDK');
 const client = await benchClient();
-console.log(`  per-call overhead vs the equivalent raw fetch (with the same timeout signal): ${client.overheadPct.toFixed(1)} % (client ${client.clientMedianUs.toFixed(0)} µs, fetch ${client.fetchMedianUs.toFixed(0)} µs median; target ≤ 5 %)`);
-console.log(`  vs bare fetch without a signal: ${client.overheadVsBareFetchPct.toFixed(1)} %; with abortOnTimeout: false: ${client.noAbortOverheadPct.toFixed(1)} %`);
-console.log(`  client entry, minified + gzipped: ${(client.sizeMinGzipBytes / 1024).toFixed(1)} kB besides openapi-fetch (${(client.openapiFetchMinGzipBytes / 1024).toFixed(1)} kB); target ≤ 10 kB`);
+console.log(
+  `  per-call overhead vs the equivalent raw fetch (with the same timeout signal): ${client.overheadPct.toFixed(1)} % (client ${client.clientMedianUs.toFixed(0)} µs, fetch ${client.fetchMedianUs.toFixed(0)} µs median; target ≤ 5 %)`,
+);
+console.log(
+  `  vs bare fetch without a signal: ${client.overheadVsBareFetchPct.toFixed(1)} %; with abortOnTimeout: false: ${client.noAbortOverheadPct.toFixed(1)} %`,
+);
+console.log(
+  `  client entry, minified + gzipped: ${(client.sizeMinGzipBytes / 1024).toFixed(1)} kB besides openapi-fetch (${(client.openapiFetchMinGzipBytes / 1024).toFixed(1)} kB); target ≤ 10 kB`,
+);
 
 console.log('\nnpm run generate -- --watch (a child process on a copy of the project)');
 console.log(formatWatchBench(await benchWatch(10)));

@@ -15,8 +15,16 @@
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BaseError, loadBase } from '../generator/review/base.js';
+import {
+  type Change,
+  checkBreaking,
+  DiffError,
+  formatLocation,
+  RELEASES_DIR,
+  ReleaseExistsError,
+  recordRelease,
+} from '../generator/review/breaking.js';
 import { BundleError, bundleContract } from '../generator/steps/bundle.js';
-import { type Change, checkBreaking, DiffError, formatLocation, recordRelease, ReleaseExistsError, RELEASES_DIR } from '../generator/review/breaking.js';
 import { DEFAULT_ROOT } from '../generator/support/paths.js';
 
 const USAGE = `usage: tsx scripts/check-breaking.ts [--json] [--root openapi/openapi.yaml | --current <bundled file>]
@@ -57,9 +65,11 @@ const fail = (message: string): never => {
 };
 
 const baseSpec = values.base ?? values.baseline;
-if ((values.record || values.force) && (values.current || baseSpec)) fail(`--record takes the bundle of --root, not --current/--base\n${USAGE}`);
+if ((values.record || values.force) && (values.current || baseSpec))
+  fail(`--record takes the bundle of --root, not --current/--base\n${USAGE}`);
 if (values.force && !values.record) fail(`--force only applies to --record\n${USAGE}`);
-if (values.current && values.root) fail(`give --root (bundled here) or --current (already bundled), not both\n${USAGE}`);
+if (values.current && values.root)
+  fail(`give --root (bundled here) or --current (already bundled), not both\n${USAGE}`);
 if (values.base && values.baseline) fail(`give --base (or its earlier name --baseline), not both\n${USAGE}`);
 
 async function bundle() {
@@ -87,14 +97,18 @@ try {
   base = await loadBase(baseSpec, { root, releasesDir });
 } catch (err) {
   if (!(err instanceof BaseError) && !(err instanceof BundleError)) throw err;
-  const record = baseSpec === undefined ? '\nRecord the released contract with `npm run check:breaking -- --record`.' : '';
+  const record =
+    baseSpec === undefined ? '\nRecord the released contract with `npm run check:breaking -- --record`.' : '';
   fail(`${err.message}${record}`);
 }
 
 const t0 = performance.now();
 let result;
 try {
-  result = await checkBreaking({ current: values.current ? resolve(values.current) : await bundle(), baseline: base!.input });
+  result = await checkBreaking({
+    current: values.current ? resolve(values.current) : await bundle(),
+    baseline: base!.input,
+  });
 } catch (err) {
   if (err instanceof DiffError) fail(err.message);
   throw err;
@@ -108,11 +122,20 @@ if (values.json) {
 } else {
   const line = (c: Change) => {
     const findings = c.findings.length > 0 ? c.findings : [{ ruleId: '', message: c.message, location: c.location }];
-    return findings.map((f) => `  ${formatLocation(f.location)} ${c.impact}${f.ruleId ? ` ${f.ruleId}` : ''} ${f.message}\n      shows at ${c.path}`).join('\n');
+    return findings
+      .map(
+        (f) =>
+          `  ${formatLocation(f.location)} ${c.impact}${f.ruleId ? ` ${f.ruleId}` : ''} ${f.message}\n      shows at ${c.path}`,
+      )
+      .join('\n');
   };
-  console.log(`comparing ${result.files.current}, info.version ${result.versions.current}, with ${base!.label}, info.version ${result.versions.baseline}`);
+  console.log(
+    `comparing ${result.files.current}, info.version ${result.versions.current}, with ${base!.label}, info.version ${result.versions.baseline}`,
+  );
   if (result.breaking.length > 0) {
-    console.log(`\n${result.accepted ? 'Breaking changes, accepted by the major version bump' : 'BREAKING changes'} (${result.breaking.length}):`);
+    console.log(
+      `\n${result.accepted ? 'Breaking changes, accepted by the major version bump' : 'BREAKING changes'} (${result.breaking.length}):`,
+    );
     for (const c of result.breaking) console.log(line(c));
   }
   if (result.nonBreaking.length > 0) {

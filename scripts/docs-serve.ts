@@ -72,7 +72,11 @@ function isInside(root: string, path: string): boolean {
 }
 
 function send(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -109,7 +113,8 @@ export function createDocsServer(root: string): Server {
 function parsePort(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_PORT;
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new Error(`invalid port "${value}": expected an integer from 0 to 65535`);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new Error(`invalid port "${value}": expected an integer from 0 to 65535`);
   return port;
 }
 
@@ -142,7 +147,11 @@ async function main(): Promise<void> {
 
   const server = createDocsServer(root);
   server.on('error', (err: NodeJS.ErrnoException) => {
-    console.error(err.code === 'EADDRINUSE' ? `port ${port} is in use: pass another with --port or PORT` : `cannot serve: ${err.message}`);
+    console.error(
+      err.code === 'EADDRINUSE'
+        ? `port ${port} is in use: pass another with --port or PORT`
+        : `cannot serve: ${err.message}`,
+    );
     process.exit(1);
   });
   server.listen(port, HOST, () => {

@@ -34,7 +34,8 @@ const checkpointer = startCheckpointer(file, (message) => console.error(`floor: 
 /** An insert of a whole row, its columns named by the first row's keys (bound by name). */
 function inserter<T extends keyof Tables>(table: T) {
   let statement: Database.Statement | undefined;
-  const prepare = (columns: string[]) => writer.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`);
+  const prepare = (columns: string[]) =>
+    writer.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`);
   return (row: Tables[T]) => (statement ??= prepare(Object.keys(row))).run(row);
 }
 // Rows spread the scope last, as the store does: on Node 20, keys added after a spread give every row hidden classes of its own.
@@ -42,7 +43,9 @@ const scope = { merchant_id: 'bench_merchant', environment: 'test' };
 const insertPayment = inserter('payments');
 const insertOperation = inserter('payment_operations');
 const insertKey = inserter('idempotency_keys');
-const findKey = reader.prepare('select * from idempotency_keys where merchant_id = ? and environment = ? and idempotency_key = ?');
+const findKey = reader.prepare(
+  'select * from idempotency_keys where merchant_id = ? and environment = ? and idempotency_key = ?',
+);
 const begin = writer.prepare('begin');
 const commit = writer.prepare('commit');
 
@@ -82,17 +85,93 @@ const server = createServer((request, response) => {
     const { transId, amount, ...details } = body;
     // Strings of the sizes the sandbox stores: the domain's record, the details document, the operation, the response.
     const [status, responseCode, responseDescription] = ['OK', '00000000', 'Request successfully processed'];
-    const result = JSON.stringify({ payId, merchantId: scope.merchant_id, transId, xId, status, responseCode, responseDescription });
-    const operation = { xId, payId, type: 'AUTHORIZATION', transId, status, responseCode, responseDescription, amount, createdAt };
-    const payment = { payId, scope, kind: 'PAYMENT', transId, state: 'AUTHORIZED', amount, authorizedValue: amount.value, capturedValue: 0, refundedValue: 0, reversedValue: 0, details, createdAt, updatedAt: createdAt, version: 1 };
+    const result = JSON.stringify({
+      payId,
+      merchantId: scope.merchant_id,
+      transId,
+      xId,
+      status,
+      responseCode,
+      responseDescription,
+    });
+    const operation = {
+      xId,
+      payId,
+      type: 'AUTHORIZATION',
+      transId,
+      status,
+      responseCode,
+      responseDescription,
+      amount,
+      createdAt,
+    };
+    const payment = {
+      payId,
+      scope,
+      kind: 'PAYMENT',
+      transId,
+      state: 'AUTHORIZED',
+      amount,
+      authorizedValue: amount.value,
+      capturedValue: 0,
+      refundedValue: 0,
+      reversedValue: 0,
+      details,
+      createdAt,
+      updatedAt: createdAt,
+      version: 1,
+    };
     const zero = { value: 0, currency: amount.currency };
-    const document = { payId, merchantId: scope.merchant_id, transId, xId, status, responseCode, responseDescription, state: 'AUTHORIZED', amount, authorizedAmount: amount, capturedAmount: zero, refundedAmount: zero, reversedAmount: zero, creationDate: createdAt, operations: [operation], ...details };
+    const document = {
+      payId,
+      merchantId: scope.merchant_id,
+      transId,
+      xId,
+      status,
+      responseCode,
+      responseDescription,
+      state: 'AUTHORIZED',
+      amount,
+      authorizedAmount: amount,
+      capturedAmount: zero,
+      refundedAmount: zero,
+      reversedAmount: zero,
+      creationDate: createdAt,
+      operations: [operation],
+      ...details,
+    };
     queue.push({
       write: () => {
-        insertPayment({ pay_id: payId, kind: 'PAYMENT', trans_id: transId, state: 'AUTHORIZED', amount_value: amount.value, currency: amount.currency, merchant_customer_id: null, created_at: createdAt, version: 1, data: JSON.stringify(payment), document: JSON.stringify(document), capture_at: null, ...scope });
+        insertPayment({
+          pay_id: payId,
+          kind: 'PAYMENT',
+          trans_id: transId,
+          state: 'AUTHORIZED',
+          amount_value: amount.value,
+          currency: amount.currency,
+          merchant_customer_id: null,
+          created_at: createdAt,
+          version: 1,
+          data: JSON.stringify(payment),
+          document: JSON.stringify(document),
+          capture_at: null,
+          ...scope,
+        });
         insertOperation({ x_id: xId, pay_id: payId, position: 1, data: JSON.stringify(operation), ...scope });
         const expiresAt = new Date(now.getTime() + 24 * 3_600_000).toISOString();
-        insertKey({ idempotency_key: key, operation_id: 'createPayment', request_hash: requestHash, state: 'done', token: randomUUID(), locked_until: createdAt, expires_at: expiresAt, response_status: 201, response_headers: JSON.stringify(headers), response_body: result, ...scope });
+        insertKey({
+          idempotency_key: key,
+          operation_id: 'createPayment',
+          request_hash: requestHash,
+          state: 'done',
+          token: randomUUID(),
+          locked_until: createdAt,
+          expires_at: expiresAt,
+          response_status: 201,
+          response_headers: JSON.stringify(headers),
+          response_body: result,
+          ...scope,
+        });
       },
       answer: () => response.writeHead(201, headers).end(result),
     });
@@ -101,6 +180,7 @@ const server = createServer((request, response) => {
 });
 
 server.listen(port, '127.0.0.1');
-const stop = () => server.close(() => void checkpointer.stop().then(() => (reader.close(), writer.close(), process.exit(0))));
+const stop = () =>
+  server.close(() => void checkpointer.stop().then(() => (reader.close(), writer.close(), process.exit(0))));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

@@ -1,8 +1,9 @@
 // npm run lint [-- --root <file>] [-- --json]
 // Redocly on the source, Spectral on the bundle; exits 1 on any error OR warning. Without --root:
 // the contract and the sandbox's admin API document (sandbox/admin/openapi.yaml), each to its bar.
+
+import { formatProblem, type LintResult, lintContract } from '../generator/lint/lint.js';
 import { lintAdminDocument } from '../generator/steps/admin.js';
-import { formatProblem, lintContract, type LintResult } from '../generator/lint/lint.js';
 import { DEFAULT_ROOT } from '../generator/support/paths.js';
 import { scriptArgs } from './args.js';
 
@@ -13,7 +14,10 @@ if (args.help) {
 }
 const t0 = performance.now();
 const withAdmin = args.root === DEFAULT_ROOT;
-const [result, admin] = await Promise.all([lintContract({ root: args.root, out: args.out }), withAdmin ? lintAdminDocument({ out: args.out }) : undefined]);
+const [result, admin] = await Promise.all([
+  lintContract({ root: args.root, out: args.out }),
+  withAdmin ? lintAdminDocument({ out: args.out }) : undefined,
+]);
 const ok = result.ok && (admin?.ok ?? true);
 if (args.json) {
   console.log(JSON.stringify(admin ? { ...result, ok, admin } : result, null, 2));

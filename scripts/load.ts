@@ -30,13 +30,27 @@ interface AutocannonResult {
   timeouts: number;
   non2xx: number;
 }
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  options: Record<string, unknown>,
+) => Promise<AutocannonResult>;
 
 /** Sends `requests` (in turn) to `url` for `duration` seconds, or `amount` requests in all. */
-export async function load(url: string, requests: LoadRequest[], options: { duration?: number; amount?: number } = {}): Promise<Figures & { total: number }> {
-  const result = await autocannon({ url, connections: CONNECTIONS, requests, ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? DURATION_S }) });
+export async function load(
+  url: string,
+  requests: LoadRequest[],
+  options: { duration?: number; amount?: number } = {},
+): Promise<Figures & { total: number }> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    requests,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? DURATION_S }),
+  });
   const failed = result.errors + result.timeouts + result.non2xx;
-  if (failed > 0) throw new Error(`${requests[0]!.method} ${url}${requests[0]!.path}: ${failed} of ${result.requests.total} requests failed or were not 2xx`);
+  if (failed > 0)
+    throw new Error(
+      `${requests[0]!.method} ${url}${requests[0]!.path}: ${failed} of ${result.requests.total} requests failed or were not 2xx`,
+    );
   return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
 }
 

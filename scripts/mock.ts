@@ -52,7 +52,9 @@ const host = values.host;
 const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
 const shown = relative(process.cwd(), SPEC) || SPEC;
 if (!existsSync(SPEC)) {
-  console.error(`${shown} is missing: run \`npm run generate\` first (it lints and bundles the contract into generated/).`);
+  console.error(
+    `${shown} is missing: run \`npm run generate\` first (it lints and bundles the contract into generated/).`,
+  );
   process.exit(1);
 }
 
@@ -61,11 +63,26 @@ if (!existsSync(SPEC)) {
 const specText = readFileSync(SPEC, 'utf8');
 const document = JSON.parse(specText) as { jsonSchemaDialect?: string };
 if (document.jsonSchemaDialect !== 'https://json-schema.org/draft/2020-12/schema') {
-  console.warn(`warning: ${shown} does not declare jsonSchemaDialect https://json-schema.org/draft/2020-12/schema; Prism may not validate request bodies as the contract says.`);
+  console.warn(
+    `warning: ${shown} does not declare jsonSchemaDialect https://json-schema.org/draft/2020-12/schema; Prism may not validate request bodies as the contract says.`,
+  );
 }
 const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 const baseUrl = `http://${urlHost}:${port}`;
-const args = ['--import', WATCHDOG, PRISM_CLI, 'mock', SPEC, '--host', host, '--port', String(port), '--verboseLevel', values.quiet ? 'warn' : 'info', ...PRISM_MOCK_ARGS];
+const args = [
+  '--import',
+  WATCHDOG,
+  PRISM_CLI,
+  'mock',
+  SPEC,
+  '--host',
+  host,
+  '--port',
+  String(port),
+  '--verboseLevel',
+  values.quiet ? 'warn' : 'info',
+  ...PRISM_MOCK_ARGS,
+];
 if (values.dynamic) args.push('--dynamic');
 
 // Fail early and clearly when the port is taken (Prism would print its whole usage text).
@@ -114,13 +131,23 @@ const contractRoot = process.env.PAYMENT_API_ROOT ? resolve(process.env.PAYMENT_
 const contractDir = `${relative(process.cwd(), dirname(contractRoot)) || '.'}/`;
 bundleContract({ root: contractRoot })
   .then(({ json }) => {
-    if (json !== specText) console.warn(`warning: ${shown} is not the bundle of the current ${contractDir}; run \`npm run generate\` and restart to mock the current contract.`);
+    if (json !== specText)
+      console.warn(
+        `warning: ${shown} is not the bundle of the current ${contractDir}; run \`npm run generate\` and restart to mock the current contract.`,
+      );
   })
-  .catch(() => console.warn(`warning: ${contractDir} does not bundle right now (\`npm run generate\` says why); mocking ${shown} as it is.`));
+  .catch(() =>
+    console.warn(
+      `warning: ${contractDir} does not bundle right now (\`npm run generate\` says why); mocking ${shown} as it is.`,
+    ),
+  );
 
 const listening = () =>
   new Promise<boolean>((done) => {
-    const socket = connect({ host: urlHost.replace(/^\[|\]$/g, ''), port }, () => { socket.destroy(); done(true); });
+    const socket = connect({ host: urlHost.replace(/^\[|\]$/g, ''), port }, () => {
+      socket.destroy();
+      done(true);
+    });
     socket.once('error', () => done(false));
   });
 const deadline = Date.now() + 30_000;

@@ -3,7 +3,7 @@
 // the contract vitest's global setup bundled.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { startServerProcess, type ServerProcess } from './server-process.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
 
 /** Prism's CLI entry point (run it with `node`; no npx). */
 export const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -35,12 +35,26 @@ export function startPrism(options: StartPrismOptions): Promise<ServerProcess> {
   return startServerProcess({
     name: 'Prism',
     args: (port) => {
-      const args = [PRISM_CLI, 'mock', specPath, '--host', '127.0.0.1', '--port', String(port), '--verboseLevel', options.logLevel ?? 'warn', ...PRISM_MOCK_ARGS];
+      const args = [
+        PRISM_CLI,
+        'mock',
+        specPath,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--verboseLevel',
+        options.logLevel ?? 'warn',
+        ...PRISM_MOCK_ARGS,
+      ];
       if (options.dynamic) args.push('--dynamic');
       return args;
     },
     // Prism answers an unknown path with a 404 problem+json of its own; checking for it makes sure
     // that the answer does not come from another process that took the port meanwhile.
-    ready: async (baseUrl) => (await (await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(1_000) })).text()).includes('stoplight.io/prism/errors'),
+    ready: async (baseUrl) =>
+      (await (await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(1_000) })).text()).includes(
+        'stoplight.io/prism/errors',
+      ),
   });
 }

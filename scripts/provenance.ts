@@ -1,8 +1,8 @@
 // npm run provenance [-- --root <file>] [-- --json]
 // Counts what the contract documents vs. what it infers (x-provenance: inferred), on the bundle.
 import { relative } from 'node:path';
-import { BundleError, bundleContract } from '../generator/steps/bundle.js';
 import { countProvenance, formatProvenance } from '../generator/review/provenance.js';
+import { BundleError, bundleContract } from '../generator/steps/bundle.js';
 import { scriptArgs } from './args.js';
 
 const args = scriptArgs();
@@ -13,7 +13,11 @@ if (args.help) {
 try {
   const { document } = await bundleContract({ root: args.root });
   const counts = countProvenance(document);
-  console.log(args.json ? JSON.stringify(counts, null, 2) : formatProvenance(counts, `Provenance of ${relative(process.cwd(), args.root)} (bundled)`));
+  console.log(
+    args.json
+      ? JSON.stringify(counts, null, 2)
+      : formatProvenance(counts, `Provenance of ${relative(process.cwd(), args.root)} (bundled)`),
+  );
 } catch (err) {
   if (err instanceof BundleError) {
     console.error(err.message);

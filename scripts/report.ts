@@ -11,9 +11,9 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BaseError } from '../generator/review/base.js';
 import { DiffError } from '../generator/review/breaking.js';
+import { collectReport, renderReport, reportExitCode, reportSummary } from '../generator/review/report.js';
 import { BundleError } from '../generator/steps/bundle.js';
 import { writeFileAtomic } from '../generator/support/fs.js';
-import { collectReport, renderReport, reportExitCode, reportSummary } from '../generator/review/report.js';
 
 const USAGE = `usage: tsx scripts/report.ts [--base <git ref | version | released file>] [--out report.md]
                          [--root openapi/openapi.yaml] [--generated generated/] [--no-lint] [--no-drift]`;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
 
 export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');
 
@@ -13,9 +13,12 @@ export const NO_CLI_CONFIG = { SANDBOX_CLI_CONFIG: 'none' };
 
 /** The Node options of `npm run sandbox` ("exec node <options> sandbox/main.ts"), `--import tsx` included. */
 export function sandboxNodeOptions(): string[] {
-  const script = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.sandbox ?? '';
+  const script =
+    (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+      .sandbox ?? '';
   const match = /^exec node (.*)\bsandbox\/main\.ts$/.exec(script.trim());
-  if (!match) throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/main.ts": ${script}`);
+  if (!match)
+    throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/main.ts": ${script}`);
   return match[1]!.split(/\s+/).filter(Boolean);
 }
 
@@ -40,6 +43,7 @@ export function startSandboxProcess(options: SandboxProcessOptions): Promise<Ser
       ...['--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet'],
       ...(options.extra ?? []),
     ],
-    ready: async (baseUrl) => (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
+    ready: async (baseUrl) =>
+      (await fetch(`${baseUrl}/api/v2/customers`, { signal: AbortSignal.timeout(1_000) })).status === 401,
   });
 }

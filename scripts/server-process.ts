@@ -6,7 +6,7 @@
 //   file (see WATCHDOG), which happens however the parent ends, even by SIGKILL; and an exit hook
 //   kills the groups still running.
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 
 export const LOOPBACK = '127.0.0.1';
 const START_TIMEOUT_MS = 30_000;
@@ -110,7 +110,14 @@ async function launch(options: ServerProcessOptions, port: number): Promise<Serv
     await child.stop();
     throw err;
   }
-  return { baseUrl, port, pid: child.pid, output: () => child.output().slice(-20_000), exited: child.exited, stop: child.stop };
+  return {
+    baseUrl,
+    port,
+    pid: child.pid,
+    output: () => child.output().slice(-20_000),
+    exited: child.exited,
+    stop: child.stop,
+  };
 }
 
 export interface ProcessGroup {
@@ -135,7 +142,13 @@ export interface ProcessGroup {
 export function startProcessGroup(
   command: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; inheritOutput?: boolean; name?: string; keepAlive?: boolean } = {},
+  options: {
+    cwd?: string;
+    env?: Record<string, string>;
+    inheritOutput?: boolean;
+    name?: string;
+    keepAlive?: boolean;
+  } = {},
 ): ProcessGroup {
   const output: 'inherit' | 'pipe' = options.inheritOutput ? 'inherit' : 'pipe';
   // detached: the child leads its own process group, so stop() can kill it and anything it forks.
@@ -150,7 +163,8 @@ export function startProcessGroup(
   running.add(pgid);
   if (!options.keepAlive) {
     child.unref();
-    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    for (const stream of [child.stdin, child.stdout, child.stderr])
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
   // Always drain the output (a full pipe would block the child); a chatty server keeps its last megabyte.
@@ -191,8 +205,12 @@ export function startProcessGroup(
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (test(text())) return;
-      if (hasExited()) throw new Error(`${options.name ?? command} exited (code ${child.exitCode}, signal ${child.signalCode}) before ${what}:\n${text().slice(-5_000)}`);
-      if (Date.now() > deadline) throw new Error(`${options.name ?? command}: no ${what} within ${timeoutMs} ms:\n${text().slice(-5_000)}`);
+      if (hasExited())
+        throw new Error(
+          `${options.name ?? command} exited (code ${child.exitCode}, signal ${child.signalCode}) before ${what}:\n${text().slice(-5_000)}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`${options.name ?? command}: no ${what} within ${timeoutMs} ms:\n${text().slice(-5_000)}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -205,7 +223,10 @@ async function waitUntilReady(options: ServerProcessOptions, baseUrl: string, ch
     if (child.hasExited()) {
       const text = child.output();
       const { code, signal } = await child.exited;
-      throw new ServerStartError(`${options.name} exited (code ${code}, signal ${signal}) before answering:\n${text.slice(-20_000)}`, /EADDRINUSE/.test(text));
+      throw new ServerStartError(
+        `${options.name} exited (code ${code}, signal ${signal}) before answering:\n${text.slice(-20_000)}`,
+        /EADDRINUSE/.test(text),
+      );
     }
     try {
       if (await options.ready(baseUrl)) return;
@@ -214,5 +235,8 @@ async function waitUntilReady(options: ServerProcessOptions, baseUrl: string, ch
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new ServerStartError(`${options.name} did not answer on ${baseUrl} within ${START_TIMEOUT_MS} ms:\n${child.output().slice(-20_000)}`, false);
+  throw new ServerStartError(
+    `${options.name} did not answer on ${baseUrl} within ${START_TIMEOUT_MS} ms:\n${child.output().slice(-20_000)}`,
+    false,
+  );
 }

@@ -22,12 +22,22 @@ interface SourceFile {
 }
 
 /** The imported module: its top folder and repository-relative path, or its package (`node:` for built-ins). */
-function targetOf(file: string, specifier: string): { folder: string | undefined; target: string | undefined; packageName: string | undefined } {
+function targetOf(
+  file: string,
+  specifier: string,
+): { folder: string | undefined; target: string | undefined; packageName: string | undefined } {
   if (specifier.startsWith('.')) {
-    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep).join('/');
+    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier))
+      .split(sep)
+      .join('/');
     return { folder: target.startsWith('..') ? '..' : target.split('/')[0], target, packageName: undefined };
   }
-  const packageName = specifier.startsWith('node:') ? 'node:' : specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  const packageName = specifier.startsWith('node:')
+    ? 'node:'
+    : specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
   return { folder: undefined, target: undefined, packageName };
 }
 
@@ -36,7 +46,8 @@ const SQL_PACKAGES = new Set(['kysely', 'pg', 'better-sqlite3']);
 /** HTTP frameworks: only the sandbox's HTTP layer (and its composition root) may use them. */
 const HTTP_PACKAGES = new Set(['fastify', '@fastify/cors']);
 
-const inFolders = (target: string | undefined, prefixes: readonly string[]) => target !== undefined && prefixes.some((p) => target.startsWith(p));
+const inFolders = (target: string | undefined, prefixes: readonly string[]) =>
+  target !== undefined && prefixes.some((p) => target.startsWith(p));
 
 interface Rule {
   /** files under this repository-relative prefix */
@@ -44,7 +55,12 @@ interface Rule {
   /** why, for the message */
   because: string;
   /** true when the import is allowed */
-  allows(target: { folder: string | undefined; target: string | undefined; packageName: string | undefined; path: string }): boolean;
+  allows(target: {
+    folder: string | undefined;
+    target: string | undefined;
+    packageName: string | undefined;
+    path: string;
+  }): boolean;
 }
 
 const RULES: Rule[] = [
@@ -61,7 +77,9 @@ const RULES: Rule[] = [
   {
     from: 'generated/',
     because: 'generated code imports only the SDK types it is written against',
-    allows: ({ folder, path }) => path.startsWith('generated/samples/') || (folder === undefined ? false : folder === 'generated' || folder === 'src'),
+    allows: ({ folder, path }) =>
+      path.startsWith('generated/samples/') ||
+      (folder === undefined ? false : folder === 'generated' || folder === 'src'),
   },
   {
     from: 'generated/samples/',
@@ -71,7 +89,8 @@ const RULES: Rule[] = [
   {
     from: 'src/client/',
     because: 'the client SDK is web-standard and depends on openapi-fetch alone',
-    allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-fetch' : folder === 'src' || folder === 'generated'),
+    allows: ({ folder, packageName }) =>
+      folder === undefined ? packageName === 'openapi-fetch' : folder === 'src' || folder === 'generated',
   },
   {
     from: 'src/webhooks/',
@@ -85,30 +104,46 @@ const RULES: Rule[] = [
   },
   {
     from: 'tooling/',
-    because: 'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
-    allows: ({ folder, packageName }) => (folder === undefined ? packageName === 'openapi-typescript' : folder === 'tooling'),
+    because:
+      'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
+    allows: ({ folder, packageName }) =>
+      folder === undefined ? packageName === 'openapi-typescript' : folder === 'tooling',
   },
   {
     from: 'sandbox/domain/',
-    because: 'the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract\'s types only',
-    allows: ({ target }) => target !== undefined && (target.startsWith('sandbox/domain/') || target.startsWith('generated/')),
+    because: "the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
+    allows: ({ target }) =>
+      target !== undefined && (target.startsWith('sandbox/domain/') || target.startsWith('generated/')),
   },
   {
     from: 'sandbox/contract/',
-    because: 'the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
-    allows: ({ folder, target }) => folder === undefined || inFolders(target, ['sandbox/contract/', 'sandbox/domain/', 'tooling/', 'generated/']),
+    because:
+      'the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
+    allows: ({ folder, target }) =>
+      folder === undefined || inFolders(target, ['sandbox/contract/', 'sandbox/domain/', 'tooling/', 'generated/']),
   },
   {
     from: 'sandbox/app/',
     because: 'use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
     allows: ({ folder, target, packageName }) =>
-      folder === undefined ? !HTTP_PACKAGES.has(packageName!) : inFolders(target, ['sandbox/app/', 'sandbox/domain/', 'sandbox/contract/', 'sandbox/store/', 'generated/']),
+      folder === undefined
+        ? !HTTP_PACKAGES.has(packageName!)
+        : inFolders(target, ['sandbox/app/', 'sandbox/domain/', 'sandbox/contract/', 'sandbox/store/', 'generated/']),
   },
   {
     from: 'sandbox/jobs/',
     because: 'background jobs call the use cases (app/), never the HTTP layer',
     allows: ({ folder, target, packageName }) =>
-      folder === undefined ? !HTTP_PACKAGES.has(packageName!) : inFolders(target, ['sandbox/jobs/', 'sandbox/app/', 'sandbox/domain/', 'sandbox/store/', 'src/webhooks/', 'generated/']),
+      folder === undefined
+        ? !HTTP_PACKAGES.has(packageName!)
+        : inFolders(target, [
+            'sandbox/jobs/',
+            'sandbox/app/',
+            'sandbox/domain/',
+            'sandbox/store/',
+            'src/webhooks/',
+            'generated/',
+          ]),
   },
   {
     from: 'sandbox/store/',
@@ -117,13 +152,29 @@ const RULES: Rule[] = [
   },
   {
     from: 'sandbox/http/',
-    because: 'the HTTP layer turns requests into use cases and outcomes into answers: it never runs the jobs, scripts or tests',
-    allows: ({ folder, target }) => folder === undefined || inFolders(target, ['sandbox/http/', 'sandbox/app/', 'sandbox/contract/', 'sandbox/domain/', 'sandbox/store/', 'tooling/', 'generated/']),
+    because:
+      'the HTTP layer turns requests into use cases and outcomes into answers: it never runs the jobs, scripts or tests',
+    allows: ({ folder, target }) =>
+      folder === undefined ||
+      inFolders(target, [
+        'sandbox/http/',
+        'sandbox/app/',
+        'sandbox/contract/',
+        'sandbox/domain/',
+        'sandbox/store/',
+        'tooling/',
+        'generated/',
+      ]),
   },
   {
     from: '',
     because: 'SQL lives in the sandbox store alone',
-    allows: ({ packageName, path }) => packageName === undefined || !SQL_PACKAGES.has(packageName) || path.startsWith('sandbox/store/') || path.startsWith('test/') || path.startsWith('scripts/'),
+    allows: ({ packageName, path }) =>
+      packageName === undefined ||
+      !SQL_PACKAGES.has(packageName) ||
+      path.startsWith('sandbox/store/') ||
+      path.startsWith('test/') ||
+      path.startsWith('scripts/'),
   },
 ];
 
@@ -133,7 +184,8 @@ function violations(files: SourceFile[]): string[] {
     for (const specifier of file.imports) {
       const target = { ...targetOf(file.path, specifier), path: file.path };
       for (const rule of RULES) {
-        if (file.path.startsWith(rule.from) && !rule.allows(target)) out.push(`${file.path} imports ${specifier}: ${rule.because}`);
+        if (file.path.startsWith(rule.from) && !rule.allows(target))
+          out.push(`${file.path} imports ${specifier}: ${rule.because}`);
       }
     }
   }
@@ -179,7 +231,10 @@ describe('import direction', () => {
       { path: 'tooling/openapi/walker.ts', imports: ['node:fs', '../../src/client/operation-info.js'] },
       { path: 'src/webhooks/signature.ts', imports: ['node:crypto'] },
       { path: 'generated/operations.ts', imports: ['../generator/operations.js'] },
-      { path: 'generated/samples/createPayment.example.ts', imports: ['../../src/client/index.js', '@payment-service/api-v2'] },
+      {
+        path: 'generated/samples/createPayment.example.ts',
+        imports: ['../../src/client/index.js', '@payment-service/api-v2'],
+      },
       { path: 'sandbox/domain/payments.ts', imports: ['node:crypto', '../store/store.js', 'kysely'] },
       { path: 'sandbox/store/index.ts', imports: ['../http/app.js'] },
       { path: 'sandbox/app/payments.ts', imports: ['../http/replies.js', 'fastify', '../jobs/clock-ticker.js'] },
@@ -228,9 +283,16 @@ describe('import direction', () => {
 /** The scanned file a relative specifier names (`x.js` as written for `x.ts`, a folder's index), or undefined (a package, a file not scanned). */
 function resolveImport(from: string, specifier: string, known: ReadonlySet<string>): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
-  const target = relative(ROOT, resolve(ROOT, dirname(from), specifier)).split(sep).join('/');
+  const target = relative(ROOT, resolve(ROOT, dirname(from), specifier))
+    .split(sep)
+    .join('/');
   const stem = target.replace(/\.[cm]?[jt]s$/, '');
-  return [target, ...['.ts', '.mts', '.cts', '.js', '.mjs'].map((ext) => stem + ext), `${target}/index.ts`, `${target}/index.js`].find((p) => known.has(p));
+  return [
+    target,
+    ...['.ts', '.mts', '.cts', '.js', '.mjs'].map((ext) => stem + ext),
+    `${target}/index.ts`,
+    `${target}/index.js`,
+  ].find((p) => known.has(p));
 }
 
 /** file → the scanned files it imports, sorted. */
@@ -311,7 +373,9 @@ describe('import cycles', () => {
 
   it('sees the edges of the graph (static, dynamic and type-only imports, `.js` written for `.ts`)', () => {
     const graph = importGraph(files);
-    expect(graph.get('generator/cli.ts')).toEqual(expect.arrayContaining(['generator/generate.ts', 'generator/watch.ts'])); // watch: a dynamic import()
+    expect(graph.get('generator/cli.ts')).toEqual(
+      expect.arrayContaining(['generator/generate.ts', 'generator/watch.ts']),
+    ); // watch: a dynamic import()
     expect(graph.get('generator/watch.ts')).toContain('generator/pipeline.ts'); // type and value imports
     expect(graph.get('generator/steps/operations.ts')).toContain('tooling/openapi/walker.ts');
     expect(graph.get('src/client/types.ts')).toContain('generated/operations.ts'); // type-only

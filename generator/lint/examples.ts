@@ -6,10 +6,21 @@
 //    additional properties: typos and stale fields, which validation alone lets through.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { deref, isObject, locate, operations, parsePointer, resolve, toPointer, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
+import {
+  deref,
+  isObject,
+  type JsonObject,
+  locate,
+  operations,
+  parsePointer,
+  resolve,
+  toPointer,
+  walkSchemas,
+} from '../../tooling/openapi/walker.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as unknown as FormatsPlugin;
 
 type Json = unknown;
 const BUNDLE_ID = 'https://contract.test/openapi.json';
@@ -31,7 +42,12 @@ export interface ValidatorOptions {
 
 export function createSchemaValidator(doc: object, options: ValidatorOptions = {}): SchemaValidator {
   // strict: false because OpenAPI schemas carry vendor extensions and `example`.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, ...(options.compileOnce ? { code: { optimize: false } } : {}) });
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    ...(options.compileOnce ? { code: { optimize: false } } : {}),
+  });
   addFormats(ajv);
   ajv.addSchema(doc, BUNDLE_ID);
   const cache = new Map<string, ValidateFunction>();
@@ -47,7 +63,9 @@ export function createSchemaValidator(doc: object, options: ValidatorOptions = {
 }
 
 export function formatErrors(errors: ErrorObject[]): string {
-  return errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`).join('; ');
+  return errors
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`)
+    .join('; ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -75,12 +93,16 @@ export function declared(doc: object, schema: Json): Declared {
   let sawProperties = false;
   const visit = (node: Json, unconditional: boolean, seen: Set<Json>): void => {
     const s = deref<Json>(doc, node);
-    if (s === true) { out.open = true; return; }
+    if (s === true) {
+      out.open = true;
+      return;
+    }
     if (!isObject(s) || seen.has(s)) return;
     seen.add(s);
     if (isObject(s.properties)) {
       sawProperties = true;
-      for (const [name, sub] of Object.entries(s.properties)) out.properties.set(name, [...(out.properties.get(name) ?? []), sub]);
+      for (const [name, sub] of Object.entries(s.properties))
+        out.properties.set(name, [...(out.properties.get(name) ?? []), sub]);
     }
     if (unconditional && Array.isArray(s.required)) for (const r of s.required) out.required.add(String(r));
     if (s.additionalProperties === true) out.open = true;
@@ -88,7 +110,8 @@ export function declared(doc: object, schema: Json): Declared {
       out.open = true;
       out.additional.push(s.additionalProperties);
     }
-    for (const k of BRANCHES) for (const b of (Array.isArray(s[k]) ? s[k] : []) as Json[]) visit(b, unconditional && k === 'allOf', seen);
+    for (const k of BRANCHES)
+      for (const b of (Array.isArray(s[k]) ? s[k] : []) as Json[]) visit(b, unconditional && k === 'allOf', seen);
     for (const k of CONDITIONALS) if (s[k] !== undefined) visit(s[k], false, seen);
   };
   visit(schema, true, new Set());
@@ -103,12 +126,18 @@ function itemSchemas(doc: object, schema: Json, seen = new Set<Json>()): Json[] 
   if (!isObject(s) || seen.has(s)) return [];
   seen.add(s);
   const out: Json[] = s.items !== undefined ? [s.items] : [];
-  for (const k of BRANCHES) for (const b of (Array.isArray(s[k]) ? s[k] : []) as Json[]) out.push(...itemSchemas(doc, b, seen));
+  for (const k of BRANCHES)
+    for (const b of (Array.isArray(s[k]) ? s[k] : []) as Json[]) out.push(...itemSchemas(doc, b, seen));
   return out;
 }
 
 /** Paths (as tokens) of object members in `value` that no applicable subschema declares. */
-export function undeclaredPaths(doc: object, schema: Json, value: Json, at: (string | number)[] = []): (string | number)[][] {
+export function undeclaredPaths(
+  doc: object,
+  schema: Json,
+  value: Json,
+  at: (string | number)[] = [],
+): (string | number)[][] {
   if (Array.isArray(value)) {
     const items = itemSchemas(doc, schema);
     if (items.length === 0) return [];
@@ -118,7 +147,10 @@ export function undeclaredPaths(doc: object, schema: Json, value: Json, at: (str
   const d = declared(doc, schema);
   const problems: (string | number)[][] = [];
   for (const [key, member] of Object.entries(value)) {
-    if (!d.properties.has(key) && !d.open) { problems.push([...at, key]); continue; }
+    if (!d.properties.has(key) && !d.open) {
+      problems.push([...at, key]);
+      continue;
+    }
     // A member must be explained by at least one declaring subschema.
     const subs = d.properties.get(key) ?? d.additional;
     const results = subs.map((sub) => undeclaredPaths(doc, sub, member, [...at, key]));
@@ -128,7 +160,8 @@ export function undeclaredPaths(doc: object, schema: Json, value: Json, at: (str
 }
 
 /** `$.amount.vat`, `$.items[0].name`: a path inside an example value. */
-export const valuePath = (tokens: readonly (string | number)[]) => `$${tokens.map((t) => (typeof t === 'number' ? `[${t}]` : `.${t}`)).join('')}`;
+export const valuePath = (tokens: readonly (string | number)[]) =>
+  `$${tokens.map((t) => (typeof t === 'number' ? `[${t}]` : `.${t}`)).join('')}`;
 
 /** undeclaredPaths as `$.a.b` strings. */
 export function undeclaredMembers(doc: object, schema: Json, value: Json): string[] {
@@ -163,15 +196,18 @@ export function exampleCases(doc: JsonObject): ExampleCase[] {
   const fromContainer = (container: JsonObject, tokens: string[], schemaTokens: string[], label: string) => {
     if (container.schema === undefined) return;
     const schemaPointer = toPointer(schemaTokens);
-    if (container.example !== undefined) cases.push({ name: `${label} (example)`, schemaPointer, at: [...tokens, 'example'], value: container.example });
+    if (container.example !== undefined)
+      cases.push({ name: `${label} (example)`, schemaPointer, at: [...tokens, 'example'], value: container.example });
     for (const [key, ex] of Object.entries(isObject(container.examples) ? container.examples : {})) {
       const { node, tokens: where } = resolve<JsonObject>(doc, ex, [...tokens, 'examples', key]);
-      if (isObject(node) && 'value' in node) cases.push({ name: `${label} example "${key}"`, schemaPointer, at: [...where!, 'value'], value: node.value });
+      if (isObject(node) && 'value' in node)
+        cases.push({ name: `${label} example "${key}"`, schemaPointer, at: [...where!, 'value'], value: node.value });
     }
   };
   const content = (c: unknown, tokens: string[], label: string) => {
     for (const [mediaType, media] of Object.entries(isObject(c) ? c : {})) {
-      if (isObject(media)) fromContainer(media, [...tokens, mediaType], [...tokens, mediaType, 'schema'], `${label} ${mediaType}`);
+      if (isObject(media))
+        fromContainer(media, [...tokens, mediaType], [...tokens, mediaType, 'schema'], `${label} ${mediaType}`);
     }
   };
   for (const op of operations(doc)) {
@@ -181,7 +217,8 @@ export function exampleCases(doc: JsonObject): ExampleCase[] {
       ...(op.pathItem.parameters ?? []).map((_p, i) => at(toPointer([...itemTokens, 'parameters', i]))),
       ...(op.operation.parameters ?? []).map((_p, i) => at(toPointer([...op.tokens, 'parameters', i]))),
     ];
-    for (const [param, tokens] of params) fromContainer(param, tokens, [...tokens, 'schema'], `${label} parameter ${String(param.name)}`);
+    for (const [param, tokens] of params)
+      fromContainer(param, tokens, [...tokens, 'schema'], `${label} parameter ${String(param.name)}`);
     if (op.operation.requestBody) {
       const [body, tokens] = at(toPointer([...op.tokens, 'requestBody']));
       content(body.content, [...tokens, 'content'], `${label} request`);
@@ -200,9 +237,22 @@ export function exampleCases(doc: JsonObject): ExampleCase[] {
     const where = tokens.map(String);
     const label = `schema ${toPointer(where)}`;
     if (Array.isArray(schema.examples)) {
-      schema.examples.forEach((value, i) => cases.push({ name: `${label} example ${i}`, schemaPointer: toPointer(where), at: [...where, 'examples', String(i)], value }));
+      schema.examples.forEach((value, i) =>
+        cases.push({
+          name: `${label} example ${i}`,
+          schemaPointer: toPointer(where),
+          at: [...where, 'examples', String(i)],
+          value,
+        }),
+      );
     }
-    if (schema.example !== undefined) cases.push({ name: `${label} (example)`, schemaPointer: toPointer(where), at: [...where, 'example'], value: schema.example });
+    if (schema.example !== undefined)
+      cases.push({
+        name: `${label} (example)`,
+        schemaPointer: toPointer(where),
+        at: [...where, 'example'],
+        value: schema.example,
+      });
   });
   return cases;
 }
@@ -227,16 +277,23 @@ export interface ExampleFinding {
  * schema that itself forbids the member (additionalProperties: false) is reported as undeclared
  * only, once.
  */
-export function checkExamples(doc: JsonObject, validator: SchemaValidator = createSchemaValidator(doc), cases = exampleCases(doc)): ExampleFinding[] {
+export function checkExamples(
+  doc: JsonObject,
+  validator: SchemaValidator = createSchemaValidator(doc),
+  cases = exampleCases(doc),
+): ExampleFinding[] {
   const findings: ExampleFinding[] = [];
   for (const c of cases) {
     const undeclared = undeclaredPaths(doc, { $ref: c.schemaPointer }, c.value);
     const undeclaredKeys = new Set(undeclared.map(valuePath));
-    for (const path of undeclared) findings.push({ rule: 'example-undeclared-property', case: c, path, detail: 'is not declared' });
+    for (const path of undeclared)
+      findings.push({ rule: 'example-undeclared-property', case: c, path, detail: 'is not declared' });
     const byPath = new Map<string, { path: (string | number)[]; messages: string[] }>();
     for (const e of validator.validate(c.schemaPointer, c.value)) {
       const path = instanceTokens(c.value, e.instancePath);
-      const extra = (e.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ?? (e.params as { unevaluatedProperty?: string }).unevaluatedProperty;
+      const extra =
+        (e.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ??
+        (e.params as { unevaluatedProperty?: string }).unevaluatedProperty;
       if (extra !== undefined) {
         path.push(extra);
         if (undeclaredKeys.has(valuePath(path))) continue;
@@ -246,7 +303,8 @@ export function checkExamples(doc: JsonObject, validator: SchemaValidator = crea
       const message = describeError(e);
       if (!entry.messages.includes(message)) entry.messages.push(message);
     }
-    for (const { path, messages } of byPath.values()) findings.push({ rule: 'example-invalid', case: c, path, detail: messages.join('; ') });
+    for (const { path, messages } of byPath.values())
+      findings.push({ rule: 'example-invalid', case: c, path, detail: messages.join('; ') });
   }
   return findings;
 }
@@ -265,7 +323,9 @@ function instanceTokens(value: Json, instancePath: string): (string | number)[] 
 
 function describeError(e: ErrorObject): string {
   const params = e.params as Record<string, unknown>;
-  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) return `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') return 'is not allowed by the schema';
+  if (e.keyword === 'enum' && Array.isArray(params.allowedValues))
+    return `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties')
+    return 'is not allowed by the schema';
   return e.message ?? e.keyword;
 }

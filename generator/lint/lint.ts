@@ -2,14 +2,14 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
-import { BundleError, bundleContract, type BundleResult } from '../steps/bundle.js';
-import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
+import { locate, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
+import { BundleError, type BundleResult, bundleContract } from '../steps/bundle.js';
 import { checkGuideLinks } from '../steps/guide-links.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, SPECTRAL_RULESET } from '../support/paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
-import { checkSourceSyntax, type SyntaxProblem } from './source-syntax.js';
 import { SourceFiles, SourceLocator } from '../support/sourcemap.js';
-import { locate, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
+import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
+import { checkSourceSyntax, type SyntaxProblem } from './source-syntax.js';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 
@@ -75,8 +75,16 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
 
   const [redoclyAll, bundled, ruleset, syntax] = await Promise.all([
     timed('redocly', redoclyLint(root, redoclyConfig)),
-    timed('bundle', (options.bundle ?? bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false })).catch((e: unknown) => e)),
-    timed('spectral-ruleset', loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))),
+    timed(
+      'bundle',
+      (options.bundle ?? bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false })).catch(
+        (e: unknown) => e,
+      ),
+    ),
+    timed(
+      'spectral-ruleset',
+      loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+    ),
     // on this thread while the Redocly processes run (after they spawned); timed alone, not the wait
     new Promise<SyntaxProblem[]>((done) =>
       setImmediate(() => {
@@ -90,10 +98,13 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
 
   // A file that is not YAML is reported once, by the syntax check: Redocly's and the bundler's
   // reports of it (in the file, and at every $ref to it) are the same mistake again.
-  const cascade = (p: { file: string; message: string }) => syntax.some((s) => p.file === rel(s.file) || p.message.includes(s.file));
+  const cascade = (p: { file: string; message: string }) =>
+    syntax.some((s) => p.file === rel(s.file) || p.message.includes(s.file));
   const redocly = redoclyAll.filter((p) => !cascade(p));
   const problems: LintProblem[] = [
-    ...syntax.map((s): LintProblem => ({ tool: 'yaml', severity: 'error', rule: 'yaml-syntax', ...s, file: rel(s.file) })),
+    ...syntax.map(
+      (s): LintProblem => ({ tool: 'yaml', severity: 'error', rule: 'yaml-syntax', ...s, file: rel(s.file) }),
+    ),
     ...redocly,
   ];
   if (bundled instanceof BundleError) {
@@ -105,14 +116,30 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     }
     if (own.length > 0 || syntax.length === 0) {
       const why = bundled.problems.length ? '' : `: ${bundled.message}`;
-      problems.push({ tool: 'bundle', file: rel(root), line: 1, col: 1, severity: 'error', rule: 'bundle', message: `bundling failed, Spectral and the example and guide-link checks not run${why}` });
+      problems.push({
+        tool: 'bundle',
+        file: rel(root),
+        line: 1,
+        col: 1,
+        severity: 'error',
+        rule: 'bundle',
+        message: `bundling failed, Spectral and the example and guide-link checks not run${why}`,
+      });
     }
   } else if (bundled instanceof Error) {
     throw bundled; // not a contract problem (e.g. the CLI could not be started)
   }
   if (ruleset instanceof Error) {
     // a broken .spectral.yaml or house-rule function must fail the lint, not crash it
-    problems.push({ tool: 'spectral', file: rel(rulesetPath), line: 1, col: 1, severity: 'error', rule: 'spectral-ruleset', message: ruleset.message.split('\n')[0]! });
+    problems.push({
+      tool: 'spectral',
+      file: rel(rulesetPath),
+      line: 1,
+      col: 1,
+      severity: 'error',
+      rule: 'spectral-ruleset',
+      message: ruleset.message.split('\n')[0]!,
+    });
   }
   if (!(bundled instanceof Error)) {
     const bundle = bundled as BundleResult;
@@ -127,7 +154,8 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     timingsMs['examples'] = Math.round(performance.now() - t0);
     if (guidesDir) {
       t0 = performance.now();
-      for (const p of checkGuideLinks(bundle.document, guidesDir)) problems.push({ tool: 'guides', severity: 'error', ...p, file: rel(p.file) });
+      for (const p of checkGuideLinks(bundle.document, guidesDir))
+        problems.push({ tool: 'guides', severity: 'error', ...p, file: rel(p.file) });
       timingsMs['guides'] = Math.round(performance.now() - t0);
     }
   }
@@ -154,8 +182,19 @@ async function redoclyLint(root: string, config: string): Promise<LintProblem[]>
   } catch {
     // no JSON: the CLI stopped before linting (root does not parse, invalid redocly.yaml, crash)
     const parsed = parseCliProblems(cleanStderr(run.stderr));
-    if (parsed.length > 0) return parsed.map((p) => ({ tool: 'redocly' as const, severity: 'error' as const, rule: 'syntax', ...p }));
-    return [{ tool: 'redocly', file: rel(config), line: 1, col: 1, severity: 'error', rule: 'redocly', message: cleanStderr(run.stderr) || `redocly lint exited with ${run.code}` }];
+    if (parsed.length > 0)
+      return parsed.map((p) => ({ tool: 'redocly' as const, severity: 'error' as const, rule: 'syntax', ...p }));
+    return [
+      {
+        tool: 'redocly',
+        file: rel(config),
+        line: 1,
+        col: 1,
+        severity: 'error',
+        rule: 'redocly',
+        message: cleanStderr(run.stderr) || `redocly lint exited with ${run.code}`,
+      },
+    ];
   }
   return (report.problems ?? []).map((p) => {
     const loc = p.location?.[0];
@@ -189,9 +228,12 @@ async function loadRuleset(path: string): Promise<Ruleset> {
   // which Node's ESM named-export detection cannot see, and default-import interop differs
   // between node and tsx.
   const { fetch } = require('@stoplight/spectral-runtime') as typeof import('@stoplight/spectral-runtime');
-  const { bundleAndLoadRuleset } = require('@stoplight/spectral-ruleset-bundler/with-loader') as typeof import('@stoplight/spectral-ruleset-bundler/with-loader');
-  const { builtins } = require('@stoplight/spectral-ruleset-bundler/plugins/builtins') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/builtins');
-  const { commonjs } = require('@stoplight/spectral-ruleset-bundler/plugins/commonjs') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/commonjs');
+  const { bundleAndLoadRuleset } =
+    require('@stoplight/spectral-ruleset-bundler/with-loader') as typeof import('@stoplight/spectral-ruleset-bundler/with-loader');
+  const { builtins } =
+    require('@stoplight/spectral-ruleset-bundler/plugins/builtins') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/builtins');
+  const { commonjs } =
+    require('@stoplight/spectral-ruleset-bundler/plugins/commonjs') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/commonjs');
   return bundleAndLoadRuleset(resolve(path), { fs, fetch }, [builtins(), commonjs(), typescriptRules()]);
 }
 
@@ -207,7 +249,11 @@ function typescriptRules() {
     resolveId(source: string, importer: string | undefined): string | null {
       if (!source.endsWith('.js')) return null;
       const ts = source.replace(/\.js$/, '.ts');
-      const candidate = isAbsolute(ts) ? ts : importer !== undefined && /^\.\.?\//.test(ts) ? resolve(dirname(importer), ts) : undefined;
+      const candidate = isAbsolute(ts)
+        ? ts
+        : importer !== undefined && /^\.\.?\//.test(ts)
+          ? resolve(dirname(importer), ts)
+          : undefined;
       if (candidate === undefined) return null;
       return fs.existsSync(candidate) && !fs.existsSync(candidate.replace(/\.ts$/, '.js')) ? candidate : null;
     },
@@ -220,7 +266,12 @@ function typescriptRules() {
   };
 }
 
-async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: string, locator: SourceLocator): Promise<LintProblem[]> {
+async function spectralLint(
+  bundle: BundleResult,
+  ruleset: Ruleset,
+  bundleName: string,
+  locator: SourceLocator,
+): Promise<LintProblem[]> {
   const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
   const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
   const spectral = new Spectral();
@@ -245,7 +296,8 @@ async function spectralLint(bundle: BundleResult, ruleset: Ruleset, bundleName: 
   return problems.sort(bySource);
 }
 
-const bySource = (a: LintProblem, b: LintProblem) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule);
+const bySource = (a: LintProblem, b: LintProblem) =>
+  a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule);
 
 /**
  * example-invalid and example-undeclared-property (generator/lint/examples.ts, the check the tests
@@ -259,18 +311,37 @@ function exampleProblems(bundle: BundleResult, locator: SourceLocator, bundleNam
     const src = locator.locate(tokens);
     return src ? `the schema at ${rel(src.file)}:${src.line}` : `the schema at ${pointer}`;
   };
-  const problems = checkExamples(bundle.document, createSchemaValidator(bundle.document, { compileOnce: true })).map((f): LintProblem => {
-    const path = [...f.case.at, ...f.path];
-    const src = locator.locate(path);
-    const member = f.path.length > 0 ? valuePath(f.path).replace(/^\$\.?/, '') : 'the example';
-    const schema = schemaName(resolveSchema(bundle.document, f.case.schemaPointer));
-    const message =
-      f.rule === 'example-undeclared-property'
-        ? `property ${member} is not declared by ${schema}`
-        : `${member} ${f.detail} (against ${schema})`;
-    if (!src) return { tool: 'examples', file: bundleName, line: 1, col: 1, severity: 'error', rule: f.rule, message: `${message} (at ${toPointer(path)})` };
-    return { tool: 'examples', file: rel(src.file), line: src.line, col: src.col, severity: 'error', rule: f.rule, message };
-  });
+  const problems = checkExamples(bundle.document, createSchemaValidator(bundle.document, { compileOnce: true })).map(
+    (f): LintProblem => {
+      const path = [...f.case.at, ...f.path];
+      const src = locator.locate(path);
+      const member = f.path.length > 0 ? valuePath(f.path).replace(/^\$\.?/, '') : 'the example';
+      const schema = schemaName(resolveSchema(bundle.document, f.case.schemaPointer));
+      const message =
+        f.rule === 'example-undeclared-property'
+          ? `property ${member} is not declared by ${schema}`
+          : `${member} ${f.detail} (against ${schema})`;
+      if (!src)
+        return {
+          tool: 'examples',
+          file: bundleName,
+          line: 1,
+          col: 1,
+          severity: 'error',
+          rule: f.rule,
+          message: `${message} (at ${toPointer(path)})`,
+        };
+      return {
+        tool: 'examples',
+        file: rel(src.file),
+        line: src.line,
+        col: src.col,
+        severity: 'error',
+        rule: f.rule,
+        message,
+      };
+    },
+  );
   return problems.sort(bySource);
 }
 
@@ -295,4 +366,3 @@ function dedupe(problems: LintProblem[]): void {
   }
   problems.length = kept;
 }
-

@@ -48,9 +48,13 @@ export function checkSourceSyntax(root: string, files = new SourceFiles()): Synt
 /** Every `$ref` of a source file, data included: every file a `$ref` names is checked, wherever the `$ref` sits. */
 function refsIn(value: unknown): string[] {
   const out: string[] = [];
-  walkObjects(value, (node) => {
-    if (typeof node.$ref === 'string') out.push(node.$ref);
-  }, { data: true });
+  walkObjects(
+    value,
+    (node) => {
+      if (typeof node.$ref === 'string') out.push(node.$ref);
+    },
+    { data: true },
+  );
   return out;
 }
 
@@ -67,7 +71,10 @@ function describe(text: string, error: YAMLError, linePos: LinePos): Omit<Syntax
   if (open && open.offset <= error.pos[0]) {
     const where = linePos(open.offset);
     const close = open.char === '[' ? ']' : open.char === '{' ? '}' : open.char;
-    return { ...where, message: `a '${open.char}' opened on line ${where.line} is never closed: add the '${close}' (the YAML parser noticed at ${at.line}:${at.col}: ${said})` };
+    return {
+      ...where,
+      message: `a '${open.char}' opened on line ${where.line} is never closed: add the '${close}' (the YAML parser noticed at ${at.line}:${at.col}: ${said})`,
+    };
   }
   const hint = HINTS[error.code];
   return { ...at, message: hint ? `${said}: ${hint}` : said };

@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { bundleContract, type BundleResult, type OpenApiDocument } from '../steps/bundle.js';
-import { type ContractInput, latestRelease, parseSemver, RELEASES_DIR } from './breaking.js';
+import { type BundleResult, bundleContract, type OpenApiDocument } from '../steps/bundle.js';
 import { DEFAULT_ROOT } from '../support/paths.js';
+import { type ContractInput, latestRelease, parseSemver, RELEASES_DIR } from './breaking.js';
 
 // The contract a change is compared with ("the base"), named the way a reviewer names it:
 //   - nothing: the latest recorded release, the baseline of `npm run check:breaking`;
@@ -46,17 +46,22 @@ export async function loadBase(spec: string | undefined, options: LoadBaseOption
   const releasesDir = options.releasesDir ?? RELEASES_DIR;
   if (spec === undefined || spec === '') {
     const latest = await latestRelease(releasesDir);
-    if (!latest) throw new BaseError(`no release recorded in ${rel(releasesDir)}/ and no --base given: name a git ref, a version or a file`);
+    if (!latest)
+      throw new BaseError(
+        `no release recorded in ${rel(releasesDir)}/ and no --base given: name a git ref, a version or a file`,
+      );
     return fromFile(latest.file, 'release', `release ${latest.version} (\`${rel(latest.file)}\`)`);
   }
-  if (/\.(json|ya?ml)$/i.test(spec) && existsSync(resolve(spec))) return fromFile(resolve(spec), 'file', `\`${rel(resolve(spec))}\``);
+  if (/\.(json|ya?ml)$/i.test(spec) && existsSync(resolve(spec)))
+    return fromFile(resolve(spec), 'file', `\`${rel(resolve(spec))}\``);
 
   const version = /^v?(.+)$/.exec(spec)![1]!;
   if (parseSemver(version)) {
     const file = join(releasesDir, `${version}.yaml`);
     if (existsSync(file)) return fromFile(file, 'release', `release ${version} (\`${rel(file)}\`)`);
     for (const tag of [`v${version}`, version]) {
-      if (await commitOf(root, `refs/tags/${tag}`)) return fromGit(root, `refs/tags/${tag}`, `release ${version} (tag \`${tag}\`)`);
+      if (await commitOf(root, `refs/tags/${tag}`))
+        return fromGit(root, `refs/tags/${tag}`, `release ${version} (tag \`${tag}\`)`);
     }
     throw new BaseError(`release ${version}: neither ${rel(file)} nor a git tag v${version} or ${version} exists`);
   }
@@ -87,7 +92,14 @@ async function fromGit(root: string, ref: string, label: string): Promise<Base> 
     const baseRoot = join(checkout, relative(top, root));
     if (!existsSync(baseRoot)) throw new BaseError(`${ref} has no ${relative(top, root)}`);
     const bundle: BundleResult = await bundleContract({ root: baseRoot });
-    return { kind: 'git', label: `${label} at ${commit.slice(0, 7)}`, document: bundle.document, input: bundle, checkout, dispose };
+    return {
+      kind: 'git',
+      label: `${label} at ${commit.slice(0, 7)}`,
+      document: bundle.document,
+      input: bundle,
+      checkout,
+      dispose,
+    };
   } catch (err) {
     await dispose();
     throw err;
@@ -95,7 +107,13 @@ async function fromGit(root: string, ref: string, label: string): Promise<Base> 
 }
 
 async function commitOf(root: string, ref: string): Promise<string | undefined> {
-  return (await git(dirname(root), ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]).catch(() => ''))?.trim() || undefined;
+  return (
+    (
+      await git(dirname(root), ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]).catch(
+        () => '',
+      )
+    )?.trim() || undefined
+  );
 }
 
 function git(cwd: string, args: string[]): Promise<string> {
@@ -106,14 +124,19 @@ function git(cwd: string, args: string[]): Promise<string> {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(out) : fail(new BaseError(`git ${args.join(' ')}: ${err.trim() || `exit ${code}`}`))));
+    child.on('close', (code) =>
+      code === 0 ? done(out) : fail(new BaseError(`git ${args.join(' ')}: ${err.trim() || `exit ${code}`}`)),
+    );
   });
 }
 
 /** `git archive <commit> <folder> | tar -x -C <dest>`. */
 function archive(top: string, commit: string, folder: string, dest: string): Promise<void> {
   return new Promise((done, fail) => {
-    const gitProc = spawn('git', ['archive', '--format=tar', commit, '--', folder], { cwd: top, stdio: ['ignore', 'pipe', 'pipe'] });
+    const gitProc = spawn('git', ['archive', '--format=tar', commit, '--', folder], {
+      cwd: top,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const tar = spawn('tar', ['-x', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'] });
     let err = '';
     gitProc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));

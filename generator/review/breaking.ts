@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { merge as mergeAllOf, openApiMergeRules } from 'allof-merge';
 import { parse as parseYaml } from 'yaml';
-import { toPortableYaml, type BundleResult, type OpenApiDocument } from '../steps/bundle.js';
+import { parsePointer } from '../../tooling/openapi/walker.js';
+import { type BundleResult, type OpenApiDocument, toPortableYaml } from '../steps/bundle.js';
 import { writeFileAtomic } from '../support/fs.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { SourceLocator } from '../support/sourcemap.js';
-import { parsePointer } from '../../tooling/openapi/walker.js';
 
 // The breaking-change gate: the contract against the last released contract, kept as a
 // single-file bundle in openapi/releases/<info.version>.yaml. Redocly's `diff` command finds and
@@ -104,13 +104,19 @@ export class DiffError extends Error {
 export async function checkBreaking(options: CheckBreakingOptions): Promise<BreakingResult> {
   const tmp = await mkdtemp(join(tmpdir(), 'contract-diff-'));
   try {
-    const [base, rev] = await Promise.all([prepare(options.baseline, tmp, 'baseline'), prepare(options.current, tmp, 'current')]);
+    const [base, rev] = await Promise.all([
+      prepare(options.baseline, tmp, 'baseline'),
+      prepare(options.current, tmp, 'current'),
+    ]);
     const report = await runDiff(base.path, rev.path, options.config ?? DIFF_CONFIG);
     const locate = locator(base, rev);
     const changes = report.changes.map((c) => toChange(c, locate));
     const breaking = changes.filter((c) => c.impact === 'major');
     const nonBreaking = changes.filter((c) => c.impact !== 'major');
-    const versions = { baseline: String(report.infoVersions?.base ?? ''), current: String(report.infoVersions?.revision ?? '') };
+    const versions = {
+      baseline: String(report.infoVersions?.base ?? ''),
+      current: String(report.infoVersions?.revision ?? ''),
+    };
     const { accepted, reason } = verdict(breaking.length, nonBreaking.length, versions);
     return {
       ok: breaking.length === 0 || accepted,
@@ -119,7 +125,11 @@ export async function checkBreaking(options: CheckBreakingOptions): Promise<Brea
       nonBreaking,
       accepted,
       versions,
-      summary: { major: breaking.length, minor: changes.filter((c) => c.impact === 'minor').length, patch: changes.filter((c) => c.impact === 'patch').length },
+      summary: {
+        major: breaking.length,
+        minor: changes.filter((c) => c.impact === 'minor').length,
+        patch: changes.filter((c) => c.impact === 'patch').length,
+      },
       files: { baseline: base.label, current: rev.label },
     };
   } finally {
@@ -131,7 +141,11 @@ export async function checkBreaking(options: CheckBreakingOptions): Promise<Brea
  * The gate's rule: breaking changes are accepted only when the current info.version has a
  * greater major version than the baseline's (both must be semver).
  */
-export function verdict(breaking: number, nonBreaking: number, versions: { baseline: string; current: string }): { accepted: boolean; reason: string } {
+export function verdict(
+  breaking: number,
+  nonBreaking: number,
+  versions: { baseline: string; current: string },
+): { accepted: boolean; reason: string } {
   const base = parseSemver(versions.baseline);
   const cur = parseSemver(versions.current);
   const since = `release ${versions.baseline}`;
@@ -140,10 +154,16 @@ export function verdict(breaking: number, nonBreaking: number, versions: { basel
   }
   if (!base || !cur) {
     const bad = !cur ? `info.version '${versions.current}'` : `the baseline's info.version '${versions.baseline}'`;
-    return { accepted: false, reason: `${breaking} breaking change(s) since ${since}, and ${bad} is not a semver version, so no major bump can accept them` };
+    return {
+      accepted: false,
+      reason: `${breaking} breaking change(s) since ${since}, and ${bad} is not a semver version, so no major bump can accept them`,
+    };
   }
   if (cur.major > base.major) {
-    return { accepted: true, reason: `${breaking} breaking change(s) since ${since}, accepted: info.version ${versions.current} is a new major version` };
+    return {
+      accepted: true,
+      reason: `${breaking} breaking change(s) since ${since}, accepted: info.version ${versions.current} is a new major version`,
+    };
   }
   return {
     accepted: false,
@@ -163,7 +183,8 @@ export interface Semver {
   prerelease: string[];
 }
 
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 
 export function parseSemver(version: string): Semver | undefined {
   const m = SEMVER.exec(version);
@@ -214,7 +235,9 @@ export async function latestRelease(dir = RELEASES_DIR): Promise<Release | undef
 
 export class ReleaseExistsError extends Error {
   constructor(readonly file: string) {
-    super(`${relative(process.cwd(), file)} already exists; a recorded release is not overwritten (use --force to replace it)`);
+    super(
+      `${relative(process.cwd(), file)} already exists; a recorded release is not overwritten (use --force to replace it)`,
+    );
     this.name = 'ReleaseExistsError';
   }
 }
@@ -235,7 +258,8 @@ export async function recordRelease(
 ): Promise<{ version: string; file: string; replaced: boolean }> {
   const info = bundle.document.info as { version?: unknown } | undefined;
   const version = typeof info?.version === 'string' ? info.version : '';
-  if (!parseSemver(version)) throw new Error(`info.version '${version}' is not a semver version; a release is recorded as <info.version>.yaml`);
+  if (!parseSemver(version))
+    throw new Error(`info.version '${version}' is not a semver version; a release is recorded as <info.version>.yaml`);
   const file = join(options.dir ?? RELEASES_DIR, `${version}.yaml`);
   const replaced = existsSync(file);
   if (replaced && !options.force) throw new ReleaseExistsError(file);
@@ -275,7 +299,8 @@ export function flattenAllOf(document: OpenApiDocument): OpenApiDocument {
     onMergeError: (message, path) => problems.push(`${message} at #/${path.join('/')}`),
     onRefResolveError: (message, path, ref) => problems.push(`${message}: ${ref} at #/${path.join('/')}`),
   }) as OpenApiDocument;
-  if (problems.length > 0) throw new DiffError(`cannot merge the allOf schemas of the document: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new DiffError(`cannot merge the allOf schemas of the document: ${problems.join('; ')}`);
   return merged;
 }
 
@@ -336,12 +361,25 @@ async function runDiff(base: string, revision: string, config: string): Promise<
   if (!existsSync(config)) throw new DiffError(`diff config not found: ${config}`);
   // --fail-on none: the exit code then says only whether the CLI could compare; this module
   // decides what fails. --lint-config error: a broken config must not silently drop the rules.
-  const args = ['diff', base, revision, '--format', 'json', '--fail-on', 'none', '--config', config, '--lint-config', 'error'];
+  const args = [
+    'diff',
+    base,
+    revision,
+    '--format',
+    'json',
+    '--fail-on',
+    'none',
+    '--config',
+    config,
+    '--lint-config',
+    'error',
+  ];
   const run = await runRedocly(args);
   const stderr = cleanStderr(run.stderr);
   if (run.code !== 0) throw new DiffError(`redocly diff failed (exit ${run.code}): ${stderr || 'no message'}`);
   // Without diff rules every change would be `patch` and nothing breaking: refuse that.
-  if (/No diff rules are on/.test(stderr)) throw new DiffError(`redocly diff ran without diff rules (config ${config}): ${stderr}`);
+  if (/No diff rules are on/.test(stderr))
+    throw new DiffError(`redocly diff ran without diff rules (config ${config}): ${stderr}`);
   let report: Report;
   try {
     report = JSON.parse(run.stdout) as Report;
@@ -349,7 +387,9 @@ async function runDiff(base: string, revision: string, config: string): Promise<
     throw new DiffError(`redocly diff printed no JSON report: ${stderr || run.stdout.slice(0, 500)}`);
   }
   if (report.reportVersion !== '1' || !Array.isArray(report.changes)) {
-    throw new DiffError(`unexpected redocly diff report (reportVersion ${report.reportVersion}); this code reads version 1`);
+    throw new DiffError(
+      `unexpected redocly diff report (reportVersion ${report.reportVersion}); this code reads version 1`,
+    );
   }
   return report;
 }
@@ -382,11 +422,21 @@ function locator(base: Prepared, rev: Prepared): Locate {
 const pointerTokens = (pointer: string): string[] => parsePointer(pointer.replace(/^#\/$/, '#'));
 
 function toChange(c: ReportChange, locate: Locate): Change {
-  const findings: Finding[] = (c.verdicts ?? []).map((v) => ({ ruleId: v.ruleId, impact: v.impact, message: v.message, location: locate(v.location) }));
+  const findings: Finding[] = (c.verdicts ?? []).map((v) => ({
+    ruleId: v.ruleId,
+    impact: v.impact,
+    message: v.message,
+    location: locate(v.location),
+  }));
   const node = c.kind === 'removed' ? c.base : (c.revision ?? c.base);
   const name = pointerTokens(c.path).at(-1);
   const what = `${c.typeName}${name && !/^\d+$/.test(name) ? ` \`${name}\`` : ''}`;
-  const message = findings.length > 0 ? findings.map((f) => f.message).join(' ') : c.property ? `\`${c.property}\` of ${what} ${c.kind}.` : `${what} ${c.kind}.`;
+  const message =
+    findings.length > 0
+      ? findings.map((f) => f.message).join(' ')
+      : c.property
+        ? `\`${c.property}\` of ${what} ${c.kind}.`
+        : `${what} ${c.kind}.`;
   return {
     impact: c.impact,
     kind: c.kind,

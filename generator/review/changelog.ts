@@ -3,6 +3,8 @@ import {
   deref,
   isObject,
   isReference,
+  type JsonObject,
+  type OperationEntry,
   operations,
   parametersOf,
   parsePointer,
@@ -10,8 +12,6 @@ import {
   requiredOf,
   schemaTypes,
   subschemas,
-  type JsonObject,
-  type OperationEntry,
 } from '../../tooling/openapi/walker.js';
 
 // A human changelog of the contract between two bundled documents: operations, their security,
@@ -67,7 +67,8 @@ export function changelog(base: JsonObject, head: JsonObject): Changelog {
   for (const [id, h] of headOps) {
     opLabels[id] = endpoint(h);
     const b = baseOps.get(id);
-    const emit = (kind: ChangeKind, topic: ChangeTopic, text: string) => entries.push({ scope: 'operation', subject: id, kind, topic, text });
+    const emit = (kind: ChangeKind, topic: ChangeTopic, text: string) =>
+      entries.push({ scope: 'operation', subject: id, kind, topic, text });
     if (!b) {
       emit('added', 'operation', 'operation added');
       continue;
@@ -84,7 +85,8 @@ export function changelog(base: JsonObject, head: JsonObject): Changelog {
   const headSchemas = namedSchemas(head);
   const names = [...new Set([...Object.keys(baseSchemas), ...Object.keys(headSchemas)])].sort();
   for (const name of names) {
-    const emit = (kind: ChangeKind, topic: ChangeTopic, text: string) => entries.push({ scope: 'schema', subject: name, kind, topic, text });
+    const emit = (kind: ChangeKind, topic: ChangeTopic, text: string) =>
+      entries.push({ scope: 'schema', subject: name, kind, topic, text });
     if (!(name in baseSchemas)) emit('added', 'schema', 'schema added');
     else if (!(name in headSchemas)) emit('removed', 'schema', 'schema removed');
     else diffSchema(ctx, baseSchemas[name], headSchemas[name], { prefix: '', path: '' }, emit);
@@ -94,7 +96,8 @@ export function changelog(base: JsonObject, head: JsonObject): Changelog {
   const subjects = new Set(entries.filter((e) => e.scope === 'schema').map((e) => e.subject));
   if (subjects.size > 0) {
     const [headUse, baseUse] = [schemaUsage(head), schemaUsage(base)];
-    for (const name of subjects) usage[name] = headUse.get(name) ?? baseUse.get(name) ?? { requests: [], responses: [] };
+    for (const name of subjects)
+      usage[name] = headUse.get(name) ?? baseUse.get(name) ?? { requests: [], responses: [] };
   }
   return { entries, operations: opLabels, usage };
 }
@@ -109,12 +112,14 @@ interface Docs {
 
 type Emit = (kind: ChangeKind, topic: ChangeTopic, text: string) => void;
 
-const endpoint = (e: OperationEntry) => (e.section === 'webhooks' ? `webhook ${e.key}` : `${e.method.toUpperCase()} ${e.key}`);
+const endpoint = (e: OperationEntry) =>
+  e.section === 'webhooks' ? `webhook ${e.key}` : `${e.method.toUpperCase()} ${e.key}`;
 
 /** Operations by operationId (an operation without one by its endpoint). */
 function operationMap(doc: JsonObject): Map<string, OperationEntry> {
   const out = new Map<string, OperationEntry>();
-  for (const e of operations(doc)) out.set(typeof e.operation.operationId === 'string' ? e.operation.operationId : endpoint(e), e);
+  for (const e of operations(doc))
+    out.set(typeof e.operation.operationId === 'string' ? e.operation.operationId : endpoint(e), e);
   return out;
 }
 
@@ -131,13 +136,15 @@ function diffOperation(ctx: Docs, b: OperationEntry, h: OperationEntry, emit: Em
   for (const r of bs) if (!hs.has(r)) emit('removed', 'security', `no longer accepts ${r}`);
 
   // parameters, by location and name
-  const params = (doc: JsonObject, e: OperationEntry) => new Map(parametersOf(doc, e).map((p) => [`${p.in} parameter \`${p.name}\``, p]));
+  const params = (doc: JsonObject, e: OperationEntry) =>
+    new Map(parametersOf(doc, e).map((p) => [`${p.in} parameter \`${p.name}\``, p]));
   const [bp, hp] = [params(base, b), params(head, h)];
   for (const [key, p] of hp) {
     const old = bp.get(key);
     if (!old) emit('added', 'parameter', `${key} added (${p.required ? 'required' : 'optional'})`);
     else {
-      if (Boolean(old.required) !== Boolean(p.required)) emit('changed', 'required', `${key} ${p.required ? 'became required' : 'became optional'}`);
+      if (Boolean(old.required) !== Boolean(p.required))
+        emit('changed', 'required', `${key} ${p.required ? 'became required' : 'became optional'}`);
       diffSchema(ctx, old.schema, p.schema, { prefix: key, path: '' }, emit);
     }
   }
@@ -146,10 +153,12 @@ function diffOperation(ctx: Docs, b: OperationEntry, h: OperationEntry, emit: Em
   // request body
   const bBody = derefOr(base, b.operation.requestBody);
   const hBody = derefOr(head, h.operation.requestBody);
-  if (!bBody && hBody) emit('added', 'request-body', `request body added (${hBody.required ? 'required' : 'optional'})`);
+  if (!bBody && hBody)
+    emit('added', 'request-body', `request body added (${hBody.required ? 'required' : 'optional'})`);
   else if (bBody && !hBody) emit('removed', 'request-body', 'request body removed');
   else if (bBody && hBody) {
-    if (Boolean(bBody.required) !== Boolean(hBody.required)) emit('changed', 'required', `request body ${hBody.required ? 'became required' : 'became optional'}`);
+    if (Boolean(bBody.required) !== Boolean(hBody.required))
+      emit('changed', 'required', `request body ${hBody.required ? 'became required' : 'became optional'}`);
     diffContent(ctx, bBody.content, hBody.content, 'request', emit);
   }
 
@@ -165,27 +174,47 @@ function diffOperation(ctx: Docs, b: OperationEntry, h: OperationEntry, emit: Em
     diffHeaders(ctx, bResponse?.headers, hResponse?.headers, `response ${status}`, emit);
     diffContent(ctx, bResponse?.content, hResponse?.content, `response ${status}`, emit);
   }
-  for (const status of Object.keys(bRes)) if (!(status in hRes)) emit('removed', 'status', `response ${status} removed`);
+  for (const status of Object.keys(bRes))
+    if (!(status in hRes)) emit('removed', 'status', `response ${status} removed`);
 }
 
 /** `` `basicAuth` ``, `` `a` + `b` `` (both at once), `` `oauth` (read, write) ``, `anonymous access` for `{}`. */
 function securityOf(doc: JsonObject, e: OperationEntry): Set<string> {
-  const requirements = Array.isArray(e.operation.security) ? e.operation.security : Array.isArray(doc.security) ? doc.security : [];
-  const scheme = ([name, scopes]: [string, unknown]) => `\`${name}\`${Array.isArray(scopes) && scopes.length > 0 ? ` (${scopes.join(', ')})` : ''}`;
-  return new Set(requirements.filter(isObject).map((r) => Object.entries(r).sort(([a], [b]) => a.localeCompare(b)).map(scheme).join(' + ') || 'anonymous access'));
+  const requirements = Array.isArray(e.operation.security)
+    ? e.operation.security
+    : Array.isArray(doc.security)
+      ? doc.security
+      : [];
+  const scheme = ([name, scopes]: [string, unknown]) =>
+    `\`${name}\`${Array.isArray(scopes) && scopes.length > 0 ? ` (${scopes.join(', ')})` : ''}`;
+  return new Set(
+    requirements.filter(isObject).map(
+      (r) =>
+        Object.entries(r)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(scheme)
+          .join(' + ') || 'anonymous access',
+    ),
+  );
 }
 
 /** Response headers by name (case-insensitive, as HTTP has them). */
 function diffHeaders(ctx: Docs, b: unknown, h: unknown, prefix: string, emit: Emit): void {
   const headers = (doc: JsonObject, node: unknown) =>
-    new Map(Object.entries(isObject(node) ? node : {}).map(([name, header]) => [name.toLowerCase(), { name, header: derefOr(doc, header) ?? {} }]));
+    new Map(
+      Object.entries(isObject(node) ? node : {}).map(([name, header]) => [
+        name.toLowerCase(),
+        { name, header: derefOr(doc, header) ?? {} },
+      ]),
+    );
   const [bh, hh] = [headers(ctx.base, b), headers(ctx.head, h)];
   for (const [key, { name, header }] of hh) {
     const label = `${prefix} header \`${name}\``;
     const old = bh.get(key);
     if (!old) emit('added', 'header', `${label} added (${header.required ? 'always sent' : 'optional'})`);
     else {
-      if (Boolean(old.header.required) !== Boolean(header.required)) emit('changed', 'required', `${label} ${header.required ? 'became always sent' : 'became optional'}`);
+      if (Boolean(old.header.required) !== Boolean(header.required))
+        emit('changed', 'required', `${label} ${header.required ? 'became always sent' : 'became optional'}`);
       diffSchema(ctx, old.header.schema, header.schema, { prefix: label, path: '' }, emit);
     }
   }
@@ -197,10 +226,17 @@ function diffContent(ctx: Docs, b: unknown, h: unknown, prefix: string, emit: Em
   const hc = isObject(h) ? h : {};
   const shared = Object.keys(hc).filter((m) => m in bc);
   for (const m of Object.keys(hc)) if (!(m in bc)) emit('added', 'media-type', `${prefix} media type \`${m}\` added`);
-  for (const m of Object.keys(bc)) if (!(m in hc)) emit('removed', 'media-type', `${prefix} media type \`${m}\` removed`);
+  for (const m of Object.keys(bc))
+    if (!(m in hc)) emit('removed', 'media-type', `${prefix} media type \`${m}\` removed`);
   for (const m of shared) {
     const label = shared.length > 1 ? `${prefix} (${m})` : prefix;
-    diffSchema(ctx, (bc[m] as JsonObject | undefined)?.schema, (hc[m] as JsonObject | undefined)?.schema, { prefix: label, path: '' }, emit);
+    diffSchema(
+      ctx,
+      (bc[m] as JsonObject | undefined)?.schema,
+      (hc[m] as JsonObject | undefined)?.schema,
+      { prefix: label, path: '' },
+      emit,
+    );
   }
 }
 
@@ -237,7 +273,21 @@ function describe(node: unknown): string {
 }
 
 /** The validation keywords that narrow or widen what a value may be (format is part of the type). */
-const CONSTRAINTS = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties'] as const;
+const CONSTRAINTS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+] as const;
 
 interface Where {
   /** `request`, `response 200`, `query parameter \`limit\``, or '' for a named schema. */
@@ -253,7 +303,10 @@ function subject(where: Where): string {
   return /parameter|header/.test(where.prefix) ? where.prefix : `${where.prefix} body`;
 }
 const withSubject = (where: Where, text: string) => (subject(where) ? `${subject(where)}: ${text}` : text);
-const child = (where: Where, name: string): Where => ({ prefix: where.prefix, path: where.path ? `${where.path}.${name}` : name });
+const child = (where: Where, name: string): Where => ({
+  prefix: where.prefix,
+  path: where.path ? `${where.path}.${name}` : name,
+});
 const value = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}\``;
 
 /**
@@ -289,22 +342,35 @@ function diffSchema(ctx: Docs, b: unknown, h: unknown, where: Where, emit: Emit)
     }
     return;
   }
-  if (describe(b) !== describe(h)) emit('changed', 'type', withSubject(where, `type changed from ${describe(b)} to ${describe(h)}`));
+  if (describe(b) !== describe(h))
+    emit('changed', 'type', withSubject(where, `type changed from ${describe(b)} to ${describe(h)}`));
 
-  const enumOf = (s: JsonObject): unknown[] | undefined => (Array.isArray(s.enum) ? s.enum : 'const' in s ? [s.const] : undefined);
+  const enumOf = (s: JsonObject): unknown[] | undefined =>
+    Array.isArray(s.enum) ? s.enum : 'const' in s ? [s.const] : undefined;
   const [bEnum, hEnum] = [enumOf(b), enumOf(h)];
   if (bEnum && hEnum) {
     const has = (list: unknown[], v: unknown) => list.some((x) => JSON.stringify(x) === JSON.stringify(v));
-    for (const v of hEnum) if (!has(bEnum, v)) emit('added', 'enum', withSubject(where, `enum value ${value(v)} added`));
-    for (const v of bEnum) if (!has(hEnum, v)) emit('removed', 'enum', withSubject(where, `enum value ${value(v)} removed`));
+    for (const v of hEnum)
+      if (!has(bEnum, v)) emit('added', 'enum', withSubject(where, `enum value ${value(v)} added`));
+    for (const v of bEnum)
+      if (!has(hEnum, v)) emit('removed', 'enum', withSubject(where, `enum value ${value(v)} removed`));
   } else if (bEnum || hEnum) {
-    emit('changed', 'enum', withSubject(where, hEnum ? `now limited to ${hEnum.map(value).join(', ')}` : 'no longer limited to an enum'));
+    emit(
+      'changed',
+      'enum',
+      withSubject(where, hEnum ? `now limited to ${hEnum.map(value).join(', ')}` : 'no longer limited to an enum'),
+    );
   }
 
   for (const keyword of CONSTRAINTS) {
     const [bv, hv] = [b[keyword], h[keyword]];
     if (JSON.stringify(bv) === JSON.stringify(hv)) continue;
-    const text = bv === undefined ? `${keyword} ${value(hv)} added` : hv === undefined ? `${keyword} ${value(bv)} removed` : `${keyword} ${value(bv)} → ${value(hv)}`;
+    const text =
+      bv === undefined
+        ? `${keyword} ${value(hv)} added`
+        : hv === undefined
+          ? `${keyword} ${value(bv)} removed`
+          : `${keyword} ${value(bv)} → ${value(hv)}`;
     emit('changed', 'constraint', withSubject(where, text));
   }
 
@@ -314,9 +380,13 @@ function diffSchema(ctx: Docs, b: unknown, h: unknown, where: Where, emit: Emit)
   const [bo, ho] = [ownFields(b), ownFields(h)];
   const [bProps, hProps] = [propertiesOf(ctx.base, b), propertiesOf(ctx.head, h)];
   const [bReq, hReq] = [requiredOf(ctx.base, b), requiredOf(ctx.head, h)];
-  for (const base of ho.bases) if (!bo.bases.has(base)) emit('added', 'composition', withSubject(where, `now includes \`${base}\` (allOf)`));
-  for (const base of bo.bases) if (!ho.bases.has(base)) emit('removed', 'composition', withSubject(where, `no longer includes \`${base}\` (allOf)`));
-  const own = (name: string) => bo.properties.has(name) || ho.properties.has(name) || bo.required.has(name) || ho.required.has(name);
+  for (const base of ho.bases)
+    if (!bo.bases.has(base)) emit('added', 'composition', withSubject(where, `now includes \`${base}\` (allOf)`));
+  for (const base of bo.bases)
+    if (!ho.bases.has(base))
+      emit('removed', 'composition', withSubject(where, `no longer includes \`${base}\` (allOf)`));
+  const own = (name: string) =>
+    bo.properties.has(name) || ho.properties.has(name) || bo.required.has(name) || ho.required.has(name);
   for (const [name, sub] of hProps) {
     if (!own(name)) continue;
     const at = child(where, name);
@@ -324,18 +394,25 @@ function diffSchema(ctx: Docs, b: unknown, h: unknown, where: Where, emit: Emit)
       emit('added', 'field', `${subject(at)} added (${hReq.has(name) ? 'required' : 'optional'}, ${describe(sub)})`);
       continue;
     }
-    if (bReq.has(name) !== hReq.has(name)) emit('changed', 'required', `${subject(at)} became ${hReq.has(name) ? 'required' : 'optional'}`);
+    if (bReq.has(name) !== hReq.has(name))
+      emit('changed', 'required', `${subject(at)} became ${hReq.has(name) ? 'required' : 'optional'}`);
     diffSchema(ctx, bProps.get(name), sub, at, emit);
   }
-  for (const name of bProps.keys()) if (own(name) && !hProps.has(name)) emit('removed', 'field', `${subject(child(where, name))} removed`);
+  for (const name of bProps.keys())
+    if (own(name) && !hProps.has(name)) emit('removed', 'field', `${subject(child(where, name))} removed`);
 
-  if (b.items !== undefined || h.items !== undefined) diffSchema(ctx, b.items, h.items, { prefix: where.prefix, path: `${where.path}[]` }, emit);
+  if (b.items !== undefined || h.items !== undefined)
+    diffSchema(ctx, b.items, h.items, { prefix: where.prefix, path: `${where.path}[]` }, emit);
 
   for (const k of ['oneOf', 'anyOf'] as const) {
-    const refs = (s: JsonObject) => new Set((Array.isArray(s[k]) ? (s[k] as unknown[]) : []).map(refName).filter((r): r is string => r !== undefined));
+    const refs = (s: JsonObject) =>
+      new Set(
+        (Array.isArray(s[k]) ? (s[k] as unknown[]) : []).map(refName).filter((r): r is string => r !== undefined),
+      );
     const [br, hr] = [refs(b), refs(h)];
     for (const r of hr) if (!br.has(r)) emit('added', 'composition', withSubject(where, `\`${r}\` added to ${k}`));
-    for (const r of br) if (!hr.has(r)) emit('removed', 'composition', withSubject(where, `\`${r}\` removed from ${k}`));
+    for (const r of br)
+      if (!hr.has(r)) emit('removed', 'composition', withSubject(where, `\`${r}\` removed from ${k}`));
   }
 }
 
@@ -372,7 +449,8 @@ function schemaUsage(doc: JsonObject): Map<string, { requests: string[]; respons
     for (const p of parametersOf(doc, e)) collect(p.schema, req);
     fromContent(derefOr(doc, e.operation.requestBody)?.content, req);
     const res = new Set<string>();
-    for (const r of Object.values(isObject(e.operation.responses) ? e.operation.responses : {})) fromContent(derefOr(doc, r)?.content, res);
+    for (const r of Object.values(isObject(e.operation.responses) ? e.operation.responses : {}))
+      fromContent(derefOr(doc, r)?.content, res);
     for (const name of req) add(name, id, 'requests');
     for (const name of res) add(name, id, 'responses');
   }

@@ -1,4 +1,14 @@
-import { componentsOf, getAt, isObject as isObj, isReference, operations, walkSchemas, type ComponentKind, type JsonObject, type PointerTokens } from '../../tooling/openapi/walker.js';
+import {
+  type ComponentKind,
+  componentsOf,
+  getAt,
+  isObject as isObj,
+  isReference,
+  type JsonObject,
+  operations,
+  type PointerTokens,
+  walkSchemas,
+} from '../../tooling/openapi/walker.js';
 
 // What in the contract the interface document states (documented) and what the contract had
 // to choose (inferred, marked `x-provenance: inferred`). Counted on the bundle, each object
@@ -76,7 +86,8 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
     if (Array.isArray(constraints) && constraints.length > 0) {
       c.inferredConstraints.schemas++;
       if (isProperty) c.inferredConstraints.properties++;
-      for (const k of constraints) c.inferredConstraints.keywords[String(k)] = (c.inferredConstraints.keywords[String(k)] ?? 0) + 1;
+      for (const k of constraints)
+        c.inferredConstraints.keywords[String(k)] = (c.inferredConstraints.keywords[String(k)] ?? 0) + 1;
     }
     if (isObj(schema.properties)) {
       const parentInferred = inferredAt(path);
@@ -88,7 +99,8 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
 
   // responses, parameters, request bodies: the components, then the inline ones
   const eachComponent = (kind: ComponentKind, t: Tally) => {
-    for (const [name, node] of Object.entries(componentsOf(doc, kind))) if (notRef(node)) add(t, inferredAt(['components', kind, name]));
+    for (const [name, node] of Object.entries(componentsOf(doc, kind)))
+      if (notRef(node)) add(t, inferredAt(['components', kind, name]));
   };
   eachComponent('parameters', c.parameters);
   eachComponent('requestBodies', c.requestBodies);
@@ -99,9 +111,13 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
     const itemTokens = tokens.slice(0, -1);
     if (!countedPathItems.has(itemTokens.join('/'))) {
       countedPathItems.add(itemTokens.join('/'));
-      list(pathItem.parameters).forEach((p, i) => notRef(p) && add(c.parameters, inferredAt([...itemTokens, 'parameters', i])));
+      list(pathItem.parameters).forEach(
+        (p, i) => notRef(p) && add(c.parameters, inferredAt([...itemTokens, 'parameters', i])),
+      );
     }
-    list(operation.parameters).forEach((p, i) => notRef(p) && add(c.parameters, inferredAt([...tokens, 'parameters', i])));
+    list(operation.parameters).forEach(
+      (p, i) => notRef(p) && add(c.parameters, inferredAt([...tokens, 'parameters', i])),
+    );
     if (notRef(operation.requestBody)) add(c.requestBodies, inferredAt([...tokens, 'requestBody']));
     const op = operation as JsonObject;
     const inferredStatuses = list(op['x-inferred-responses']);
@@ -109,7 +125,9 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
       const target = isReference(r) ? getAt(doc, r.$ref) : r;
       add(
         c.responses,
-        inferredStatuses.includes(code) || inferredAt([...tokens, 'responses', code]) || (isObj(target) && target['x-provenance'] === INFERRED),
+        inferredStatuses.includes(code) ||
+          inferredAt([...tokens, 'responses', code]) ||
+          (isObj(target) && target['x-provenance'] === INFERRED),
       );
     }
   }
@@ -124,11 +142,17 @@ export function formatProvenance(c: ProvenanceCounts, title?: string): string {
     rows.push([label, String(t.documented), String(t.inferred), String(t.total)]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const lines = rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
-  const kw = Object.entries(c.inferredConstraints.keywords).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ');
+  const lines = rows.map((r) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '),
+  );
+  const kw = Object.entries(c.inferredConstraints.keywords)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   lines.push(
     '',
-    `x-inferred-constraints: ${c.inferredConstraints.properties} properties (${c.inferredConstraints.schemas} schemas in all)` + (kw ? `; keywords: ${kw}` : ''),
+    `x-inferred-constraints: ${c.inferredConstraints.properties} properties (${c.inferredConstraints.schemas} schemas in all)` +
+      (kw ? `; keywords: ${kw}` : ''),
   );
   return (title ? `${title}\n` : '') + lines.join('\n');
 }

@@ -1,16 +1,16 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { type Base, loadBase } from './base.js';
-import { type BreakingResult, type Change, type ChangeLocation, checkBreaking, parseSemver } from './breaking.js';
-import { bundleContract, type BundleResult } from '../steps/bundle.js';
-import { type Changelog, changelog } from './changelog.js';
+import { isObject, type JsonObject, parsePointer, tryResolve } from '../../tooling/openapi/walker.js';
 import { generate } from '../generate.js';
 import { type LintProblem, type LintResult, lintContract } from '../lint/lint.js';
+import { type BundleResult, bundleContract } from '../steps/bundle.js';
 import { DEFAULT_OUT, DEFAULT_ROOT } from '../support/paths.js';
-import { countProvenance, type ProvenanceCounts, TALLY_LABELS } from './provenance.js';
 import { SourceLocator } from '../support/sourcemap.js';
-import { isObject, parsePointer, tryResolve, type JsonObject } from '../../tooling/openapi/walker.js';
+import { type Base, loadBase } from './base.js';
+import { type BreakingResult, type Change, type ChangeLocation, checkBreaking, parseSemver } from './breaking.js';
+import { type Changelog, changelog } from './changelog.js';
+import { countProvenance, type ProvenanceCounts, TALLY_LABELS } from './provenance.js';
 
 // The pull-request report (`npm run report`): everything a reviewer of a contract change needs in
 // one Markdown comment. collectReport() gathers the facts (I/O: bundling, `redocly diff`, lint,
@@ -70,7 +70,10 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
   const generated = resolve(options.generated ?? DEFAULT_OUT);
   const heading = bundleContract({ root });
   heading.catch(() => undefined); // awaited below
-  const base: Base = await loadBase(options.base, { root, ...(options.releasesDir ? { releasesDir: options.releasesDir } : {}) });
+  const base: Base = await loadBase(options.base, {
+    root,
+    ...(options.releasesDir ? { releasesDir: options.releasesDir } : {}),
+  });
   try {
     const head = await heading;
     const [breaking, lint, drift] = await Promise.all([
@@ -78,8 +81,14 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
       options.lint === false ? undefined : lintContract({ root, out: generated, bundle: heading }),
       options.drift === false ? undefined : generatedDrift({ root, generated }),
     ]);
-    const baseSide: Side = typeof base.input === 'string' ? { root: base.input, document: base.document } : { root: (base.input as BundleResult).root, document: base.document };
-    placeLocations(breaking, { baseline: baseSide, current: { root, document: head.document } }, [base.checkout, dirname(dirname(root))]);
+    const baseSide: Side =
+      typeof base.input === 'string'
+        ? { root: base.input, document: base.document }
+        : { root: (base.input as BundleResult).root, document: base.document };
+    placeLocations(breaking, { baseline: baseSide, current: { root, document: head.document } }, [
+      base.checkout,
+      dirname(dirname(root)),
+    ]);
     const version = (d: JsonObject) => String(isObject(d.info) ? (d.info.version ?? '') : '');
     return {
       base: { label: base.label, version: version(base.document) },
@@ -108,7 +117,11 @@ interface Side {
  * then to its source file and line. Files are named as in their project (`openapi/…`): the base's
  * checkout, or the folder above the head's root; other files relative to the working directory.
  */
-function placeLocations(result: BreakingResult, sides: Record<ChangeLocation['side'], Side>, projects: Array<string | undefined>): void {
+function placeLocations(
+  result: BreakingResult,
+  sides: Record<ChangeLocation['side'], Side>,
+  projects: Array<string | undefined>,
+): void {
   const locators = new Map<Side, SourceLocator>();
   const place = (loc: ChangeLocation) => {
     const side = sides[loc.side];
@@ -147,7 +160,7 @@ function declaredAt(doc: JsonObject, tokens: readonly string[]): (string | numbe
     if (!resolved) return undefined;
     const [here, at] = [resolved.node, resolved.tokens ?? path.map(String)];
     const key = `${at.join('/')}|${rest.length}`;
-    if (seen.has(key) || (typeof here !== 'object' || here === null)) return undefined;
+    if (seen.has(key) || typeof here !== 'object' || here === null) return undefined;
     seen.add(key);
     const [step, ...more] = rest as [string, ...string[]];
     if (step in here) {
@@ -215,9 +228,24 @@ export function renderReport(data: ReportData): string {
   out.push('<!-- contract-report -->', '## Contract report', '');
   out.push(`Base: ${data.base.label}. Head: ${data.head.label}.`, '');
 
-  const verdict = breaking.breaking.length === 0 ? '✅ none' : breaking.ok ? `⚠️ ${breaking.breaking.length}, accepted by the major version bump` : `❌ ${breaking.breaking.length}, not accepted`;
-  const lintCell = !data.lint ? '➖ not run' : data.lint.ok ? '✅ 0 errors, 0 warnings' : `❌ ${data.lint.errors} error(s), ${data.lint.warnings} warning(s)`;
-  const driftCell = !data.drift ? '➖ not checked' : data.drift.error ? '❌ regenerating failed' : data.drift.files.length === 0 ? '✅ up to date' : `⚠️ ${data.drift.files.length} file(s) differ`;
+  const verdict =
+    breaking.breaking.length === 0
+      ? '✅ none'
+      : breaking.ok
+        ? `⚠️ ${breaking.breaking.length}, accepted by the major version bump`
+        : `❌ ${breaking.breaking.length}, not accepted`;
+  const lintCell = !data.lint
+    ? '➖ not run'
+    : data.lint.ok
+      ? '✅ 0 errors, 0 warnings'
+      : `❌ ${data.lint.errors} error(s), ${data.lint.warnings} warning(s)`;
+  const driftCell = !data.drift
+    ? '➖ not checked'
+    : data.drift.error
+      ? '❌ regenerating failed'
+      : data.drift.files.length === 0
+        ? '✅ up to date'
+        : `⚠️ ${data.drift.files.length} file(s) differ`;
   out.push(
     '| Check | Result |',
     '|---|---|',
@@ -240,7 +268,11 @@ export function renderReport(data: ReportData): string {
   }
 
   out.push('### Changelog', '');
-  if (log.entries.length === 0) out.push('No changes to operations, security, parameters, fields, constraints, enum values, statuses or headers.', '');
+  if (log.entries.length === 0)
+    out.push(
+      'No changes to operations, security, parameters, fields, constraints, enum values, statuses or headers.',
+      '',
+    );
   else out.push(...renderChangelog(log), '');
 
   out.push('### Provenance', '', ...renderProvenance(data.provenance.before, data.provenance.after), '');
@@ -251,16 +283,21 @@ export function renderReport(data: ReportData): string {
   else {
     const shown = data.lint.problems.slice(0, LIST_LIMIT);
     out.push(...shown.map(lintLine));
-    if (data.lint.problems.length > shown.length) out.push(`- … and ${data.lint.problems.length - shown.length} more (\`npm run lint\`)`);
+    if (data.lint.problems.length > shown.length)
+      out.push(`- … and ${data.lint.problems.length - shown.length} more (\`npm run lint\`)`);
     out.push('');
   }
 
   out.push('### Generated code', '');
   if (!data.drift) out.push('Not checked.', '');
   else if (data.drift.error) out.push(`Regenerating failed:`, '', '```', data.drift.error, '```', '');
-  else if (data.drift.files.length === 0) out.push(`\`${data.drift.dir}\` is what \`npm run generate\` makes from this contract.`, '');
+  else if (data.drift.files.length === 0)
+    out.push(`\`${data.drift.dir}\` is what \`npm run generate\` makes from this contract.`, '');
   else {
-    out.push(`\`${data.drift.dir}\` is not what \`npm run generate\` makes from this contract: run \`npm run generate\` and commit the result.`, '');
+    out.push(
+      `\`${data.drift.dir}\` is not what \`npm run generate\` makes from this contract: run \`npm run generate\` and commit the result.`,
+      '',
+    );
     const words = { differs: 'differs', missing: 'not committed', stale: 'no longer generated' };
     out.push(...data.drift.files.map((f) => `- \`${data.drift!.dir}${f.path}\`: ${words[f.status]}`), '');
   }
@@ -271,7 +308,8 @@ export function renderReport(data: ReportData): string {
 export function reportSummary({ breaking, base, head }: Pick<ReportData, 'breaking' | 'base' | 'head'>): string {
   const n = breaking.breaking.length;
   if (n === 0) return 'no breaking changes.';
-  if (breaking.ok) return `${n} breaking change(s), accepted: info.version \`${head.version}\` is a new major version over \`${base.version}\`.`;
+  if (breaking.ok)
+    return `${n} breaking change(s), accepted: info.version \`${head.version}\` is a new major version over \`${base.version}\`.`;
   return `${n} breaking change(s) while info.version \`${head.version}\` keeps the major version of \`${base.version}\`: restore compatibility, or release a new major version.`;
 }
 
@@ -281,7 +319,11 @@ const bumpsMajor = (base: string, head: string) => {
 };
 
 /** Text safe in a table cell: one line, pipes escaped. */
-const cell = (text: string) => text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').replace(/\.$/, '');
+const cell = (text: string) =>
+  text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .replace(/\.$/, '');
 
 function where(loc: ChangeLocation | undefined): string {
   if (!loc) return '';
@@ -300,7 +342,11 @@ function showsAt(pointer: string): string {
   }
   if ((tokens[0] === 'paths' || tokens[0] === 'webhooks') && tokens.length >= 2) {
     const [section, key, method, ...rest] = tokens;
-    const op = method ? (section === 'webhooks' ? `webhook ${key} ${method.toUpperCase()}` : `${method.toUpperCase()} ${key}`) : `${key}`;
+    const op = method
+      ? section === 'webhooks'
+        ? `webhook ${key} ${method.toUpperCase()}`
+        : `${method.toUpperCase()} ${key}`
+      : `${key}`;
     return `\`${op}\`${rest.length ? ` ${rest.join(' › ')}` : ''}`;
   }
   return `\`${pointer}\``;
@@ -309,7 +355,10 @@ function showsAt(pointer: string): string {
 function breakingRows(c: Change): string[] {
   const majors = c.findings.filter((f) => f.impact === 'major');
   const findings = majors.length > 0 ? majors : [{ ruleId: '', message: c.message, location: c.location }];
-  return findings.map((f) => `| ${where(f.location ?? c.location)} | ${f.ruleId ? `\`${f.ruleId}\`` : ''} | ${cell(f.message)} | ${cell(showsAt(c.path))} |`);
+  return findings.map(
+    (f) =>
+      `| ${where(f.location ?? c.location)} | ${f.ruleId ? `\`${f.ruleId}\`` : ''} | ${cell(f.message)} | ${cell(showsAt(c.path))} |`,
+  );
 }
 
 function counts(log: Changelog): string {
@@ -342,8 +391,17 @@ function renderChangelog(log: Changelog): string[] {
 function usedBy(log: Changelog, schema: string): string {
   const use = log.usage[schema];
   if (!use || (use.requests.length === 0 && use.responses.length === 0)) return '';
-  const list = (ids: string[]) => (ids.length <= 3 ? ids.map((i) => `\`${i}\``).join(', ') : `${ids.slice(0, 3).map((i) => `\`${i}\``).join(', ')} and ${ids.length - 3} more`);
-  const parts = [use.requests.length ? `requests of ${list(use.requests)}` : '', use.responses.length ? `responses of ${list(use.responses)}` : ''].filter(Boolean);
+  const list = (ids: string[]) =>
+    ids.length <= 3
+      ? ids.map((i) => `\`${i}\``).join(', ')
+      : `${ids
+          .slice(0, 3)
+          .map((i) => `\`${i}\``)
+          .join(', ')} and ${ids.length - 3} more`;
+  const parts = [
+    use.requests.length ? `requests of ${list(use.requests)}` : '',
+    use.responses.length ? `responses of ${list(use.responses)}` : '',
+  ].filter(Boolean);
   return ` (in ${parts.join('; ')})`;
 }
 
@@ -354,11 +412,19 @@ function renderProvenance(before: ProvenanceCounts, after: ProvenanceCounts): st
   for (const [key, label] of Object.entries(TALLY_LABELS)) {
     const [a, b] = [before[key as keyof typeof TALLY_LABELS], after[key as keyof typeof TALLY_LABELS]];
     if (a.documented !== b.documented || a.inferred !== b.inferred || a.total !== b.total) changed = true;
-    rows.push(`| ${label} | ${change(a.documented, b.documented)} | ${change(a.inferred, b.inferred)} | ${change(a.total, b.total)} |`);
+    rows.push(
+      `| ${label} | ${change(a.documented, b.documented)} | ${change(a.inferred, b.inferred)} | ${change(a.total, b.total)} |`,
+    );
   }
   const ic = (c: ProvenanceCounts) => c.inferredConstraints.properties;
   rows.push('', `Properties with inferred constraints (\`x-inferred-constraints\`): ${change(ic(before), ic(after))}.`);
-  return [changed || ic(before) !== ic(after) ? 'Before → after (`npm run provenance`):' : 'Unchanged (`npm run provenance`):', '', ...rows];
+  return [
+    changed || ic(before) !== ic(after)
+      ? 'Before → after (`npm run provenance`):'
+      : 'Unchanged (`npm run provenance`):',
+    '',
+    ...rows,
+  ];
 }
 
 function lintLine(p: LintProblem): string {

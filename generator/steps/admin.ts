@@ -5,11 +5,11 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
+import { type LintOptions, type LintResult, lintContract } from '../lint/lint.js';
+import { checkSourceSyntax } from '../lint/source-syntax.js';
+import { ADMIN_ROOT, REPO_ROOT } from '../support/paths.js';
 import type { OpenApiDocument } from './bundle.js';
 import { renderReferencePage } from './docs.js';
-import { lintContract, type LintOptions, type LintResult } from '../lint/lint.js';
-import { ADMIN_ROOT, REPO_ROOT } from '../support/paths.js';
-import { checkSourceSyntax } from '../lint/source-syntax.js';
 import { renderTypes } from './types.js';
 
 export const ADMIN_SPECTRAL_RULESET = join(REPO_ROOT, 'sandbox', 'admin', '.spectral.yaml');
@@ -20,7 +20,10 @@ export async function loadAdminDocument(path = ADMIN_ROOT): Promise<OpenApiDocum
   const text = await readFile(path, 'utf8');
   // A YAML mistake as lint reports it (file:line:col, where the mistake is, with a hint), not a parser stack.
   const [problem] = checkSourceSyntax(path);
-  if (problem) throw new AdminDocumentError(`${relative(process.cwd(), problem.file)}:${problem.line}:${problem.col} error yaml-syntax ${problem.message}`);
+  if (problem)
+    throw new AdminDocumentError(
+      `${relative(process.cwd(), problem.file)}:${problem.line}:${problem.col} error yaml-syntax ${problem.message}`,
+    );
   return parse(text) as OpenApiDocument;
 }
 
@@ -39,7 +42,10 @@ export async function renderAdminTypes(document: OpenApiDocument): Promise<strin
 }
 
 /** docs/sandbox-admin.html and the document it offers for download, docs/sandbox-admin.yaml. */
-export async function renderAdminDocs(document: OpenApiDocument, path = ADMIN_ROOT): Promise<Array<{ path: string; content: string }>> {
+export async function renderAdminDocs(
+  document: OpenApiDocument,
+  path = ADMIN_ROOT,
+): Promise<Array<{ path: string; content: string }>> {
   return [
     { path: 'docs/sandbox-admin.html', content: await renderReferencePage(document, ADMIN_DOCS_CONFIG) },
     { path: 'docs/sandbox-admin.yaml', content: await readFile(path, 'utf8') },

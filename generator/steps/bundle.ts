@@ -26,6 +26,7 @@ export interface BundleResult {
 }
 
 export type { SourceProblem } from '../support/redocly.js';
+
 import type { SourceProblem } from '../support/redocly.js';
 
 /** Bundling failed (YAML syntax error, unresolved $ref, component name clash...). */
@@ -46,18 +47,27 @@ export class BundleError extends Error {
 export async function bundleContract(options: BundleOptions = {}): Promise<BundleResult> {
   const root = resolve(options.root ?? DEFAULT_ROOT);
   if (!existsSync(root)) {
-    throw new BundleError(`root file not found: ${root}`, [{ file: relative(process.cwd(), root), line: 1, col: 1, message: 'file not found' }]);
+    throw new BundleError(`root file not found: ${root}`, [
+      { file: relative(process.cwd(), root), line: 1, col: 1, message: 'file not found' },
+    ]);
   }
   const config = options.config ?? (existsSync(REDOCLY_CONFIG) ? REDOCLY_CONFIG : false);
   const tmp = await mkdtemp(join(tmpdir(), 'contract-bundle-'));
   try {
     const out = join(tmp, 'openapi.json');
     const args = [
-      'bundle', root, '--output', out, '--ext', 'json',
+      'bundle',
+      root,
+      '--output',
+      out,
+      '--ext',
+      'json',
       // A second file with the same base name would otherwise become `Name-2`, silently
       // renaming generated types; fail instead.
-      '--component-renaming-conflicts-severity', 'error',
-      '--lint-config', 'off', // config problems are reported by `npm run lint`, not here
+      '--component-renaming-conflicts-severity',
+      'error',
+      '--lint-config',
+      'off', // config problems are reported by `npm run lint`, not here
       ...(config ? ['--config', config] : []),
     ];
     const run = await runRedocly(args);
@@ -79,7 +89,18 @@ export async function bundleContract(options: BundleOptions = {}): Promise<Bundl
 }
 
 // The Components Object's field order in the OpenAPI 3.1 specification.
-const COMPONENT_ORDER = ['schemas', 'responses', 'parameters', 'examples', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems'];
+const COMPONENT_ORDER = [
+  'schemas',
+  'responses',
+  'parameters',
+  'examples',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+];
 const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -91,11 +112,15 @@ function normalize(doc: OpenApiDocument): OpenApiDocument {
   const components = doc.components;
   if (components && typeof components === 'object' && !Array.isArray(components)) {
     const rank = (k: string) => (COMPONENT_ORDER.includes(k) ? COMPONENT_ORDER.indexOf(k) : COMPONENT_ORDER.length);
-    const types = Object.entries(components as Record<string, unknown>).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+    const types = Object.entries(components as Record<string, unknown>).sort(
+      ([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0),
+    );
     doc.components = Object.fromEntries(
       types.map(([type, map]) => [
         type,
-        map && typeof map === 'object' && !Array.isArray(map) && !type.startsWith('x-') ? Object.fromEntries(Object.entries(map).sort(byName)) : map,
+        map && typeof map === 'object' && !Array.isArray(map) && !type.startsWith('x-')
+          ? Object.fromEntries(Object.entries(map).sort(byName))
+          : map,
       ]),
     );
   }

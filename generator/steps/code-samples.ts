@@ -7,15 +7,28 @@
 // sandbox.
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { OperationInfo } from '../../src/client/operation-info.js';
+import {
+  deref,
+  isObject,
+  type JsonObject,
+  operationById,
+  type ParameterObject,
+  parametersOf,
+  propertiesOf,
+} from '../../tooling/openapi/walker.js';
 import type { OpenApiDocument } from './bundle.js';
 import { extractOperations, extractSecuritySchemes } from './operations.js';
-import type { OperationInfo } from '../../src/client/operation-info.js';
-import { deref, isObject, operationById, parametersOf, propertiesOf, type JsonObject, type ParameterObject } from '../../tooling/openapi/walker.js';
 
 /** The package the samples import, as users install it (package.json `name`). */
 export const PACKAGE_NAME = '@payment-service/api-v2';
 /** The environment variables the samples read. */
-export const SAMPLE_ENV = { baseUrl: 'PAYMENT_API_BASE_URL', merchantId: 'MERCHANT_ID', apiKey: 'API_KEY', accessToken: 'ACCESS_TOKEN' } as const;
+export const SAMPLE_ENV = {
+  baseUrl: 'PAYMENT_API_BASE_URL',
+  merchantId: 'MERCHANT_ID',
+  apiKey: 'API_KEY',
+  accessToken: 'ACCESS_TOKEN',
+} as const;
 /** The sample name of an operation without a request body (its parameters' examples). */
 export const PARAMETERS_EXAMPLE = 'default';
 export const SAMPLES_DIR = 'samples';
@@ -78,7 +91,9 @@ function requestExamples(document: OpenApiDocument, op: JsonObject, mediaType: s
   const body = deref<JsonObject>(document, op.requestBody);
   const media = isObject(body.content) ? (body.content as Record<string, JsonObject>)[mediaType] : undefined;
   if (!media) return [];
-  const out: [string, JsonObject][] = Object.entries(isObject(media.examples) ? media.examples : {}).map(([name, ex]) => [name, deref<JsonObject>(document, ex)]);
+  const out: [string, JsonObject][] = Object.entries(isObject(media.examples) ? media.examples : {}).map(
+    ([name, ex]) => [name, deref<JsonObject>(document, ex)],
+  );
   if (media.example !== undefined) out.push(['example', { value: media.example }]);
   return out.filter(([, ex]) => ex.value !== undefined);
 }
@@ -91,7 +106,8 @@ function responseExamples(document: OpenApiDocument, op: JsonObject): [number, s
     const response = deref<JsonObject>(document, raw);
     for (const media of Object.values(isObject(response.content) ? response.content : {})) {
       if (!isObject(media)) continue;
-      for (const [name, ex] of Object.entries(isObject(media.examples) ? media.examples : {})) out.push([Number(status), name, deref<JsonObject>(document, ex).value]);
+      for (const [name, ex] of Object.entries(isObject(media.examples) ? media.examples : {}))
+        out.push([Number(status), name, deref<JsonObject>(document, ex).value]);
     }
   }
   return out.sort((a, b) => a[0] - b[0]);
@@ -101,7 +117,12 @@ function responseExamples(document: OpenApiDocument, op: JsonObject): [number, s
  * The response code a `simulationMode` in the request forces, from the contract's
  * `x-simulation-codes` on the body's simulationMode property (undefined when the body sets none).
  */
-function simulatedResponseCode(document: OpenApiDocument, op: JsonObject, mediaType: string, value: unknown): string | undefined {
+function simulatedResponseCode(
+  document: OpenApiDocument,
+  op: JsonObject,
+  mediaType: string,
+  value: unknown,
+): string | undefined {
   if (!isObject(value) || typeof value.simulationMode !== 'string') return undefined;
   const body = deref<JsonObject>(document, op.requestBody);
   const schema = isObject(body.content) ? (body.content as Record<string, JsonObject>)[mediaType]?.schema : undefined;
@@ -118,7 +139,13 @@ function simulatedResponseCode(document: OpenApiDocument, op: JsonObject, mediaT
  * one; else, when the example forces a response code (`simulationMode`), the status of the first
  * response example carrying that code (a decline: 422); else the operation's first 2xx.
  */
-function expectedStatus(document: OpenApiDocument, op: JsonObject, info: OperationInfo, name: string, value: unknown): number {
+function expectedStatus(
+  document: OpenApiDocument,
+  op: JsonObject,
+  info: OperationInfo,
+  name: string,
+  value: unknown,
+): number {
   const responses = responseExamples(document, op);
   const same = responses.find(([, n]) => n === name);
   if (same) return same[0];
@@ -142,7 +169,10 @@ function authOf(document: OpenApiDocument, info: OperationInfo): Auth {
   };
   const alternatives = info.security.filter((r) => r.length === 1).map((r) => kind(r[0]!));
   const found = (['basic', 'bearer', 'apiKey'] as const).find((a) => alternatives.includes(a));
-  if (!found) throw new Error(`samples: ${info.operationId} accepts no credentials a sample can send (${JSON.stringify(info.security)})`);
+  if (!found)
+    throw new Error(
+      `samples: ${info.operationId} accepts no credentials a sample can send (${JSON.stringify(info.security)})`,
+    );
   return found;
 }
 
@@ -162,17 +192,27 @@ export function sampleCases(document: OpenApiDocument): SampleCase[] {
     const params = parametersOf(document, entry);
     const valueOf = (p: ParameterObject) => {
       const value = parameterExample(document, p);
-      if (value === undefined && p.required) throw new Error(`samples: ${info.operationId}: the required ${p.in} parameter ${p.name} has no example`);
+      if (value === undefined && p.required)
+        throw new Error(`samples: ${info.operationId}: the required ${p.in} parameter ${p.name} has no example`);
       return value;
     };
-    const pathParams = info.pathParams.map((name): [string, string] => [name, String(valueOf(params.find((p) => p.in === 'path' && p.name === name)!))]);
-    const query = params.filter((p) => p.in === 'query').map((p): [string, unknown] => [p.name, valueOf(p)]).filter(([, v]) => v !== undefined);
+    const pathParams = info.pathParams.map((name): [string, string] => [
+      name,
+      String(valueOf(params.find((p) => p.in === 'path' && p.name === name)!)),
+    ]);
+    const query = params
+      .filter((p) => p.in === 'query')
+      .map((p): [string, unknown] => [p.name, valueOf(p)])
+      .filter(([, v]) => v !== undefined);
     const headers = params
       .filter((p) => p.in === 'header' && p.required && p.name.toLowerCase() !== 'idempotency-key')
       .map((p): [string, string] => [p.name, String(valueOf(p))]);
-    const examples: [string, JsonObject | undefined][] = info.requestBody ? requestExamples(document, op, info.requestBody.mediaType) : [[PARAMETERS_EXAMPLE, undefined]];
+    const examples: [string, JsonObject | undefined][] = info.requestBody
+      ? requestExamples(document, op, info.requestBody.mediaType)
+      : [[PARAMETERS_EXAMPLE, undefined]];
     if (examples.length === 0) {
-      if (info.requestBody?.required) throw new Error(`samples: ${info.operationId} has a required request body without an example`);
+      if (info.requestBody?.required)
+        throw new Error(`samples: ${info.operationId} has a required request body without an example`);
       examples.push([PARAMETERS_EXAMPLE, undefined]);
     }
     for (const [name, example] of examples) {
@@ -209,7 +249,9 @@ function curlSource(c: SampleCase): string {
   const search = new URLSearchParams(c.query.map(([k, v]) => [k, String(v)])).toString();
   // Double quotes, for the variable; the path and query are percent-encoded, so nothing else expands.
   const url = `"$${SAMPLE_ENV.baseUrl}${path}${search ? `?${search}` : ''}"`;
-  const lines = [`curl -sS -i${info.method === 'get' || (info.method === 'post' && c.body !== undefined) ? '' : ` -X ${info.method.toUpperCase()}`} ${url}`];
+  const lines = [
+    `curl -sS -i${info.method === 'get' || (info.method === 'post' && c.body !== undefined) ? '' : ` -X ${info.method.toUpperCase()}`} ${url}`,
+  ];
   if (c.auth === 'basic') lines.push(`-u "$${SAMPLE_ENV.merchantId}:$${SAMPLE_ENV.apiKey}"`);
   else if (c.auth === 'bearer') lines.push(`-H "Authorization: Bearer $${SAMPLE_ENV.accessToken}"`);
   else lines.push(`-H "X-API-Key: $${SAMPLE_ENV.apiKey}"`);
@@ -218,7 +260,8 @@ function curlSource(c: SampleCase): string {
   if (c.body !== undefined && info.requestBody) {
     lines.push(`-H ${shellQuote(`Content-Type: ${info.requestBody.mediaType}`)}`);
     if (info.requestBody.mediaType === 'application/x-www-form-urlencoded') {
-      for (const [k, v] of Object.entries(c.body as JsonObject)) lines.push(`--data-urlencode ${shellQuote(`${k}=${String(v)}`)}`);
+      for (const [k, v] of Object.entries(c.body as JsonObject))
+        lines.push(`--data-urlencode ${shellQuote(`${k}=${String(v)}`)}`);
     } else {
       lines.push(`--data ${shellQuote(JSON.stringify(c.body, null, 2))}`);
     }
@@ -238,10 +281,14 @@ function tsLiteral(value: unknown, indent: string): string {
   if (Array.isArray(value)) {
     const items = value.map((v) => tsLiteral(v, next));
     const flat = `[${items.join(', ')}]`;
-    return flat.length <= 80 && !flat.includes('\n') ? flat : `[\n${items.map((i) => `${next}${i},`).join('\n')}\n${indent}]`;
+    return flat.length <= 80 && !flat.includes('\n')
+      ? flat
+      : `[\n${items.map((i) => `${next}${i},`).join('\n')}\n${indent}]`;
   }
   if (isObject(value)) {
-    const entries = Object.entries(value).map(([k, v]) => `${IDENTIFIER.test(k) ? k : tsLiteral(k, next)}: ${tsLiteral(v, next)}`);
+    const entries = Object.entries(value).map(
+      ([k, v]) => `${IDENTIFIER.test(k) ? k : tsLiteral(k, next)}: ${tsLiteral(v, next)}`,
+    );
     if (entries.length === 0) return '{}';
     return `{\n${entries.map((e) => `${next}${e},`).join('\n')}\n${indent}}`;
   }
@@ -279,9 +326,13 @@ function typescriptSource(c: SampleCase): string {
     ...credentials,
     `});`,
     '',
-    ...(c.auth === 'bearer' ? [`// This operation accepts only a bearer token: the client obtains one with the API key.`] : []),
+    ...(c.auth === 'bearer'
+      ? [`// This operation accepts only a bearer token: the client obtains one with the API key.`]
+      : []),
     `try {`,
-    ...(noBody ? [`  await ${call};`, `  console.log('${statusText(info.successStatus)}');`] : [`  const result = await ${call};`, `  console.log(JSON.stringify(result, null, 2));`]),
+    ...(noBody
+      ? [`  await ${call};`, `  console.log('${statusText(info.successStatus)}');`]
+      : [`  const result = await ${call};`, `  console.log(JSON.stringify(result, null, 2));`]),
     `} catch (error) {`,
     `  if (!(error instanceof PaymentApiError)) throw error; // network, timeout or credentials`,
     `  // 400: fieldErrors name the fields; 422: operationResult says why (responseCode)`,
@@ -301,17 +352,37 @@ export function codeSamples(document: OpenApiDocument): CodeSample[] {
     const suffix = `${c.named ? ` (${c.example})` : ''} → ${statusText(c.status)}`;
     const about = `${c.info.method.toUpperCase()} ${c.info.path} (${c.operationId}), example "${c.example}": ${c.summary} → ${statusText(c.status)}`;
     const header = (comment: string) =>
-      [`${comment} ${about}`, `${comment} Generated by \`npm run generate\` from the contract's examples. Do not edit.`].join('\n');
+      [
+        `${comment} ${about}`,
+        `${comment} Generated by \`npm run generate\` from the contract's examples. Do not edit.`,
+      ].join('\n');
     const curl = curlSource(c);
     const ts = typescriptSource(c);
-    const envs = c.auth === 'bearer' ? [SAMPLE_ENV.baseUrl, SAMPLE_ENV.accessToken] : c.auth === 'apiKey' ? [SAMPLE_ENV.baseUrl, SAMPLE_ENV.apiKey] : [SAMPLE_ENV.baseUrl, SAMPLE_ENV.merchantId, SAMPLE_ENV.apiKey];
+    const envs =
+      c.auth === 'bearer'
+        ? [SAMPLE_ENV.baseUrl, SAMPLE_ENV.accessToken]
+        : c.auth === 'apiKey'
+          ? [SAMPLE_ENV.baseUrl, SAMPLE_ENV.apiKey]
+          : [SAMPLE_ENV.baseUrl, SAMPLE_ENV.merchantId, SAMPLE_ENV.apiKey];
     return [
       {
-        operationId: c.operationId, example: c.example, lang: 'curl', label: `curl${suffix}`, status: c.status, file: `${base}.sh`, source: curl,
+        operationId: c.operationId,
+        example: c.example,
+        lang: 'curl',
+        label: `curl${suffix}`,
+        status: c.status,
+        file: `${base}.sh`,
+        source: curl,
         content: `${header('#')}\n# Needs ${envs.join(', ')}.\n${curl}\n`,
       },
       {
-        operationId: c.operationId, example: c.example, lang: 'TypeScript', label: `TypeScript (SDK)${suffix}`, status: c.status, file: `${base}.ts`, source: ts,
+        operationId: c.operationId,
+        example: c.example,
+        lang: 'TypeScript',
+        label: `TypeScript (SDK)${suffix}`,
+        status: c.status,
+        file: `${base}.ts`,
+        source: ts,
         content: `${header('//')}\n// Needs ${[SAMPLE_ENV.baseUrl, ...(c.auth === 'apiKey' ? [] : [SAMPLE_ENV.merchantId]), SAMPLE_ENV.apiKey].join(', ')}.\n${ts}\n`,
       },
     ];
@@ -343,7 +414,10 @@ export const SAMPLES_TSCONFIG = `// The TypeScript samples import ${PACKAGE_NAME
 
 /** The files of generated/samples/ (paths relative to the output directory). */
 export function renderCodeSamples(document: OpenApiDocument): { path: string; content: string }[] {
-  return [...codeSamples(document).map((s) => ({ path: s.file, content: s.content })), { path: `${SAMPLES_DIR}/tsconfig.json`, content: SAMPLES_TSCONFIG }];
+  return [
+    ...codeSamples(document).map((s) => ({ path: s.file, content: s.content })),
+    { path: `${SAMPLES_DIR}/tsconfig.json`, content: SAMPLES_TSCONFIG },
+  ];
 }
 
 export interface XCodeSample {

@@ -6,16 +6,16 @@
 // trait tags in a "Guides" tag group, and makes every inferred part visible with a badge. The
 // contract itself is never touched.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { toPortableYaml } from './bundle.js';
-import { xCodeSamples, type XCodeSample } from './code-samples.js';
+import { derefLenient, isObject as isObj, operations, walkObjects, walkSchemas } from '../../tooling/openapi/walker.js';
 import { writeFileAtomic } from '../support/fs.js';
 import { GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
-import { derefLenient, isObject as isObj, operations, walkObjects, walkSchemas } from '../../tooling/openapi/walker.js';
+import { toPortableYaml } from './bundle.js';
+import { type XCodeSample, xCodeSamples } from './code-samples.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -27,7 +27,8 @@ export const REFERENCE_GROUP = 'API reference';
 
 const INFERRED = 'inferred';
 const BADGE_CLASS = 'inferred-badge';
-const BADGE_TITLE = 'Not shown in the interface document: chosen by the contract, may change when the service publishes it.';
+const BADGE_TITLE =
+  'Not shown in the interface document: chosen by the contract, may change when the service publishes it.';
 const STATUS_BADGE_TITLE = 'The interface document does not give this status for this operation.';
 export const INFERRED_BADGE = `<span class="${BADGE_CLASS}" title="${BADGE_TITLE}">Inferred</span>`;
 export const INFERRED_STATUS_BADGE = `<span class="${BADGE_CLASS}" title="${STATUS_BADGE_TITLE}">Inferred status</span>`;
@@ -91,11 +92,20 @@ export interface BuildDocsResult {
  * then written atomically, so a failure leaves the previous docs intact; the Error thrown carries
  * Redocly's own message.
  */
-export async function buildDocs(document: OpenApiDocument, outDir: string, options: BuildDocsOptions = {}): Promise<BuildDocsResult> {
+export async function buildDocs(
+  document: OpenApiDocument,
+  outDir: string,
+  options: BuildDocsOptions = {},
+): Promise<BuildDocsResult> {
   const guides = await loadGuides(options.guidesDir ?? GUIDES_DIR);
   const decorated = decorateForDocs(document, guides);
   const languages = addCodeSamples(decorated, xCodeSamples(document));
-  const html = await renderHtml(decorated, options.config ?? DOCS_CONFIG, guides.map((g) => g.title), languages);
+  const html = await renderHtml(
+    decorated,
+    options.config ?? DOCS_CONFIG,
+    guides.map((g) => g.title),
+    languages,
+  );
 
   const docsDir = join(resolve(outDir), 'docs');
   const outputs: [string, string][] = [
@@ -121,7 +131,12 @@ export function renderReferencePage(document: OpenApiDocument, config: string): 
  * Runs `redocly build-docs --inlineBundle` on the decorated copy and post-processes the page.
  * `languages`: the code sample tabs (Redoc CE 3 shows a sample only under a tab of its config).
  */
-async function renderHtml(decorated: OpenApiDocument, config: string, guideTitles: string[], languages: CodeSampleLanguage[] = []): Promise<string> {
+async function renderHtml(
+  decorated: OpenApiDocument,
+  config: string,
+  guideTitles: string[],
+  languages: CodeSampleLanguage[] = [],
+): Promise<string> {
   if (!existsSync(config)) throw new Error(`docs: Redocly config not found: ${config}`);
   const tmp = await mkdtemp(join(tmpdir(), 'contract-docs-'));
   try {
@@ -137,7 +152,19 @@ async function renderHtml(decorated: OpenApiDocument, config: string, guideTitle
     await writeFile(input, JSON.stringify(decorated));
     const title = `${String((decorated.info as Record<string, unknown> | undefined)?.title ?? 'API')} reference`;
     const run = await runRedocly(
-      ['build-docs', input, '--output', output, '--inlineBundle', '--config', config, '--lint-config', 'error', '--title', title],
+      [
+        'build-docs',
+        input,
+        '--output',
+        output,
+        '--inlineBundle',
+        '--config',
+        config,
+        '--lint-config',
+        'error',
+        '--title',
+        title,
+      ],
       tmp, // nothing in the working directory (a redocly.yaml) may change the build
     );
     if (run.code !== 0 || !existsSync(output)) {
@@ -163,10 +190,15 @@ export function postProcess(html: string, guideTitles: string[] = []): string {
 }
 
 /** Redoc's slug of a tag or heading: `Payment plans` → `payment-plans`. */
-export const sectionSlug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+export const sectionSlug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 
 /** The page anchor Redoc gives an operation: `#/<tag slug>/<operationId in lower case>`. */
-export const operationAnchor = (tag: string, operationId: string) => `#/${sectionSlug(tag)}/${operationId.toLowerCase()}`;
+export const operationAnchor = (tag: string, operationId: string) =>
+  `#/${sectionSlug(tag)}/${operationId.toLowerCase()}`;
 
 /**
  * Guides are prose: their sections take the width of the empty right-hand (samples) panel. Redoc
@@ -176,7 +208,11 @@ export const operationAnchor = (tag: string, operationId: string) => `#/${sectio
 function guideSectionCss(title: string): string {
   const slug = sectionSlug(title);
   const sections = `[data-section-id="/${slug}"],[data-section-id^="/${slug}/"]`;
-  const scope = (sel: string) => sections.split(',').map((s) => `${s} ${sel}`).join(',');
+  const scope = (sel: string) =>
+    sections
+      .split(',')
+      .map((s) => `${s} ${sel}`)
+      .join(',');
   return `\n${scope('[data-testid="right-panel"]')}{display:none}${scope('[data-testid="middle-panel"]')}{flex:1 1 auto;max-width:100%;width:auto}`;
 }
 
@@ -219,7 +255,13 @@ export async function loadGuides(dir: string): Promise<Guide[]> {
  * then stop working.
  */
 async function inlineImages(body: string, dir: string, file: string): Promise<string> {
-  const types: Record<string, string> = { svg: 'image/svg+xml', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp' };
+  const types: Record<string, string> = {
+    svg: 'image/svg+xml',
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    webp: 'image/webp',
+  };
   let out = body;
   for (const m of body.matchAll(/(<img\b[^>]*\bsrc=")([^":?#]+\.(svg|png|jpe?g|webp))"/gi)) {
     const path = join(dir, m[2]!);
@@ -254,7 +296,9 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
   // 1. operation-level: inferred statuses and inferred body schemas (before the global walk, which
   //    would otherwise badge the copied descriptions twice)
   for (const op of operationsOf(doc)) {
-    const inferredStatuses = new Set((Array.isArray(op['x-inferred-responses']) ? op['x-inferred-responses'] : []).map(String));
+    const inferredStatuses = new Set(
+      (Array.isArray(op['x-inferred-responses']) ? op['x-inferred-responses'] : []).map(String),
+    );
     const responses = isObj(op.responses) ? op.responses : {};
     for (const [status, raw] of Object.entries(responses)) {
       if (!inferredStatuses.has(status)) continue;
@@ -265,8 +309,12 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
     }
     const body = deref(doc, op.requestBody);
     if (isObj(body) && body['x-provenance'] !== INFERRED && typeof body.description !== 'string') {
-      const schemas = Object.values(isObj(body.content) ? body.content : {}).map((media) => (isObj(media) ? deref(doc, media.schema) : undefined));
-      const inferred = schemas.find((s) => isObj(s) && s['x-provenance'] === INFERRED && typeof s.description === 'string') as Obj | undefined;
+      const schemas = Object.values(isObj(body.content) ? body.content : {}).map((media) =>
+        isObj(media) ? deref(doc, media.schema) : undefined,
+      );
+      const inferred = schemas.find(
+        (s) => isObj(s) && s['x-provenance'] === INFERRED && typeof s.description === 'string',
+      ) as Obj | undefined;
       if (inferred) {
         const copy: Obj = { ...body, description: badged(inferred.description as string) };
         if (isObj(op.requestBody) && typeof op.requestBody.$ref === 'string') op.requestBody = copy;
@@ -322,11 +370,16 @@ function addCodeSamples(doc: OpenApiDocument, samples: Map<string, XCodeSample[]
     if (!list?.length) continue;
     (operation as Obj)['x-codeSamples'] = list;
     // Redocly's config accepts only its own language names; `lang` colours a tab without a sample only.
-    for (const s of list) if (!labels.has(s.label)) labels.set(s.label, { lang: s.lang === 'curl' ? 'curl' : 'Node.js', label: s.label });
+    for (const s of list)
+      if (!labels.has(s.label)) labels.set(s.label, { lang: s.lang === 'curl' ? 'curl' : 'Node.js', label: s.label });
   }
   if (labels.size === 0) return [];
   const all = [...labels.values()];
-  return [...all.filter((l) => l.lang === 'curl'), ...all.filter((l) => l.lang !== 'curl'), { lang: 'Payload', label: 'Payload' }];
+  return [
+    ...all.filter((l) => l.lang === 'curl'),
+    ...all.filter((l) => l.lang !== 'curl'),
+    { lang: 'Payload', label: 'Payload' },
+  ];
 }
 
 /** "Inferred: reason" → badge + "Reason". */
@@ -341,7 +394,8 @@ function addGuides(doc: Obj, guides: Guide[]): void {
   const tags = (Array.isArray(doc.tags) ? doc.tags : []).filter(isObj);
   const tagNames = new Set(tags.map((t) => String(t.name)));
   for (const g of guides) {
-    if (tagNames.has(g.title)) throw new Error(`docs: the guide ${g.file} is titled "${g.title}", which is already a tag of the contract`);
+    if (tagNames.has(g.title))
+      throw new Error(`docs: the guide ${g.file} is titled "${g.title}", which is already a tag of the contract`);
   }
   doc.tags = [...guides.map((g) => ({ name: g.title, description: g.body, 'x-traitTag': true })), ...tags];
 

@@ -53,7 +53,8 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
   const anchors = new Map<string, string[]>(); // lower-case operationId → its anchors
   const named = new Map<string, string>(); // summary or `METHOD /path`, lower case → operationId
   const tagSlugs = new Set<string>();
-  for (const t of Array.isArray(document.tags) ? document.tags : []) if (t && typeof t === 'object' && 'name' in t) tagSlugs.add(sectionSlug(String(t.name)));
+  for (const t of Array.isArray(document.tags) ? document.tags : [])
+    if (t && typeof t === 'object' && 'name' in t) tagSlugs.add(sectionSlug(String(t.name)));
   for (const op of operations(document)) {
     const id = String(op.operation.operationId ?? '');
     if (typeof op.operation.summary === 'string') named.set(op.operation.summary.toLowerCase(), id);
@@ -69,7 +70,11 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
   const guideHeadings = new Map<string, Set<string>>();
   for (const g of guides) {
     const title = /^# +(.+?) *$/m.exec(g.text)?.[1];
-    if (title !== undefined) guideHeadings.set(sectionSlug(title), new Set([...g.text.matchAll(/^#{2,6} +(.+?) *#* *$/gm)].map((m) => sectionSlug(m[1]!))));
+    if (title !== undefined)
+      guideHeadings.set(
+        sectionSlug(title),
+        new Set([...g.text.matchAll(/^#{2,6} +(.+?) *#* *$/gm)].map((m) => sectionSlug(m[1]!))),
+      );
   }
 
   const problems: GuideLinkProblem[] = [];
@@ -85,26 +90,42 @@ export function checkGuideLinks(document: Record<string, unknown>, dir: string):
   }
   return problems;
 
-  function judge(first: string, second: string | undefined, text: string): Pick<GuideLinkProblem, 'rule' | 'message'> | undefined {
+  function judge(
+    first: string,
+    second: string | undefined,
+    text: string,
+  ): Pick<GuideLinkProblem, 'rule' | 'message'> | undefined {
     const isGuide = guideHeadings.has(first);
     if (!tagSlugs.has(first) && !isGuide) {
       const elsewhere = second !== undefined ? anchors.get(second) : undefined;
-      const hint = elsewhere ? `: operation "${second}" is at ${elsewhere.join(', ')}` : suggestion(first, [...tagSlugs, ...guideHeadings.keys()]);
+      const hint = elsewhere
+        ? `: operation "${second}" is at ${elsewhere.join(', ')}`
+        : suggestion(first, [...tagSlugs, ...guideHeadings.keys()]);
       return { rule: 'guide-link-unknown-tag', message: `link to tag "${first}" that does not exist${hint}` };
     }
     if (second === undefined) return undefined;
     if (isGuide) {
       if (guideHeadings.get(first)!.has(second)) return undefined;
-      return { rule: 'guide-link-unknown-section', message: `link to section "${second}" that the guide "${first}" does not have${suggestion(second, [...guideHeadings.get(first)!])}` };
+      return {
+        rule: 'guide-link-unknown-section',
+        message: `link to section "${second}" that the guide "${first}" does not have${suggestion(second, [...guideHeadings.get(first)!])}`,
+      };
     }
     if (operationsByTag.get(first)?.has(second)) return undefined;
     const elsewhere = anchors.get(second);
-    if (elsewhere) return { rule: 'guide-link-unknown-operation', message: `link to operation "${second}" under tag "${first}", which does not show it: the operation is at ${elsewhere.join(', ')}` };
+    if (elsewhere)
+      return {
+        rule: 'guide-link-unknown-operation',
+        message: `link to operation "${second}" under tag "${first}", which does not show it: the operation is at ${elsewhere.join(', ')}`,
+      };
     // a renamed operationId: the link's text often still names the operation (summary, or METHOD /path)
     const byText = named.get(text.replace(/`/g, '').trim().toLowerCase());
     const at = byText === undefined ? undefined : anchors.get(byText.toLowerCase());
     const hint = at ? ` (its text names ${byText}: ${at.join(', ')})` : suggestion(second, [...anchors.keys()]);
-    return { rule: 'guide-link-unknown-operation', message: `link to operation "${second}" that does not exist${hint}` };
+    return {
+      rule: 'guide-link-unknown-operation',
+      message: `link to operation "${second}" that does not exist${hint}`,
+    };
   }
 }
 
@@ -122,7 +143,8 @@ function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length]!;

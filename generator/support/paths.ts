@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The repository root (this file lives in <root>/generator/support/). */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -10,7 +10,11 @@ export interface ProcessResult {
  * Runs a Node.js script in a child process with this Node (no npx, no shell) and collects its
  * output. Colours are off so that output can be parsed.
  */
-export function runNode(script: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ProcessResult> {
+export function runNode(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<ProcessResult> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [script, ...args], {
       cwd: options.cwd ?? process.cwd(),

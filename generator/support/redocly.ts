@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from './paths.js';
-import { runNode, type ProcessResult } from './process.js';
+import { type ProcessResult, runNode } from './process.js';
 
 // Why the CLI and not `@redocly/openapi-core`'s API: @redocly/cli 2.77 ships as one
 // self-contained bundle (no importable core), and the registry's newest @redocly/openapi-core

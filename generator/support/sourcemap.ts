@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import { isReference, parsePointer } from '../../tooling/openapi/walker.js';
 
 // Redocly's bundle keeps no record of where each node came from, so we rebuild it: walk the

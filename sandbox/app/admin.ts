@@ -8,20 +8,32 @@ import { notFound, type Rejection } from './outcomes.js';
 export const listMerchants = (store: Store): Promise<Merchant[]> => store.merchants.list();
 
 /** The scope a merchant id and environment name, or a rejection when the merchant is unknown. */
-export async function merchantScope(store: Store, merchantId: string, environment: Environment): Promise<Scope | Rejection> {
+export async function merchantScope(
+  store: Store,
+  merchantId: string,
+  environment: Environment,
+): Promise<Scope | Rejection> {
   return (await store.merchants.get(merchantId)) ? { merchantId, environment } : notFound('Merchant', merchantId);
 }
 
 /** Deletes every scoped record of the scopes `filter` selects (merchants stay); the clocks of this process forget their offsets. */
-export async function resetData(store: Store, clocks: Pick<TestClocks, 'refresh'>, filter: DataFilter): Promise<ResetCounts | Rejection> {
-  if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId))) return notFound('Merchant', filter.merchantId);
+export async function resetData(
+  store: Store,
+  clocks: Pick<TestClocks, 'refresh'>,
+  filter: DataFilter,
+): Promise<ResetCounts | Rejection> {
+  if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId)))
+    return notFound('Merchant', filter.merchantId);
   const deleted = await store.transaction((tx) => tx.data.reset(filter));
   // This process's cached clock offsets; other processes re-read theirs on their next tick.
   await clocks.refresh();
   return deleted;
 }
 
-export const listDeliveries = (store: Store, filter: Parameters<WebhookOutbox['list']>[0]): Promise<WebhookDelivery[]> => store.webhooks.list(filter);
+export const listDeliveries = (
+  store: Store,
+  filter: Parameters<WebhookOutbox['list']>[0],
+): Promise<WebhookDelivery[]> => store.webhooks.list(filter);
 
 export async function findDelivery(store: Store, id: string): Promise<{ delivery: WebhookDelivery } | Rejection> {
   const delivery = await store.webhooks.find(id);

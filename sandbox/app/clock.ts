@@ -4,7 +4,16 @@
 // notification), and the scope's pending webhook retries become due. Time passing on the wall clock
 // does the same when the clock ticker (jobs/clock-ticker.ts) calls runDue().
 import type { ContractTables } from '../contract/contract.js';
-import { billingDueAt, captureDelayed, captureDueAt, clockTime, completedPlan, earliest, expiresBeforeBilling, scheduledCharge } from '../domain/clock.js';
+import {
+  billingDueAt,
+  captureDelayed,
+  captureDueAt,
+  clockTime,
+  completedPlan,
+  earliest,
+  expiresBeforeBilling,
+  scheduledCharge,
+} from '../domain/clock.js';
 import { capturable } from '../domain/payments.js';
 import type { Merchant, Payment, PaymentPlan, Scope } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
@@ -97,14 +106,26 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
   }
 
   /** Runs the scope's items due by `until`, earliest first, each at its due time; fills `result`. */
-  async function runDueWork(tx: StoreTransaction, merchant: Merchant, scope: Scope, until: Date, result: Pick<ClockAdvance, 'captured' | 'billed'>): Promise<boolean> {
+  async function runDueWork(
+    tx: StoreTransaction,
+    merchant: Merchant,
+    scope: Scope,
+    until: Date,
+    result: Pick<ClockAdvance, 'captured' | 'billed'>,
+  ): Promise<boolean> {
     const bound = until.toISOString();
     let notified = false;
     for (let n = 0; ; n++) {
-      if (n === MAX_ITEMS_PER_RUN) throw new ClockError(`more than ${MAX_ITEMS_PER_RUN} captures and billings fall due by ${bound}: advance in smaller steps`);
+      if (n === MAX_ITEMS_PER_RUN)
+        throw new ClockError(
+          `more than ${MAX_ITEMS_PER_RUN} captures and billings fall due by ${bound}: advance in smaller steps`,
+        );
       const [capture] = await tx.payments.dueCaptures(bound, 1, scope);
       const [billing] = await tx.plans.dueBillings(bound, 1, scope);
-      const next = earliest<DueItem>([capture && { due: captureDueAt(capture)!, payment: capture }, billing && { due: billingDueAt(billing)!, plan: billing }]);
+      const next = earliest<DueItem>([
+        capture && { due: captureDueAt(capture)!, payment: capture },
+        billing && { due: billingDueAt(billing)!, plan: billing },
+      ]);
       if (!next) return notified;
       const at = new Date(next.due);
       const ctx = appContextAt(at, merchant, scope, deps);
@@ -130,7 +151,9 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
       if (isRejection(charge)) {
         // E.g. the merchant took the billing's transId: the plan waits for a retry rather than loop.
         await tx.plans.update({ ...next.plan, status: 'RETRY', version: next.plan.version + 1 });
-        deps.log?.(`clock: billing of plan ${next.plan.id} at ${next.due} was rejected (${charge.rejected}); the plan is RETRY`);
+        deps.log?.(
+          `clock: billing of plan ${next.plan.id} at ${next.due} was rejected (${charge.rejected}); the plan is RETRY`,
+        );
         continue;
       }
       const payment = charge.decision.payment;
@@ -168,7 +191,8 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
         const from = clockTime(wallNow, offset);
         // A duration counts from this reading, so that "2 hours" is exactly 2 hours.
         const to = target instanceof Date ? target : new Date(from.getTime() + target.byMs);
-        if (to.getTime() < from.getTime()) throw new ClockError(`the clock is at ${from.toISOString()}; it cannot go back to ${to.toISOString()}`);
+        if (to.getTime() < from.getTime())
+          throw new ClockError(`the clock is at ${from.toISOString()}; it cannot go back to ${to.toISOString()}`);
         const done: Pick<ClockAdvance, 'captured' | 'billed'> = { captured: [], billed: [] };
         notified = await runDueWork(tx, merchant, scope, to, done);
         const offsetMs = to.getTime() - wallNow.getTime();
@@ -191,9 +215,14 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
     async runDue() {
       // Every scope's due items up to the furthest clock; each scope then runs up to its own time.
       const horizon = new Date(wall().getTime() + Math.max(0, ...offsets.values())).toISOString();
-      const [payments, plans] = await store.transaction((tx) => Promise.all([tx.payments.dueCaptures(horizon, 100), tx.plans.dueBillings(horizon, 100)]));
+      const [payments, plans] = await store.transaction((tx) =>
+        Promise.all([tx.payments.dueCaptures(horizon, 100), tx.plans.dueBillings(horizon, 100)]),
+      );
       const due = new Map<string, Scope>();
-      for (const item of [...payments.map((p) => ({ scope: p.scope, at: captureDueAt(p)! })), ...plans.map((p) => ({ scope: p.scope, at: billingDueAt(p)! }))]) {
+      for (const item of [
+        ...payments.map((p) => ({ scope: p.scope, at: captureDueAt(p)! })),
+        ...plans.map((p) => ({ scope: p.scope, at: billingDueAt(p)! })),
+      ]) {
         if (item.at <= now(item.scope).toISOString()) due.set(keyOf(item.scope), item.scope);
       }
       let ran = 0;

@@ -15,9 +15,18 @@ export interface AppContext {
 }
 
 /** The domain's context at `now`: the time, ids minted at it, and the contract's tables. */
-export const domainContextAt = (now: Date, tables: ContractTables): DomainContext => ({ now, newId: (kind) => newId(kind, now), ...tables });
+export const domainContextAt = (now: Date, tables: ContractTables): DomainContext => ({
+  now,
+  newId: (kind) => newId(kind, now),
+  ...tables,
+});
 
 /** The context of work the sandbox does on its own account (the hosted page's decision, the clock's due work). */
-export function appContextAt(now: Date, merchant: Merchant, scope: Scope, deps: { tables: ContractTables; fingerprint: (text: string) => string }): AppContext {
+export function appContextAt(
+  now: Date,
+  merchant: Merchant,
+  scope: Scope,
+  deps: { tables: ContractTables; fingerprint: (text: string) => string },
+): AppContext {
   return { scope, merchant, domain: domainContextAt(now, deps.tables), fingerprint: deps.fingerprint };
 }

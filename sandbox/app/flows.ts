@@ -5,10 +5,14 @@ import type { Decision } from '../domain/payments.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas } from '../domain/types.js';
 import type { StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
-import { isRejection, notFound, refused, type Rejection } from './outcomes.js';
+import { isRejection, notFound, type Rejection, refused } from './outcomes.js';
 import { startPayment, unknownSimulation } from './payments.js';
 
-export async function createCheckoutSession(ctx: AppContext, tx: StoreTransaction, request: Schemas['CheckoutSessionRequest']): Promise<{ session: CheckoutSession } | Rejection> {
+export async function createCheckoutSession(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  request: Schemas['CheckoutSessionRequest'],
+): Promise<{ session: CheckoutSession } | Rejection> {
   const unknown = unknownSimulation(ctx, request.simulationMode);
   if (unknown) return unknown;
   const session = createSession(ctx.scope, request, ctx.domain);
@@ -16,7 +20,11 @@ export async function createCheckoutSession(ctx: AppContext, tx: StoreTransactio
   return { session };
 }
 
-export async function createPaymentLink(ctx: AppContext, tx: StoreTransaction, request: Schemas['PaymentLinkRequest']): Promise<{ link: PaymentLink } | Rejection> {
+export async function createPaymentLink(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  request: Schemas['PaymentLinkRequest'],
+): Promise<{ link: PaymentLink } | Rejection> {
   const unknown = unknownSimulation(ctx, request.simulationMode);
   if (unknown) return unknown;
   const link = createLink(ctx.scope, request, ctx.domain);
@@ -24,7 +32,11 @@ export async function createPaymentLink(ctx: AppContext, tx: StoreTransaction, r
   return { link };
 }
 
-export async function createPaymentIntent(ctx: AppContext, tx: StoreTransaction, request: Schemas['PaymentIntentRequest']): Promise<{ intent: PaymentIntent } | Rejection> {
+export async function createPaymentIntent(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  request: Schemas['PaymentIntentRequest'],
+): Promise<{ intent: PaymentIntent } | Rejection> {
   const unknown = unknownSimulation(ctx, request.simulationMode);
   if (unknown) return unknown;
   const intent = createIntent(ctx.scope, request, ctx.domain);
@@ -33,14 +45,21 @@ export async function createPaymentIntent(ctx: AppContext, tx: StoreTransaction,
 }
 
 /** The app's confirmation of an intent (locked for it), with the method the customer chose: the payment is made. */
-export async function confirmPaymentIntent(ctx: AppContext, tx: StoreTransaction, id: string, selection: Schemas['PaymentMethodSelection']): Promise<{ decision: Decision } | Rejection> {
+export async function confirmPaymentIntent(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  id: string,
+  selection: Schemas['PaymentMethodSelection'],
+): Promise<{ decision: Decision } | Rejection> {
   const intent = await tx.intents.get(ctx.scope, id, { lock: true });
   if (!intent) return notFound('Payment intent', id);
   const confirmation = confirmIntent(intent, selection, ctx.domain);
   if (confirmation.outcome === 'refused') return refused(refusedIntentResult(intent, confirmation.code, ctx.domain));
   const credentialOnFile = intent.request.credentialOnFile;
   const started = await startPayment(ctx, tx, confirmation.payment, {
-    ...(credentialOnFile?.type !== undefined ? { credentialOnFile: credentialOnFile as Schemas['CredentialOnFile'] } : {}),
+    ...(credentialOnFile?.type !== undefined
+      ? { credentialOnFile: credentialOnFile as Schemas['CredentialOnFile'] }
+      : {}),
     card: selection.card,
   });
   if (isRejection(started)) return started;

@@ -2,11 +2,20 @@
 // offers the customer, and the customer's choice. Pay and Decline decide the payment (in one
 // transaction with the session's or link's use and the merchant's notification); Cancel decides
 // nothing. Where the customer goes next is the answer; the page itself is the HTTP layer's.
-import { hostedAvailability, paymentOfHostedRequest, usedHostedTarget, type HostedKind, type HostedOffer, type HostedTarget, type RedirectParameters } from '../domain/hosted.js';
+
+import type { ContractTables } from '../contract/contract.js';
+import {
+  type HostedKind,
+  type HostedOffer,
+  type HostedTarget,
+  hostedAvailability,
+  paymentOfHostedRequest,
+  type RedirectParameters,
+  usedHostedTarget,
+} from '../domain/hosted.js';
 import { completeOnHostedPage, type Decision } from '../domain/payments.js';
 import type { Environment, Merchant, Payment, Scope } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
-import type { ContractTables } from '../contract/contract.js';
 import { appContextAt } from './context.js';
 import { queueNotification } from './notifications.js';
 import { isRejection } from './outcomes.js';
@@ -54,14 +63,25 @@ export async function findHostedPlace(store: Store, address: HostedAddress): Pro
   if (!KINDS.has(address.kind) || !ENVIRONMENTS.has(address.environment)) return undefined;
   const merchant = await store.merchants.get(address.merchantId);
   if (!merchant) return undefined;
-  return { merchant, kind: address.kind as HostedKind, scope: { merchantId: merchant.merchantId, environment: address.environment as Environment }, id: address.id };
+  return {
+    merchant,
+    kind: address.kind as HostedKind,
+    scope: { merchantId: merchant.merchantId, environment: address.environment as Environment },
+    id: address.id,
+  };
 }
 
-async function loadTarget(tx: Pick<StoreTransaction, 'payments' | 'sessions' | 'links'>, place: HostedPlace, lock: boolean): Promise<HostedTarget | undefined> {
+async function loadTarget(
+  tx: Pick<StoreTransaction, 'payments' | 'sessions' | 'links'>,
+  place: HostedPlace,
+  lock: boolean,
+): Promise<HostedTarget | undefined> {
   const options = { lock };
   if (place.kind === 'payments') {
     const payment = await tx.payments.get(place.scope, place.id, options);
-    return payment && payment.kind === 'PAYMENT' && payment.integrationType === 'HOSTED' ? { kind: 'payments', payment } : undefined;
+    return payment && payment.kind === 'PAYMENT' && payment.integrationType === 'HOSTED'
+      ? { kind: 'payments', payment }
+      : undefined;
   }
   if (place.kind === 'sessions') {
     const session = await tx.sessions.get(place.scope, place.id, options);
@@ -72,7 +92,11 @@ async function loadTarget(tx: Pick<StoreTransaction, 'payments' | 'sessions' | '
 }
 
 /** What the page offers at `now`, or why it cannot be used. */
-export async function hostedOffer(store: Store, place: HostedPlace, now: Date): Promise<{ offer: HostedOffer } | { refusal: HostedRefusal }> {
+export async function hostedOffer(
+  store: Store,
+  place: HostedPlace,
+  now: Date,
+): Promise<{ offer: HostedOffer } | { refusal: HostedRefusal }> {
   const target = await store.transaction((tx) => loadTarget(tx, place, false));
   if (!target) return { refusal: 'missing' };
   const availability = hostedAvailability(target, now);
@@ -80,7 +104,12 @@ export async function hostedOffer(store: Store, place: HostedPlace, now: Date): 
 }
 
 /** The customer's choice on the page, at `now` (the scope's clock). */
-export async function chooseOnHostedPage(deps: HostedDeps, place: HostedPlace, choice: HostedChoice, now: Date): Promise<HostedExit | { refusal: HostedRefusal }> {
+export async function chooseOnHostedPage(
+  deps: HostedDeps,
+  place: HostedPlace,
+  choice: HostedChoice,
+  now: Date,
+): Promise<HostedExit | { refusal: HostedRefusal }> {
   const { merchant, scope } = place;
   const ctx = appContextAt(now, merchant, scope, deps);
   return deps.store.transaction(async (tx) => {
@@ -89,9 +118,19 @@ export async function chooseOnHostedPage(deps: HostedDeps, place: HostedPlace, c
     const availability = hostedAvailability(target, now);
     if (!availability.open) return { refusal: availability.reason };
     const { offer } = availability;
-    const ids = { ...(target.kind === 'sessions' ? { sessionId: target.session.id } : {}), ...(target.kind === 'links' ? { linkId: target.link.id } : {}) };
+    const ids = {
+      ...(target.kind === 'sessions' ? { sessionId: target.session.id } : {}),
+      ...(target.kind === 'links' ? { linkId: target.link.id } : {}),
+    };
     if (choice.decision === 'cancel') {
-      return { redirect: offer.urls.cancel, parameters: { transId: offer.reference, ...(target.kind === 'payments' ? { payId: target.payment.payId } : {}), ...ids } };
+      return {
+        redirect: offer.urls.cancel,
+        parameters: {
+          transId: offer.reference,
+          ...(target.kind === 'payments' ? { payId: target.payment.payId } : {}),
+          ...ids,
+        },
+      };
     }
     if (choice.decision === 'pay' && !offer.methods.includes(choice.method)) return { refusal: 'invalid' };
 
@@ -99,11 +138,17 @@ export async function chooseOnHostedPage(deps: HostedDeps, place: HostedPlace, c
     if (target.kind === 'payments') payment = target.payment;
     else {
       const request = target.kind === 'sessions' ? target.session.request : target.link.request;
-      const started = await startPayment(ctx, tx, paymentOfHostedRequest(target), { ...(request.credentialOnFile ? { credentialOnFile: request.credentialOnFile } : {}) });
+      const started = await startPayment(ctx, tx, paymentOfHostedRequest(target), {
+        ...(request.credentialOnFile ? { credentialOnFile: request.credentialOnFile } : {}),
+      });
       if (isRejection(started)) return { refusal: 'used' }; // its transId was taken meanwhile
       payment = started.decision.payment;
     }
-    const decided = completeOnHostedPage(payment, choice.decision === 'pay' ? { decision: 'pay', paymentMethodType: choice.method } : { decision: 'decline' }, ctx.domain);
+    const decided = completeOnHostedPage(
+      payment,
+      choice.decision === 'pay' ? { decision: 'pay', paymentMethodType: choice.method } : { decision: 'decline' },
+      ctx.domain,
+    );
     const settled = await settle(ctx, tx, decided, 'update');
     if (target.kind !== 'payments') {
       const used = usedHostedTarget(target, payment.payId, settled.outcome === 'ok');
@@ -111,6 +156,10 @@ export async function chooseOnHostedPage(deps: HostedDeps, place: HostedPlace, c
       else if (used.kind === 'links') await tx.links.update(used.link);
     }
     if (offer.urls.webhook) await queueNotification(tx, merchant, settled.payment, offer.urls.webhook, now);
-    return { redirect: offer.urls.return, parameters: { payId: payment.payId, transId: offer.reference, status: settled.payment.state, ...ids }, decided: settled };
+    return {
+      redirect: offer.urls.return,
+      parameters: { payId: payment.payId, transId: offer.reference, status: settled.payment.state, ...ids },
+      decided: settled,
+    };
   });
 }

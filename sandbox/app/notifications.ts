@@ -7,8 +7,16 @@ import type { StoreTransaction } from '../store/store.js';
 import { newId } from './ids.js';
 
 /** Queues the basic or the enhanced body, per the merchant, due at once. */
-export async function queueNotification(tx: StoreTransaction, merchant: Merchant, payment: Payment, url: string, now: Date): Promise<void> {
-  const document = JSON.stringify(paymentDetails(payment, await tx.operations.listByPayment(payment.scope, payment.payId)));
+export async function queueNotification(
+  tx: StoreTransaction,
+  merchant: Merchant,
+  payment: Payment,
+  url: string,
+  now: Date,
+): Promise<void> {
+  const document = JSON.stringify(
+    paymentDetails(payment, await tx.operations.listByPayment(payment.scope, payment.payId)),
+  );
   const kind = merchant.webhookKind ?? 'enhanced';
   const delivery: WebhookDelivery = {
     id: newId('webhook', now),

@@ -14,6 +14,9 @@ export const invalid = (field: string, message: string): Rejection => ({ rejecte
 
 export const notFound = (what: string, id: string): Rejection => ({ rejected: 'notFound', what, id });
 
-export const refused = (result: Extract<Rejection, { rejected: 'refused' }>['result']): Rejection => ({ rejected: 'refused', result });
+export const refused = (result: Extract<Rejection, { rejected: 'refused' }>['result']): Rejection => ({
+  rejected: 'refused',
+  result,
+});
 
 export const isRejection = (outcome: object): outcome is Rejection => 'rejected' in outcome;

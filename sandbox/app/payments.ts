@@ -6,34 +6,45 @@ import {
   capturePayment,
   confirmPayment,
   createPayment as createDecision,
-  createUnreferencedRefund as unreferencedRefundDecision,
+  type Decision,
   duplicateTransaction,
   incrementAuthorization,
   isKnownSimulation,
+  type NewPayment,
   newPaymentOf,
   paymentDetails,
   refundPayment,
   reversePayment,
+  createUnreferencedRefund as unreferencedRefundDecision,
   updatePayment as updateDecision,
-  type Decision,
-  type NewPayment,
 } from '../domain/payments.js';
 import { planFromInitialPayment, planPayment } from '../domain/plans.js';
-import { cardInput, cardInputProblem, DEFAULT_TEST_CARD, pseudoNumberRecord, type CardInput } from '../domain/services.js';
+import {
+  type CardInput,
+  cardInput,
+  cardInputProblem,
+  DEFAULT_TEST_CARD,
+  pseudoNumberRecord,
+} from '../domain/services.js';
 import type { Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
-import { invalid, isRejection, notFound, refused, type Rejection } from './outcomes.js';
+import { invalid, isRejection, notFound, type Rejection, refused } from './outcomes.js';
 
 /** A `simulationMode` the contract does not list is invalid input, refused before any state changes. */
-export function unknownSimulation(ctx: AppContext, mode: string | undefined, field = 'simulationMode'): Rejection | undefined {
+export function unknownSimulation(
+  ctx: AppContext,
+  mode: string | undefined,
+  field = 'simulationMode',
+): Rejection | undefined {
   if (isKnownSimulation(ctx.domain, mode)) return undefined;
   return invalid(field, `unknown simulation code; the contract lists ${[...ctx.domain.simulations.keys()].join(', ')}`);
 }
 
 /** Stores a decision: the payment (inserted or updated), its new operations, and its details document. */
 export async function persist(tx: StoreTransaction, decision: Decision, mode: 'insert' | 'update'): Promise<string> {
-  const previous = mode === 'update' ? await tx.operations.listByPayment(decision.payment.scope, decision.payment.payId) : [];
+  const previous =
+    mode === 'update' ? await tx.operations.listByPayment(decision.payment.scope, decision.payment.payId) : [];
   const document = JSON.stringify(paymentDetails(decision.payment, [...previous, ...decision.operations]));
   if (mode === 'insert') await tx.payments.insert(decision.payment, document);
   else await tx.payments.update(decision.payment, document);
@@ -55,11 +66,17 @@ export interface PaymentExtras {
  * payments) and its payment plan (initial credential-on-file payments). Refuses a taken transId and
  * unusable card data.
  */
-export async function startPayment(ctx: AppContext, tx: StoreTransaction, input: NewPayment, extras: PaymentExtras): Promise<{ decision: Decision } | Rejection> {
+export async function startPayment(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  input: NewPayment,
+  extras: PaymentExtras,
+): Promise<{ decision: Decision } | Rejection> {
   const card = cardInput(extras.card);
   const problem = cardInputProblem(card);
   if (problem) return invalid(`paymentMethods.card.${problem.field}`, problem.message);
-  if (await tx.payments.getByTransId(ctx.scope, input.transId)) return refused(duplicateTransaction(ctx.scope, input.transId, ctx.domain));
+  if (await tx.payments.getByTransId(ctx.scope, input.transId))
+    return refused(duplicateTransaction(ctx.scope, input.transId, ctx.domain));
 
   const info = input.details.customerInfo;
   let customerId: string | undefined;
@@ -77,11 +94,20 @@ export async function startPayment(ctx: AppContext, tx: StoreTransaction, input:
   }
 
   const created = createDecision({ ...input, ...(customerId !== undefined ? { customerId } : {}) }, ctx.domain);
-  return { decision: await settle(ctx, tx, created, 'insert', { ...(extras.credentialOnFile ? { credentialOnFile: extras.credentialOnFile } : {}), card }) };
+  return {
+    decision: await settle(ctx, tx, created, 'insert', {
+      ...(extras.credentialOnFile ? { credentialOnFile: extras.credentialOnFile } : {}),
+      card,
+    }),
+  };
 }
 
 /** A card payment's pseudo number, kept by fingerprint: the same card is the same pseudo number. */
-async function cardRecord(ctx: AppContext, tx: StoreTransaction, card: CardInput): Promise<PseudoNumberRecord | undefined> {
+async function cardRecord(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  card: CardInput,
+): Promise<PseudoNumberRecord | undefined> {
   if (card.pseudoNumber !== undefined) return tx.pseudoNumbers.getByPseudoNumber(ctx.scope, card.pseudoNumber);
   const number = card.cardNumber ?? DEFAULT_TEST_CARD;
   return tx.pseudoNumbers.getOrInsert(
@@ -112,7 +138,12 @@ export async function settle(
 ): Promise<Decision> {
   const payment = decision.payment;
   const credentialOnFile = extras.credentialOnFile ?? payment.details.credentialOnFile;
-  if (decision.outcome !== 'ok' || !AUTHORIZED.has(payment.state) || !credentialOnFile || payment.paymentPlanId !== undefined) {
+  if (
+    decision.outcome !== 'ok' ||
+    !AUTHORIZED.has(payment.state) ||
+    !credentialOnFile ||
+    payment.paymentPlanId !== undefined
+  ) {
     await persist(tx, decision, mode);
     return decision;
   }
@@ -129,12 +160,21 @@ export async function settle(
   }
   const merchantCustomerId = payment.details.customerInfo?.merchantCustomerId;
   const plan = planFromInitialPayment(
-    { payment, credentialOnFile, ...(merchantCustomerId !== undefined ? { merchantCustomerId } : {}), ...(method ? { storedPaymentMethod: method } : {}) },
+    {
+      payment,
+      credentialOnFile,
+      ...(merchantCustomerId !== undefined ? { merchantCustomerId } : {}),
+      ...(method ? { storedPaymentMethod: method } : {}),
+    },
     ctx.domain,
   );
   const settled: Decision = {
     ...decision,
-    payment: { ...payment, ...(method ? { storedPaymentMethodId: method.id } : {}), ...(plan ? { paymentPlanId: plan.id } : {}) },
+    payment: {
+      ...payment,
+      ...(method ? { storedPaymentMethodId: method.id } : {}),
+      ...(plan ? { paymentPlanId: plan.id } : {}),
+    },
   };
   await persist(tx, settled, mode);
   if (plan) {
@@ -145,16 +185,31 @@ export async function settle(
 }
 
 /** A payment request: without paymentMethods the customer chooses the method on the hosted page. */
-export async function createPayment(ctx: AppContext, tx: StoreTransaction, request: Schemas['PaymentRequest']): Promise<{ decision: Decision } | Rejection> {
+export async function createPayment(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  request: Schemas['PaymentRequest'],
+): Promise<{ decision: Decision } | Rejection> {
   const unknown = unknownSimulation(ctx, request.simulationMode);
   if (unknown) return unknown;
   const { paymentMethods, credentialOnFile } = request;
-  const input = newPaymentOf(ctx.scope, request, { integrationType: paymentMethods?.integrationType ?? 'HOSTED', paymentMethodType: paymentMethods?.type });
-  return startPayment(ctx, tx, input, { ...(credentialOnFile ? { credentialOnFile } : {}), card: paymentMethods?.card });
+  const input = newPaymentOf(ctx.scope, request, {
+    integrationType: paymentMethods?.integrationType ?? 'HOSTED',
+    paymentMethodType: paymentMethods?.type,
+  });
+  return startPayment(ctx, tx, input, {
+    ...(credentialOnFile ? { credentialOnFile } : {}),
+    card: paymentMethods?.card,
+  });
 }
 
 /** A change of the state machine on the payment `payId` (locked for it), settled and stored. */
-export async function changePayment(ctx: AppContext, tx: StoreTransaction, payId: string, change: (payment: Payment) => Decision | Rejection): Promise<Decision | Rejection> {
+export async function changePayment(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  payId: string,
+  change: (payment: Payment) => Decision | Rejection,
+): Promise<Decision | Rejection> {
   const payment = await tx.payments.get(ctx.scope, payId, { lock: true });
   if (!payment) return notFound('Payment', payId);
   const result = change(payment);
@@ -166,14 +221,28 @@ export async function changePayment(ctx: AppContext, tx: StoreTransaction, payId
 export const paymentChanges = {
   confirm: (ctx: AppContext, tx: StoreTransaction, payId: string, request: Schemas['PaymentConfirmRequest']) =>
     changePayment(ctx, tx, payId, (payment) => confirmPayment(payment, request, ctx.domain)),
-  incrementAuthorization: (ctx: AppContext, tx: StoreTransaction, payId: string, request: Schemas['IncrementalAuthorizationRequest']) =>
-    changePayment(ctx, tx, payId, (payment) => incrementAuthorization(payment, request, ctx.domain)),
+  incrementAuthorization: (
+    ctx: AppContext,
+    tx: StoreTransaction,
+    payId: string,
+    request: Schemas['IncrementalAuthorizationRequest'],
+  ) => changePayment(ctx, tx, payId, (payment) => incrementAuthorization(payment, request, ctx.domain)),
   reverse: (ctx: AppContext, tx: StoreTransaction, payId: string, request: Schemas['ReversalRequest']) =>
     changePayment(ctx, tx, payId, (payment) => reversePayment(payment, request, ctx.domain)),
   capture: (ctx: AppContext, tx: StoreTransaction, payId: string, request: Schemas['CaptureRequest']) =>
-    changePayment(ctx, tx, payId, (payment) => unknownSimulation(ctx, request.simulationMode) ?? capturePayment(payment, request, ctx.domain)),
+    changePayment(
+      ctx,
+      tx,
+      payId,
+      (payment) => unknownSimulation(ctx, request.simulationMode) ?? capturePayment(payment, request, ctx.domain),
+    ),
   refund: (ctx: AppContext, tx: StoreTransaction, payId: string, request: Schemas['RefundRequest']) =>
-    changePayment(ctx, tx, payId, (payment) => unknownSimulation(ctx, request.simulationMode) ?? refundPayment(payment, request, ctx.domain)),
+    changePayment(
+      ctx,
+      tx,
+      payId,
+      (payment) => unknownSimulation(ctx, request.simulationMode) ?? refundPayment(payment, request, ctx.domain),
+    ),
 };
 
 /** The payment result key of a method object in a request's `paymentMethods` (`card` → CARD). */
@@ -193,10 +262,15 @@ const METHOD_TYPES: Record<string, string> = {
 };
 
 /** A refund without a payment to refer to: a payment record of its own, under the request's transId. */
-export async function createUnreferencedRefund(ctx: AppContext, tx: StoreTransaction, request: Schemas['UnreferencedRefundRequest']): Promise<{ decision: Decision } | Rejection> {
+export async function createUnreferencedRefund(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  request: Schemas['UnreferencedRefundRequest'],
+): Promise<{ decision: Decision } | Rejection> {
   const unknown = unknownSimulation(ctx, request.simulationMode);
   if (unknown) return unknown;
-  if (await tx.payments.getByTransId(ctx.scope, request.transId)) return refused(duplicateTransaction(ctx.scope, request.transId, ctx.domain));
+  if (await tx.payments.getByTransId(ctx.scope, request.transId))
+    return refused(duplicateTransaction(ctx.scope, request.transId, ctx.domain));
   const method = Object.keys(request.paymentMethods ?? {})
     .map((k) => METHOD_TYPES[k])
     .find((t) => t !== undefined);
@@ -206,14 +280,25 @@ export async function createUnreferencedRefund(ctx: AppContext, tx: StoreTransac
 }
 
 /** The merchant's update of a payment's descriptive fields; answers with the details document. */
-export async function updatePayment(ctx: AppContext, tx: StoreTransaction, payId: string, request: Schemas['PaymentUpdateRequest']): Promise<{ document: string } | Rejection> {
+export async function updatePayment(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  payId: string,
+  request: Schemas['PaymentUpdateRequest'],
+): Promise<{ document: string } | Rejection> {
   const payment = await tx.payments.get(ctx.scope, payId, { lock: true });
   if (!payment) return notFound('Payment', payId);
   return { document: await persist(tx, updateDecision(payment, request, ctx.domain), 'update') };
 }
 
 /** The payment details document as stored (JSON text), by payId or by transId: GET's path, one indexed read. */
-export async function paymentDocument(store: Store, scope: Scope, by: 'payId' | 'transId', id: string): Promise<{ document: string } | Rejection> {
-  const document = by === 'payId' ? await store.paymentDocument(scope, id) : await store.paymentDocumentByTransId(scope, id);
+export async function paymentDocument(
+  store: Store,
+  scope: Scope,
+  by: 'payId' | 'transId',
+  id: string,
+): Promise<{ document: string } | Rejection> {
+  const document =
+    by === 'payId' ? await store.paymentDocument(scope, id) : await store.paymentDocumentByTransId(scope, id);
   return document === undefined ? notFound('Payment', id) : { document };
 }

@@ -16,7 +16,12 @@ export interface WebhookSchedule {
 }
 
 /** Sandbox defaults: 6 attempts, retried after 1, 2, 4, 8, 16 s (a real service spreads them over days). */
-export const DEFAULT_WEBHOOK_SCHEDULE: WebhookSchedule = { maxAttempts: 6, retryBaseMs: 1_000, retryCapMs: 60_000, timeoutMs: 5_000 };
+export const DEFAULT_WEBHOOK_SCHEDULE: WebhookSchedule = {
+  maxAttempts: 6,
+  retryBaseMs: 1_000,
+  retryCapMs: 60_000,
+  timeoutMs: 5_000,
+};
 
 /** One attempt as the deliverer saw it: the receiver's status, or the error that stood in for one. */
 export type DeliveryAttempt = WebhookDelivery['attempts'][number];
@@ -28,7 +33,8 @@ const countedAttempts = (d: WebhookDelivery) => d.attempts.length - (d.resentAft
  * Takes up to `limit` deliveries due at `now` and holds them until `lockedUntil`: two processes on
  * one database never take the same one.
  */
-export const takeDueDeliveries = (store: Store, now: Date, lockedUntil: Date, limit: number) => store.webhooks.claimDue(now.toISOString(), lockedUntil.toISOString(), limit);
+export const takeDueDeliveries = (store: Store, now: Date, lockedUntil: Date, limit: number) =>
+  store.webhooks.claimDue(now.toISOString(), lockedUntil.toISOString(), limit);
 
 /** The secrets an enhanced delivery is signed with (every secret of the merchant while one is rotated); none for a basic one. */
 export async function signingSecrets(store: Store, delivery: WebhookDelivery): Promise<string[]> {
@@ -38,17 +44,34 @@ export async function signingSecrets(store: Store, delivery: WebhookDelivery): P
 }
 
 /** The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered. */
-export function afterAttempt(delivery: WebhookDelivery, attempt: DeliveryAttempt, at: Date, schedule: WebhookSchedule): WebhookDelivery {
+export function afterAttempt(
+  delivery: WebhookDelivery,
+  attempt: DeliveryAttempt,
+  at: Date,
+  schedule: WebhookSchedule,
+): WebhookDelivery {
   const next: WebhookDelivery = { ...delivery, attempts: [...delivery.attempts, attempt] };
   const status = attempt.statusCode;
-  if (status !== undefined && status >= 200 && status < 300) return { ...next, status: 'DELIVERED', deliveredAt: at.toISOString() };
+  if (status !== undefined && status >= 200 && status < 300)
+    return { ...next, status: 'DELIVERED', deliveredAt: at.toISOString() };
   const counted = countedAttempts(next);
   if (counted >= schedule.maxAttempts) return { ...next, status: 'DEAD' };
-  return { ...next, nextAttemptAt: new Date(at.getTime() + retryDelayMs(counted, schedule.retryBaseMs, schedule.retryCapMs)).toISOString() };
+  return {
+    ...next,
+    nextAttemptAt: new Date(
+      at.getTime() + retryDelayMs(counted, schedule.retryBaseMs, schedule.retryCapMs),
+    ).toISOString(),
+  };
 }
 
 /** Records an attempt's result and releases the delivery's hold. */
-export async function recordAttempt(store: Store, delivery: WebhookDelivery, attempt: DeliveryAttempt, at: Date, schedule: WebhookSchedule): Promise<WebhookDelivery> {
+export async function recordAttempt(
+  store: Store,
+  delivery: WebhookDelivery,
+  attempt: DeliveryAttempt,
+  at: Date,
+  schedule: WebhookSchedule,
+): Promise<WebhookDelivery> {
   const done = afterAttempt(delivery, attempt, at, schedule);
   await store.webhooks.save(done);
   return done;
@@ -56,13 +79,23 @@ export async function recordAttempt(store: Store, delivery: WebhookDelivery, att
 
 /** The delivery made PENDING again, due at `at`, with a fresh set of attempts (a dead letter, or a delivered one to send again). */
 export function resentDelivery(delivery: WebhookDelivery, at: Date): WebhookDelivery {
-  const resent: WebhookDelivery = { ...delivery, status: 'PENDING', nextAttemptAt: at.toISOString(), resentAfterAttempts: delivery.attempts.length };
+  const resent: WebhookDelivery = {
+    ...delivery,
+    status: 'PENDING',
+    nextAttemptAt: at.toISOString(),
+    resentAfterAttempts: delivery.attempts.length,
+  };
   delete resent.deliveredAt;
   return resent;
 }
 
 /** Resends a delivery of `scope` (see resentDelivery); undefined when there is none. */
-export async function resendDelivery(store: Store, scope: Scope, id: string, at: Date): Promise<WebhookDelivery | undefined> {
+export async function resendDelivery(
+  store: Store,
+  scope: Scope,
+  id: string,
+  at: Date,
+): Promise<WebhookDelivery | undefined> {
   const delivery = await store.webhooks.get(scope, id);
   if (!delivery) return undefined;
   const resent = resentDelivery(delivery, at);
@@ -74,7 +107,11 @@ export async function resendDelivery(store: Store, scope: Scope, id: string, at:
  * Resends the delivery `id`, whatever its scope: read, checked and written in one transaction, so
  * that a delivery the deliverer is sending stays PENDING (`pending`: it is refused).
  */
-export function resendDeliveryById(store: Store, id: string, at: Date): Promise<WebhookDelivery | 'missing' | 'pending'> {
+export function resendDeliveryById(
+  store: Store,
+  id: string,
+  at: Date,
+): Promise<WebhookDelivery | 'missing' | 'pending'> {
   return store.transaction(async (tx) => {
     const delivery = await tx.webhooks.find(id, { lock: true });
     if (!delivery) return 'missing' as const;

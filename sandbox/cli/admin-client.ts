@@ -35,7 +35,10 @@ export function unreachable(url: string, err: unknown): CliError {
  * The data of an admin call, or a CliError: unreachable, a refused admin key (401), or the
  * problem's title, detail and fields.
  */
-export async function admin<T>(url: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+export async function admin<T>(
+  url: string,
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
   let result: Awaited<typeof call>;
   try {
     result = await call;
@@ -44,8 +47,17 @@ export async function admin<T>(url: string, call: Promise<{ data?: T; error?: un
   }
   if (result.data !== undefined && result.response.ok) return result.data;
   const status = result.response.status;
-  if (status === 401) throw new CliError(`the sandbox at ${url} refused the admin key (401): pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to .sandbox/cli.json)`);
+  if (status === 401)
+    throw new CliError(
+      `the sandbox at ${url} refused the admin key (401): pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to .sandbox/cli.json)`,
+    );
   const problem = (result.error ?? {}) as Problem;
-  const fields = problem.errors ? ` (${Object.entries(problem.errors).map(([field, messages]) => `${field}: ${messages.join('; ')}`).join(', ')})` : '';
-  throw new CliError(`${status} ${problem.title ?? result.response.statusText}${problem.detail ? ` ${problem.detail}` : ''}${fields}`);
+  const fields = problem.errors
+    ? ` (${Object.entries(problem.errors)
+        .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
+        .join(', ')})`
+    : '';
+  throw new CliError(
+    `${status} ${problem.title ?? result.response.statusText}${problem.detail ? ` ${problem.detail}` : ''}${fields}`,
+  );
 }

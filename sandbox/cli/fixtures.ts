@@ -11,7 +11,9 @@ export interface TriggerContext {
   /** The SDK on the merchant root of the chosen environment. */
   client: PaymentClient;
   /** Advances the scope's test clock by `seconds`, or to `to` (the admin API). */
-  advanceClock(by: { seconds: number } | { to: string }): Promise<{ captured: Array<{ payId: string }>; billed: Array<{ payId: string; paymentPlanId: string }> }>;
+  advanceClock(
+    by: { seconds: number } | { to: string },
+  ): Promise<{ captured: Array<{ payId: string }>; billed: Array<{ payId: string; paymentPlanId: string }> }>;
   /** Where the merchant's customer would be sent back (the return and cancel URLs). */
   shopUrl: string;
   /** The merchant's webhook URL for the payments made (`urls.webhook`); checkout sessions require one. */
@@ -38,13 +40,24 @@ export interface Fixture {
   run(ctx: TriggerContext, result: TriggerResult): Promise<void>;
 }
 
-const newTransId = (event: string) => `trigger-${event.replace(/[^a-z]+/g, '-')}-${randomBytes(4).toString('hex')}`.slice(0, 50);
+const newTransId = (event: string) =>
+  `trigger-${event.replace(/[^a-z]+/g, '-')}-${randomBytes(4).toString('hex')}`.slice(0, 50);
 const card = { integrationType: 'DIRECT', type: 'CARD' } as const;
 const USD = (value: number) => ({ value, currency: 'USD' });
 
 /** Creates a DIRECT card payment; a declined one (422) still has a payId. */
-async function createPayment(ctx: TriggerContext, result: TriggerResult, extra: Record<string, unknown> = {}): Promise<string> {
-  const body = { transId: result.transId, amount: USD(2500), paymentMethods: card, ...(ctx.webhookUrl ? { urls: { webhook: ctx.webhookUrl } } : {}), ...extra };
+async function createPayment(
+  ctx: TriggerContext,
+  result: TriggerResult,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const body = {
+    transId: result.transId,
+    amount: USD(2500),
+    paymentMethods: card,
+    ...(ctx.webhookUrl ? { urls: { webhook: ctx.webhookUrl } } : {}),
+    ...extra,
+  };
   try {
     const created = await ctx.client.payments.create(body as never);
     result.steps.push(`POST /payments → 201 ${created.payId}`);
@@ -52,7 +65,9 @@ async function createPayment(ctx: TriggerContext, result: TriggerResult, extra: 
   } catch (err) {
     const payId = err instanceof PaymentApiError ? err.operationResult?.payId : undefined;
     if (!payId) throw err;
-    result.steps.push(`POST /payments → 422 ${err instanceof PaymentApiError ? (err.operationResult?.responseCode ?? '') : ''}`.trim());
+    result.steps.push(
+      `POST /payments → 422 ${err instanceof PaymentApiError ? (err.operationResult?.responseCode ?? '') : ''}`.trim(),
+    );
     return payId;
   }
 }
@@ -66,11 +81,19 @@ async function settle(ctx: TriggerContext, result: TriggerResult, payId: string)
 }
 
 /** A checkout session, then its hosted page as a customer's browser uses it: GET the page, POST its form with `decision`. */
-async function checkout(ctx: TriggerContext, result: TriggerResult, decision: 'pay' | 'decline' | 'cancel'): Promise<URL> {
+async function checkout(
+  ctx: TriggerContext,
+  result: TriggerResult,
+  decision: 'pay' | 'decline' | 'cancel',
+): Promise<URL> {
   const session = await ctx.client.checkoutSessions.create({
     transId: result.transId,
     amount: USD(4200),
-    urls: { return: `${ctx.shopUrl}/return`, cancel: `${ctx.shopUrl}/cancel`, webhook: ctx.webhookUrl ?? `${ctx.shopUrl}/webhooks` },
+    urls: {
+      return: `${ctx.shopUrl}/return`,
+      cancel: `${ctx.shopUrl}/cancel`,
+      webhook: ctx.webhookUrl ?? `${ctx.shopUrl}/webhooks`,
+    },
   } as never);
   const pageUrl = session._links?.redirect?.href;
   if (!pageUrl) throw new CliError('the checkout session came without _links.redirect');
@@ -80,12 +103,19 @@ async function checkout(ctx: TriggerContext, result: TriggerResult, decision: 'p
   if (page.status !== 200) throw new CliError(`the hosted page ${pageUrl} answered ${page.status}`);
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
   const method = /<input type="radio" name="method" id="[^"]+" value="([^"]+)" checked/.exec(html)?.[1];
-  if (!action || !method || !html.includes(`name="decision" value="${decision}"`)) throw new CliError(`the hosted page ${pageUrl} has no form with a ${decision} button`);
+  if (!action || !method || !html.includes(`name="decision" value="${decision}"`))
+    throw new CliError(`the hosted page ${pageUrl} has no form with a ${decision} button`);
   result.steps.push(`GET ${new URL(pageUrl).pathname} → 200`);
-  const submitted = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ method, decision }).toString(), redirect: 'manual' });
+  const submitted = await fetch(action, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ method, decision }).toString(),
+    redirect: 'manual',
+  });
   const location = submitted.headers.get('location');
   await submitted.body?.cancel();
-  if (submitted.status !== 303 || !location) throw new CliError(`the hosted page's form answered ${submitted.status}, not a redirect`);
+  if (submitted.status !== 303 || !location)
+    throw new CliError(`the hosted page's form answered ${submitted.status}, not a redirect`);
   result.steps.push(`POST ${new URL(action).pathname} decision=${decision} → 303 ${location}`);
   return new URL(location);
 }
@@ -164,7 +194,8 @@ export const FIXTURES: Record<string, Fixture> = {
     expected: 'NO_PAYMENT',
     async run(ctx, r) {
       const landed = await checkout(ctx, r, 'cancel');
-      if (landed.pathname !== '/cancel') throw new CliError(`the cancel ended on ${landed.toString()}, not on urls.cancel`);
+      if (landed.pathname !== '/cancel')
+        throw new CliError(`the cancel ended on ${landed.toString()}, not on urls.cancel`);
       // A cancelled session makes no payment: its transId is unknown to the merchant API.
       try {
         const payment = await ctx.client.payments.retrieveByTransId(r.transId);
@@ -178,15 +209,24 @@ export const FIXTURES: Record<string, Fixture> = {
     },
   },
   'plan.billed': {
-    description: 'a monthly recurring plan (from an initial credential-on-file payment), billed when the test clock reaches its next payment date',
+    description:
+      'a monthly recurring plan (from an initial credential-on-file payment), billed when the test clock reaches its next payment date',
     expected: 'CAPTURED',
     advancesClock: true,
     async run(ctx, r) {
       const initial = await createPayment(ctx, r, {
         amount: { value: 1999, currency: 'EUR' },
-        customerInfo: { merchantCustomerId: `${r.transId}-c`.slice(0, 50), firstName: 'Lena', lastName: 'Schmidt', email: 'lena@example.com' },
+        customerInfo: {
+          merchantCustomerId: `${r.transId}-c`.slice(0, 50),
+          firstName: 'Lena',
+          lastName: 'Schmidt',
+          email: 'lena@example.com',
+        },
         credentialOnFile: { initialPayment: true, type: 'RECURRING', recurring: { frequency: 'MONTHLY' } },
-        paymentMethods: { ...card, card: { cardNumber: '4111111111111111', expiryDate: '203012', cardHolderName: 'Lena Schmidt' } },
+        paymentMethods: {
+          ...card,
+          card: { cardNumber: '4111111111111111', expiryDate: '203012', cardHolderName: 'Lena Schmidt' },
+        },
       });
       const planId = (await ctx.client.payments.retrieve(initial)).paymentPlanId;
       if (!planId) throw new CliError(`the initial payment ${initial} made no payment plan`);
@@ -212,6 +252,9 @@ export async function runTrigger(event: string, ctx: TriggerContext): Promise<Tr
   if (!fixture) throw new CliError(`unknown event ${JSON.stringify(event)}; known events: ${EVENTS.join(', ')}`);
   const result: TriggerResult = { event, state: '', transId: newTransId(event), steps: [] };
   await fixture.run(ctx, result);
-  if (result.state !== fixture.expected) throw new CliError(`${event}: the payment ${result.payId ?? result.transId} ended ${result.state}, not ${fixture.expected}`);
+  if (result.state !== fixture.expected)
+    throw new CliError(
+      `${event}: the payment ${result.payId ?? result.transId} ended ${result.state}, not ${fixture.expected}`,
+    );
   return result;
 }

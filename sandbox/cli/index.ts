@@ -1,11 +1,11 @@
 // The sandbox's subcommands: `npm run sandbox -- <command>` (sandbox/main.ts without a command
 // serves). They call a running sandbox: its admin API (typed by generated/admin/types.ts) and, for
 // `trigger`, its merchant API through the SDK. Errors: one line on stderr, exit code 1.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createPaymentClient, PaymentError } from '../../src/client/index.js';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { components } from '../../generated/admin/types.js';
-import { admin, CliError, createAdminClient, unreachable, type AdminClient } from './admin-client.js';
-import { CLI_CONFIG_PATH, cliConfigPath, DEFAULT_URL, readCliConfig, type CliConfig } from './config.js';
+import { createPaymentClient, PaymentError } from '../../src/client/index.js';
+import { type AdminClient, admin, CliError, createAdminClient, unreachable } from './admin-client.js';
+import { CLI_CONFIG_PATH, type CliConfig, cliConfigPath, DEFAULT_URL, readCliConfig } from './config.js';
 import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
 
 type Schemas = components['schemas'];
@@ -79,7 +79,10 @@ interface Io {
 }
 
 /** Runs one command; resolves to the exit code. */
-export async function runCli(argv: string[], io: Io = { out: (l) => console.log(l), err: (l) => console.error(l), env: process.env }): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: Io = { out: (l) => console.log(l), err: (l) => console.error(l), env: process.env },
+): Promise<number> {
   const command = argv[0] ?? '';
   try {
     const { values, positionals } = parseOptions(argv.slice(1), command);
@@ -91,9 +94,11 @@ export async function runCli(argv: string[], io: Io = { out: (l) => console.log(
     // trigger's positional is its event; clock's and deliveries' an action.
     const key = action === undefined || command === 'trigger' ? command : `${command} ${action}`;
     const accepted = ACCEPTS[key];
-    if (!accepted) throw new CliError(`unknown ${command} action ${JSON.stringify(action)} (--help lists the commands)`);
+    if (!accepted)
+      throw new CliError(`unknown ${command} action ${JSON.stringify(action)} (--help lists the commands)`);
     for (const name of Object.keys(values) as Array<keyof typeof OPTIONS>) {
-      if (!['url', 'admin-key', 'cli-config', 'json', 'help'].includes(name) && !accepted.includes(name)) throw new CliError(`--${name} is not an option of \`${key}\``);
+      if (!['url', 'admin-key', 'cli-config', 'json', 'help'].includes(name) && !accepted.includes(name))
+        throw new CliError(`--${name} is not an option of \`${key}\``);
     }
     const ctx = context(values, io);
     switch (key) {
@@ -125,7 +130,8 @@ export async function runCli(argv: string[], io: Io = { out: (l) => console.log(
 type Values = ReturnType<typeof parseOptions>['values'];
 
 function parseOptions(args: string[], command: string) {
-  if (!(COMMANDS as readonly string[]).includes(command)) throw new CliError(`unknown command ${JSON.stringify(command)}; commands: ${COMMANDS.join(', ')}`);
+  if (!(COMMANDS as readonly string[]).includes(command))
+    throw new CliError(`unknown command ${JSON.stringify(command)}; commands: ${COMMANDS.join(', ')}`);
   try {
     return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
   } catch (err) {
@@ -155,7 +161,10 @@ function context(values: Values, io: Io): Context {
     throw new CliError(`--url must be a URL such as ${DEFAULT_URL}, got ${url}`);
   }
   const adminKey = values['admin-key'] ?? io.env.SANDBOX_ADMIN_KEY ?? config?.adminKey;
-  if (!adminKey) throw new CliError(`no admin key: pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to ${CLI_CONFIG_PATH})`);
+  if (!adminKey)
+    throw new CliError(
+      `no admin key: pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to ${CLI_CONFIG_PATH})`,
+    );
   const client = createAdminClient(url, adminKey);
   return {
     url,
@@ -194,11 +203,16 @@ function positiveInteger(name: string, value: string): number {
 
 async function reset(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);
-  const body = { ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}), ...(environment ? { environment } : {}) };
+  const body = {
+    ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}),
+    ...(environment ? { environment } : {}),
+  };
   const result = await ctx.call(ctx.client.POST('/_sandbox/reset', { body }));
   ctx.print(result, () => {
     const what = [result.merchantId ?? 'every merchant', result.environment ?? 'test and live'].join(', ');
-    const counts = Object.entries(result.deleted).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+    const counts = Object.entries(result.deleted)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${kind}`);
     return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}`;
   });
   return 0;
@@ -206,7 +220,12 @@ async function reset(ctx: Context, values: Values): Promise<number> {
 
 const duration = (ms: number) => {
   const s = Math.floor(ms / 1000);
-  const parts = [[Math.floor(s / 86_400), 'd'], [Math.floor((s % 86_400) / 3_600), 'h'], [Math.floor((s % 3_600) / 60), 'm'], [s % 60, 's']] as const;
+  const parts = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3_600), 'h'],
+    [Math.floor((s % 3_600) / 60), 'm'],
+    [s % 60, 's'],
+  ] as const;
   const shown = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n}${unit}`);
   return shown.length > 0 ? shown.join(' ') : '0s';
 };
@@ -218,7 +237,11 @@ async function clock(ctx: Context, values: Values, advance: boolean): Promise<nu
   const scope = `${merchantId} (${environment})`;
   if (!advance) {
     const state = await ctx.call(ctx.client.GET('/_sandbox/clocks/{merchantId}/{environment}', { params }));
-    ctx.print(state, () => `${scope}: ${state.now}${state.offsetMs > 0 ? `, ${duration(state.offsetMs)} ahead of the wall clock` : ', the wall clock'}`);
+    ctx.print(
+      state,
+      () =>
+        `${scope}: ${state.now}${state.offsetMs > 0 ? `, ${duration(state.offsetMs)} ahead of the wall clock` : ', the wall clock'}`,
+    );
     return 0;
   }
   const given = (['seconds', 'hours', 'days', 'to'] as const).filter((name) => values[name] !== undefined);
@@ -227,19 +250,26 @@ async function clock(ctx: Context, values: Values, advance: boolean): Promise<nu
   let body: Schemas['AdvanceRequest'];
   if (which === 'to') {
     const to = values.to!;
-    if (Number.isNaN(Date.parse(to)) || !/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(to)) throw new CliError(`--to must be an ISO 8601 date-time with its offset (2026-12-01T00:00:00Z), got ${to}`);
+    if (Number.isNaN(Date.parse(to)) || !/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(to))
+      throw new CliError(`--to must be an ISO 8601 date-time with its offset (2026-12-01T00:00:00Z), got ${to}`);
     body = { to: new Date(to).toISOString() };
   } else {
     body = { seconds: positiveInteger(which, values[which]!) * { seconds: 1, hours: 3_600, days: 86_400 }[which] };
   }
-  const result = await ctx.call(ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params, body }));
+  const result = await ctx.call(
+    ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params, body }),
+  );
   ctx.print(result, () =>
     [
       `${scope}: ${result.from} → ${result.clock.now} (${duration(Date.parse(result.clock.now) - Date.parse(result.from))}; ${duration(result.clock.offsetMs)} ahead of the wall clock)`,
-      ...result.captured.map((c) => `  captured  ${c.payId}  ${c.amount.value} ${c.amount.currency} (minor units)  at ${c.at}`),
+      ...result.captured.map(
+        (c) => `  captured  ${c.payId}  ${c.amount.value} ${c.amount.currency} (minor units)  at ${c.at}`,
+      ),
       ...result.billed.map((b) => `  billed    plan ${b.paymentPlanId} → ${b.payId} ${b.status}  at ${b.at}`),
       ...(result.captured.length + result.billed.length === 0 ? ['  nothing fell due'] : []),
-      ...(result.webhooksDue > 0 ? [`  ${result.webhooksDue} webhook retr${result.webhooksDue === 1 ? 'y' : 'ies'} now due`] : []),
+      ...(result.webhooksDue > 0
+        ? [`  ${result.webhooksDue} webhook retr${result.webhooksDue === 1 ? 'y' : 'ies'} now due`]
+        : []),
     ].join('\n'),
   );
   return 0;
@@ -247,7 +277,12 @@ async function clock(ctx: Context, values: Values, advance: boolean): Promise<nu
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const attemptText = (a: Schemas['WebhookAttempt']) => `${a.at}  ${a.statusCode ?? a.error ?? '?'}  ${a.durationMs} ms`;
@@ -255,7 +290,8 @@ const attemptText = (a: Schemas['WebhookAttempt']) => `${a.at}  ${a.statusCode ?
 async function deliveries(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);
   const status = values.status;
-  if (status !== undefined && !['PENDING', 'DELIVERED', 'DEAD'].includes(status)) throw new CliError(`--status must be PENDING, DELIVERED or DEAD, got ${status}`);
+  if (status !== undefined && !['PENDING', 'DELIVERED', 'DEAD'].includes(status))
+    throw new CliError(`--status must be PENDING, DELIVERED or DEAD, got ${status}`);
   const query = {
     ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}),
     ...(environment ? { environment } : {}),
@@ -268,7 +304,15 @@ async function deliveries(ctx: Context, values: Values): Promise<number> {
     if (data.length === 0) return 'no webhook deliveries';
     const lines: string[] = [];
     const header = ['ID', 'PAY ID', 'MERCHANT', 'STATUS', 'ATTEMPTS', 'NEXT ATTEMPT', 'URL'];
-    const rows = data.map((d) => [d.id, d.payId, `${d.scope.merchantId}/${d.scope.environment}`, d.status, String(d.attempts.length), d.status === 'PENDING' ? d.nextAttemptAt : '-', d.url]);
+    const rows = data.map((d) => [
+      d.id,
+      d.payId,
+      `${d.scope.merchantId}/${d.scope.environment}`,
+      d.status,
+      String(d.attempts.length),
+      d.status === 'PENDING' ? d.nextAttemptAt : '-',
+      d.url,
+    ]);
     const [head, ...body] = table([header, ...rows]);
     lines.push(head!);
     body.forEach((row, i) => {
@@ -304,30 +348,50 @@ async function resend(ctx: Context, id: string | undefined, count: number): Prom
 async function trigger(ctx: Context, values: Values, positionals: string[]): Promise<number> {
   const event = positionals[0];
   if (!event || positionals.length !== 1) throw new CliError(`usage: trigger <event>; events: ${EVENTS.join(', ')}`);
-  if (!FIXTURES[event]) throw new CliError(`unknown event ${JSON.stringify(event)}; known events: ${EVENTS.join(', ')}`);
+  if (!FIXTURES[event])
+    throw new CliError(`unknown event ${JSON.stringify(event)}; known events: ${EVENTS.join(', ')}`);
   const environment = environmentOf(values) ?? 'test';
   const webhookUrl = values['webhook-url'];
-  if (webhookUrl !== undefined && !/^https?:\/\/[^/]/.test(webhookUrl)) throw new CliError(`--webhook-url must be an http(s) URL, got ${webhookUrl}`);
+  if (webhookUrl !== undefined && !/^https?:\/\/[^/]/.test(webhookUrl))
+    throw new CliError(`--webhook-url must be an http(s) URL, got ${webhookUrl}`);
   const merchantId = await merchantOf(ctx, values);
-  const apiKey = values['api-key'] ?? ctx.io.env.SANDBOX_API_KEY ?? ctx.config?.merchants?.find((m) => m.merchantId === merchantId)?.apiKey;
-  if (!apiKey) throw new CliError(`no API key for merchant ${merchantId}: pass --api-key or SANDBOX_API_KEY (the sandbox stores only its hash)`);
-  const client = createPaymentClient({ merchantId, apiKey, baseUrl: `${ctx.url}${environment === 'live' ? '/live/api/v2' : '/api/v2'}`, maxAttempts: 1 });
+  const apiKey =
+    values['api-key'] ??
+    ctx.io.env.SANDBOX_API_KEY ??
+    ctx.config?.merchants?.find((m) => m.merchantId === merchantId)?.apiKey;
+  if (!apiKey)
+    throw new CliError(
+      `no API key for merchant ${merchantId}: pass --api-key or SANDBOX_API_KEY (the sandbox stores only its hash)`,
+    );
+  const client = createPaymentClient({
+    merchantId,
+    apiKey,
+    baseUrl: `${ctx.url}${environment === 'live' ? '/live/api/v2' : '/api/v2'}`,
+    maxAttempts: 1,
+  });
   const path = { merchantId, environment };
   try {
     const result = await runTrigger(event, {
       client,
       shopUrl: 'https://shop.example',
       ...(webhookUrl !== undefined ? { webhookUrl } : {}),
-      advanceClock: (by) => ctx.call(ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params: { path }, body: by })),
+      advanceClock: (by) =>
+        ctx.call(
+          ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params: { path }, body: by }),
+        ),
     });
     ctx.print(result, () =>
-      [`${event}: ${result.payId ? `payment ${result.payId}` : 'no payment'} (transId ${result.transId}${result.paymentPlanId ? `, plan ${result.paymentPlanId}` : ''}) is ${result.state}`, ...result.steps.map((s) => `  ${s}`)].join('\n'),
+      [
+        `${event}: ${result.payId ? `payment ${result.payId}` : 'no payment'} (transId ${result.transId}${result.paymentPlanId ? `, plan ${result.paymentPlanId}` : ''}) is ${result.state}`,
+        ...result.steps.map((s) => `  ${s}`),
+      ].join('\n'),
     );
     return 0;
   } catch (err) {
     // The merchant API unreachable, or it refused the merchant's credentials: one line that says so.
     if (err instanceof PaymentError && err.name === 'PaymentNetworkError') throw unreachable(ctx.url, err.cause ?? err);
-    if (err instanceof PaymentError && 'status' in err && err.status === 401) throw new CliError(`the sandbox refused merchant ${merchantId}'s API key (401): pass the right --api-key`);
+    if (err instanceof PaymentError && 'status' in err && err.status === 401)
+      throw new CliError(`the sandbox refused merchant ${merchantId}'s API key (401): pass the right --api-key`);
     throw err;
   }
 }

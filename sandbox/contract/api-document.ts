@@ -9,23 +9,24 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import {
   deref,
+  type HttpMethod,
   isObject,
+  type JsonObject,
   locate,
+  type OpenAPI3,
   operations,
   parametersOf,
   propertiesOf,
   securityOf,
   toPointer,
-  type HttpMethod,
-  type JsonObject,
-  type OpenAPI3,
 } from '../../tooling/openapi/walker.js';
-import { fieldErrors, type FieldErrors } from './field-errors.js';
+import { type FieldErrors, fieldErrors } from './field-errors.js';
 
 export type { FieldErrors } from './field-errors.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as unknown as FormatsPlugin;
 
 /** The `$id` the document is registered under in Ajv: schemas refer into it as `${DOCUMENT_ID}#/…`. */
 const DOCUMENT_ID = 'https://sandbox.invalid/openapi.json';
@@ -73,7 +74,11 @@ export interface OperationContract<Id extends string = string> {
   /** Validates the body (JSON parsed, or the form as an object): undefined when valid, else each offending field. */
   validateBody(body: unknown): FieldErrors | undefined;
   /** Validates and coerces path, query and header parameters (strings in, typed values out). */
-  validateParameters(input: { path: Record<string, string>; query: Record<string, unknown>; headers: Record<string, unknown> }): {
+  validateParameters(input: {
+    path: Record<string, string>;
+    query: Record<string, unknown>;
+    headers: Record<string, unknown>;
+  }): {
     values: { path: Record<string, unknown>; query: Record<string, unknown>; headers: Record<string, unknown> };
     /** undefined when valid */
     errors: FieldErrors | undefined;
@@ -119,12 +124,19 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
   for (const entry of operations(document, ['paths'])) {
     const op = entry.operation;
     const id = String(op.operationId) as Id;
-    const parameters = parametersOf(document, entry).map((p) => ({ name: p.name, in: p.in as ParameterInfo['in'], required: p.required === true, schema: p.schema }));
+    const parameters = parametersOf(document, entry).map((p) => ({
+      name: p.name,
+      in: p.in as ParameterInfo['in'],
+      required: p.required === true,
+      schema: p.schema,
+    }));
     const body = op.requestBody ? (derefObject(document, op.requestBody) as JsonObject) : undefined;
     const content = body && isObject(body.content) ? body.content : {};
     const requestMediaType = Object.keys(content)[0];
     // Where the schemas really live (through the $refs of shared request bodies and responses), for Ajv.
-    const bodyPointer = requestMediaType ? locate(document, toPointer([...entry.tokens, 'requestBody', 'content', requestMediaType, 'schema'])).pointer : undefined;
+    const bodyPointer = requestMediaType
+      ? locate(document, toPointer([...entry.tokens, 'requestBody', 'content', requestMediaType, 'schema'])).pointer
+      : undefined;
     const responses = new Map<number, ResponseInfo>();
     for (const [status, raw] of Object.entries(op.responses ?? {})) {
       const response = derefObject(document, raw);
@@ -134,7 +146,11 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       const schema = isObject(json) ? json.schema : undefined;
       responses.set(Number(status), {
         mediaType,
-        schemaPointer: schema && mediaType ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema'])).pointer : undefined,
+        schemaPointer:
+          schema && mediaType
+            ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema']))
+                .pointer
+            : undefined,
         headers: Object.keys(isObject(response.headers) ? response.headers : {}).map((h) => h.toLowerCase()),
         shape: shapeOf(document, schema),
       });
@@ -144,7 +160,9 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       const ps = parameters.filter((p) => p.in === location);
       return {
         type: 'object',
-        properties: Object.fromEntries(ps.map((p) => [location === 'header' ? p.name.toLowerCase() : p.name, p.schema ?? {}])),
+        properties: Object.fromEntries(
+          ps.map((p) => [location === 'header' ? p.name.toLowerCase() : p.name, p.schema ?? {}]),
+        ),
         required: ps.filter((p) => p.required).map((p) => (location === 'header' ? p.name.toLowerCase() : p.name)),
         // Unknown query parameters are refused (a misspelt filter would otherwise be silently ignored);
         // requests carry many headers the contract does not name.
@@ -154,7 +172,13 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
     const parameterValidators = (['path', 'query', 'header'] as const).map((location) => {
       // The parameter schemas are $refs into the bundle: resolve them against it.
       const schema = parameterSchema(location);
-      return [location, coercing.compile({ ...schema, properties: Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, rebase(s)])) })] as const;
+      return [
+        location,
+        coercing.compile({
+          ...schema,
+          properties: Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, rebase(s)])),
+        }),
+      ] as const;
     });
     const headerNames = new Map(parameters.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p.name]));
 
@@ -176,11 +200,18 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       validateParameters: (input) => {
         // Copies: Ajv coerces in place (query strings to integers), and the request's objects are fastify's.
         const values = { path: { ...input.path }, query: { ...input.query }, headers: {} as Record<string, unknown> };
-        for (const name of headerNames.keys()) if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
+        for (const name of headerNames.keys())
+          if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
         let errors: FieldErrors | undefined;
         for (const [location, validate] of parameterValidators) {
           const target = location === 'path' ? values.path : location === 'query' ? values.query : values.headers;
-          if (!validate(target)) errors = { ...errors, ...fieldErrors(validate.errors ?? [], (path) => (location === 'header' ? (headerNames.get(path) ?? path) : path)) };
+          if (!validate(target))
+            errors = {
+              ...errors,
+              ...fieldErrors(validate.errors ?? [], (path) =>
+                location === 'header' ? (headerNames.get(path) ?? path) : path,
+              ),
+            };
         }
         return { values, errors };
       },
@@ -192,7 +223,9 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
 
   /** A parameter schema (often a `$ref` into the bundle) made resolvable from a schema compiled on its own. */
   function rebase(schema: unknown): unknown {
-    return JSON.parse(JSON.stringify(schema ?? {}), (key, value) => (key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : value));
+    return JSON.parse(JSON.stringify(schema ?? {}), (key, value) =>
+      key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : value,
+    );
   }
 }
 

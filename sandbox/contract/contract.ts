@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { OperationId } from '../../generated/operations.js';
 import { isObject, type JsonObject, type OpenAPI3 } from '../../tooling/openapi/walker.js';
 import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
-import { createApiDocument, type ApiDocument, type OperationContract } from './api-document.js';
+import { type ApiDocument, createApiDocument, type OperationContract } from './api-document.js';
 
 export const BUNDLE_PATH = new URL('../../generated/openapi.json', import.meta.url);
 
@@ -24,7 +24,9 @@ export function loadContract(path: URL | string = BUNDLE_PATH): Contract {
   try {
     document = JSON.parse(readFileSync(path, 'utf8')) as OpenAPI3 & JsonObject;
   } catch (err) {
-    throw new Error(`cannot read the contract bundle ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`);
+    throw new Error(
+      `cannot read the contract bundle ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`,
+    );
   }
   return createContract(document);
 }
@@ -35,12 +37,15 @@ export function createContract(document: OpenAPI3 & JsonObject): Contract {
 
 /** `x-response-codes` (on ResultCode) and `x-simulation-codes` (on SimulationMode), checked. */
 function readTables(document: JsonObject): ContractTables {
-  const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
+  const schemas =
+    isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
   const resultCode = schemas.ResultCode;
   const simulationMode = schemas.SimulationMode;
-  const table = (schema: unknown, extension: string) => (isObject(schema) && isObject(schema[extension]) ? (schema[extension] as JsonObject).codes : undefined);
+  const table = (schema: unknown, extension: string) =>
+    isObject(schema) && isObject(schema[extension]) ? (schema[extension] as JsonObject).codes : undefined;
   const responseCodes = table(resultCode, 'x-response-codes') as Record<string, ResponseCode> | undefined;
   const simulationCodes = table(simulationMode, 'x-simulation-codes') as SimulationCode[] | undefined;
-  if (!responseCodes || !simulationCodes) throw new Error('the contract lacks x-response-codes (ResultCode) or x-simulation-codes (SimulationMode)');
+  if (!responseCodes || !simulationCodes)
+    throw new Error('the contract lacks x-response-codes (ResultCode) or x-simulation-codes (SimulationMode)');
   return codeTables(responseCodes, simulationCodes);
 }

@@ -6,7 +6,11 @@ import { capturable, capturePayment, type Decision } from './payments.js';
 import type { Payment, PaymentPlan, Schemas, Timestamp } from './types.js';
 
 /** The states a DELAYED payment can still be captured in (a part captured and refunded leaves the rest capturable). */
-const CAPTURE_PENDING: ReadonlySet<Payment['state']> = new Set(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED']);
+const CAPTURE_PENDING: ReadonlySet<Payment['state']> = new Set([
+  'AUTHORIZED',
+  'PARTIALLY_CAPTURED',
+  'PARTIALLY_REFUNDED',
+]);
 
 /** When the clock captures this payment, or undefined when it never will (not DELAYED, nothing left to capture). */
 export function captureDueAt(payment: Payment): Timestamp | undefined {
@@ -18,7 +22,11 @@ export function captureDueAt(payment: Payment): Timestamp | undefined {
 export function captureDelayed(payment: Payment, ctx: DomainContext): Decision {
   const decision = capturePayment(
     payment,
-    { transId: payment.transId, ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}), amount: { value: capturable(payment), currency: payment.currency } },
+    {
+      transId: payment.transId,
+      ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+      amount: { value: capturable(payment), currency: payment.currency },
+    },
     ctx,
   );
   // Done, whatever the result: the clock does not capture twice.
@@ -31,13 +39,18 @@ const instant = (planDateTime: string) => `${planDateTime}Z`;
 
 /** When the clock bills this plan, or undefined (not active, billed by the merchant, or no date). */
 export function billingDueAt(plan: PaymentPlan): Timestamp | undefined {
-  if (plan.status !== 'ACTIVE' || plan.triggerType !== 'AUTOMATIC' || plan.nextPaymentDate === undefined) return undefined;
+  if (plan.status !== 'ACTIVE' || plan.triggerType !== 'AUTOMATIC' || plan.nextPaymentDate === undefined)
+    return undefined;
   return instant(plan.nextPaymentDate);
 }
 
 /** A recurring plan whose next date lies past its expiration has run its course. */
 export function expiresBeforeBilling(plan: PaymentPlan): boolean {
-  return plan.expirationDate !== undefined && plan.nextPaymentDate !== undefined && instant(plan.nextPaymentDate) > instant(plan.expirationDate);
+  return (
+    plan.expirationDate !== undefined &&
+    plan.nextPaymentDate !== undefined &&
+    instant(plan.nextPaymentDate) > instant(plan.expirationDate)
+  );
 }
 
 /** The plan once it has run its course: COMPLETED, with no next date. */

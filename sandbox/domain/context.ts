@@ -38,9 +38,23 @@ export interface SimulationCode {
 }
 
 /** What a `simulationMode` forces. */
-export type Simulated = { kind: 'success' } | { kind: 'decline'; code: ResponseCode; providerDetails?: Record<string, Record<string, unknown>> };
+export type Simulated =
+  | { kind: 'success' }
+  | { kind: 'decline'; code: ResponseCode; providerDetails?: Record<string, Record<string, unknown>> };
 
-export type IdKind = 'payment' | 'operation' | 'session' | 'link' | 'intent' | 'plan' | 'customer' | 'paymentMethod' | 'pseudoNumber' | 'quote' | 'trace' | 'webhook';
+export type IdKind =
+  | 'payment'
+  | 'operation'
+  | 'session'
+  | 'link'
+  | 'intent'
+  | 'plan'
+  | 'customer'
+  | 'paymentMethod'
+  | 'pseudoNumber'
+  | 'quote'
+  | 'trace'
+  | 'webhook';
 
 export interface DomainContext {
   now: Date;
@@ -62,10 +76,15 @@ export function codeTables(
   const simulations = new Map<string, Simulated>();
   for (const s of simulationCodes) {
     const code = byCode.get(s.responseCode);
-    if (!code) throw new Error(`x-simulation-codes: ${s.simulationMode} names response code ${s.responseCode}, which x-response-codes lacks`);
+    if (!code)
+      throw new Error(
+        `x-simulation-codes: ${s.simulationMode} names response code ${s.responseCode}, which x-response-codes lacks`,
+      );
     simulations.set(
       s.simulationMode,
-      code.responseCode === codes.SUCCESS.responseCode ? { kind: 'success' } : { kind: 'decline', code, ...(s.providerDetails ? { providerDetails: s.providerDetails } : {}) },
+      code.responseCode === codes.SUCCESS.responseCode
+        ? { kind: 'success' }
+        : { kind: 'decline', code, ...(s.providerDetails ? { providerDetails: s.providerDetails } : {}) },
     );
   }
   return { codes, simulations };

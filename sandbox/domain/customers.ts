@@ -22,7 +22,12 @@ function defined<T extends object>(value: T): T {
  * The customer a payment names, created or updated with the payment's details (the latest payment
  * wins, field by field); undefined when the payment names no merchantCustomerId.
  */
-export function customerFromPayment(existing: Customer | undefined, scope: Scope, source: CustomerSource, ctx: DomainContext): Customer | undefined {
+export function customerFromPayment(
+  existing: Customer | undefined,
+  scope: Scope,
+  source: CustomerSource,
+  ctx: DomainContext,
+): Customer | undefined {
   const merchantCustomerId = source.customerInfo?.merchantCustomerId;
   if (merchantCustomerId === undefined) return undefined;
   const data: Schemas['CustomerData'] = defined({
@@ -32,16 +37,36 @@ export function customerFromPayment(existing: Customer | undefined, scope: Scope
     shipping: source.shipping ?? existing?.data.shipping,
   });
   if (existing) return { ...existing, data, updatedAt: iso(ctx.now) };
-  return { id: ctx.newId('customer'), scope, merchantCustomerId, data, createdAt: iso(ctx.now), updatedAt: iso(ctx.now) };
+  return {
+    id: ctx.newId('customer'),
+    scope,
+    merchantCustomerId,
+    data,
+    createdAt: iso(ctx.now),
+    updatedAt: iso(ctx.now),
+  };
 }
 
 /** PATCH /customers/{id}: the fields sent replace the stored ones; the merchant's customer id stays. */
-export function updateCustomer(customer: Customer, request: Schemas['CustomerUpdateRequest'], ctx: DomainContext): Customer {
-  return { ...customer, data: defined({ ...customer.data, ...request, merchantCustomerId: customer.merchantCustomerId }), updatedAt: iso(ctx.now) };
+export function updateCustomer(
+  customer: Customer,
+  request: Schemas['CustomerUpdateRequest'],
+  ctx: DomainContext,
+): Customer {
+  return {
+    ...customer,
+    data: defined({ ...customer.data, ...request, merchantCustomerId: customer.merchantCustomerId }),
+    updatedAt: iso(ctx.now),
+  };
 }
 
 export function customerBody(customer: Customer): Schemas['Customer'] {
-  return { ...customer.data, merchantCustomerId: customer.merchantCustomerId, id: customer.id, creationDate: customer.createdAt };
+  return {
+    ...customer.data,
+    merchantCustomerId: customer.merchantCustomerId,
+    id: customer.id,
+    creationDate: customer.createdAt,
+  };
 }
 
 /** The stored method a card pseudo number becomes for a customer. */
@@ -58,5 +83,11 @@ export function storedCard(customerId: string, record: PseudoNumberRecord, ctx: 
 }
 
 export function storedPaymentMethodBody(method: StoredPaymentMethod): Schemas['StoredPaymentMethod'] {
-  return { id: method.id, type: method.type, card: method.card, pseudoNumber: method.pseudoNumber, creationDate: method.createdAt };
+  return {
+    id: method.id,
+    type: method.type,
+    card: method.card,
+    pseudoNumber: method.pseudoNumber,
+    creationDate: method.createdAt,
+  };
 }

@@ -1,7 +1,7 @@
 // Checkout sessions, payment links and payment intents: records that become a payment later, when
 // the customer pays on the hosted page or the mobile SDK confirms the intent.
 import type { DomainContext, ResponseCodeName } from './context.js';
-import { newPaymentOf, type NewPayment } from './payments.js';
+import { type NewPayment, newPaymentOf } from './payments.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas, Scope } from './types.js';
 
 /** How long a checkout session stays open when the request gives no expirationTime. */
@@ -12,7 +12,11 @@ export const LINK_LIFETIME_MS = 7 * 24 * 3_600_000;
 const expiry = (requested: string | undefined, ctx: DomainContext, lifetimeMs: number) =>
   requested ?? new Date(ctx.now.getTime() + lifetimeMs).toISOString();
 
-export function createSession(scope: Scope, request: Schemas['CheckoutSessionRequest'], ctx: DomainContext): CheckoutSession {
+export function createSession(
+  scope: Scope,
+  request: Schemas['CheckoutSessionRequest'],
+  ctx: DomainContext,
+): CheckoutSession {
   return {
     id: ctx.newId('session'),
     scope,
@@ -47,7 +51,11 @@ export function linkBody(link: PaymentLink, url: string): Schemas['PaymentLink']
   };
 }
 
-export function createIntent(scope: Scope, request: Schemas['PaymentIntentRequest'], ctx: DomainContext): PaymentIntent {
+export function createIntent(
+  scope: Scope,
+  request: Schemas['PaymentIntentRequest'],
+  ctx: DomainContext,
+): PaymentIntent {
   return { id: ctx.newId('intent'), scope, status: 'CREATED', request, createdAt: ctx.now.toISOString() };
 }
 
@@ -57,7 +65,11 @@ export type IntentConfirmation =
   | { outcome: 'refused'; code: ResponseCodeName };
 
 /** The payment an intent's confirmation creates: the intent's request with the method the app chose. */
-export function confirmIntent(intent: PaymentIntent, selection: Schemas['PaymentMethodSelection'], ctx: DomainContext): IntentConfirmation {
+export function confirmIntent(
+  intent: PaymentIntent,
+  selection: Schemas['PaymentMethodSelection'],
+  ctx: DomainContext,
+): IntentConfirmation {
   if (intent.status !== 'CREATED') return { outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' };
   const request = intent.request;
   if (request.amount === undefined) return { outcome: 'refused', code: 'INTENT_INCOMPLETE' };
@@ -65,12 +77,20 @@ export function confirmIntent(intent: PaymentIntent, selection: Schemas['Payment
     outcome: 'ok',
     intent: { ...intent, status: 'CONFIRMED' },
     // The intent's credentialOnFile is of its own kind: the payment does not take it over.
-    payment: newPaymentOf(intent.scope, { ...request, amount: request.amount, transId: request.transId ?? intent.id, credentialOnFile: undefined }, { integrationType: selection.integrationType, paymentMethodType: selection.type }),
+    payment: newPaymentOf(
+      intent.scope,
+      { ...request, amount: request.amount, transId: request.transId ?? intent.id, credentialOnFile: undefined },
+      { integrationType: selection.integrationType, paymentMethodType: selection.type },
+    ),
   };
 }
 
 /** The 422 body of a refused intent confirmation (no payment was made). */
-export function refusedIntentResult(intent: PaymentIntent, code: ResponseCodeName, ctx: DomainContext): Schemas['OperationResult'] {
+export function refusedIntentResult(
+  intent: PaymentIntent,
+  code: ResponseCodeName,
+  ctx: DomainContext,
+): Schemas['OperationResult'] {
   const c = ctx.codes[code];
   return {
     merchantId: intent.scope.merchantId,

@@ -1,7 +1,7 @@
 // The hosted payment page's rules: what a checkout session, a payment link or a HOSTED payment offers
 // the customer, whether it can still be used, the payment that Pay or Decline makes of it, where the
 // customer goes next, and the notification the merchant's webhook receives about the final result.
-import { newPaymentOf, type NewPayment } from './payments.js';
+import { type NewPayment, newPaymentOf } from './payments.js';
 import type { CheckoutSession, Payment, PaymentLink, Schemas } from './types.js';
 
 export type HostedKind = 'payments' | 'sessions' | 'links';
@@ -12,7 +12,12 @@ export type HostedTarget =
   | { kind: 'links'; link: PaymentLink };
 
 /** The methods a page offers when the request names none (the "merchant configuration" of the contract). */
-export const DEFAULT_HOSTED_METHODS: readonly Schemas['AllowedPaymentMethod'][] = ['CARD', 'PAYPAL', 'GOOGLEPAY', 'APPLEPAY'];
+export const DEFAULT_HOSTED_METHODS: readonly Schemas['AllowedPaymentMethod'][] = [
+  'CARD',
+  'PAYPAL',
+  'GOOGLEPAY',
+  'APPLEPAY',
+];
 
 export interface HostedOffer {
   amount: { value: number; currency: string };
@@ -24,7 +29,8 @@ export interface HostedOffer {
 
 export type HostedAvailability = { open: true; offer: HostedOffer } | { open: false; reason: 'used' | 'expired' };
 
-const expired = (expiresAt: string | undefined, now: Date) => expiresAt !== undefined && Date.parse(expiresAt) <= now.getTime();
+const expired = (expiresAt: string | undefined, now: Date) =>
+  expiresAt !== undefined && Date.parse(expiresAt) <= now.getTime();
 
 /** What the page offers, or why it cannot be used any more. */
 export function hostedAvailability(target: HostedTarget, now: Date): HostedAvailability {
@@ -34,21 +40,45 @@ export function hostedAvailability(target: HostedTarget, now: Date): HostedAvail
       if (p.state !== 'PENDING') return { open: false, reason: 'used' };
       if (expired(p.details.expirationTime, now)) return { open: false, reason: 'expired' };
       const methods = p.paymentMethodType !== undefined ? [p.paymentMethodType] : DEFAULT_HOSTED_METHODS;
-      return { open: true, offer: { amount: { value: p.amount.value, currency: p.currency }, reference: p.transId, methods, urls: p.details.urls ?? {} } };
+      return {
+        open: true,
+        offer: {
+          amount: { value: p.amount.value, currency: p.currency },
+          reference: p.transId,
+          methods,
+          urls: p.details.urls ?? {},
+        },
+      };
     }
     case 'sessions': {
       const s = target.session;
       if (s.status !== 'OPEN') return { open: false, reason: s.status === 'EXPIRED' ? 'expired' : 'used' };
       if (expired(s.expiresAt, now)) return { open: false, reason: 'expired' };
       const r = s.request;
-      return { open: true, offer: { amount: { value: r.amount.value, currency: r.amount.currency }, reference: r.transId, methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS, urls: r.urls } };
+      return {
+        open: true,
+        offer: {
+          amount: { value: r.amount.value, currency: r.amount.currency },
+          reference: r.transId,
+          methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS,
+          urls: r.urls,
+        },
+      };
     }
     case 'links': {
       const l = target.link;
       if (l.status !== 'ACTIVE') return { open: false, reason: l.status === 'EXPIRED' ? 'expired' : 'used' };
       if (expired(l.expiresAt, now)) return { open: false, reason: 'expired' };
       const r = l.request;
-      return { open: true, offer: { amount: { value: r.amount.value, currency: r.amount.currency }, reference: r.transId, methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS, urls: r.urls ?? {} } };
+      return {
+        open: true,
+        offer: {
+          amount: { value: r.amount.value, currency: r.amount.currency },
+          reference: r.transId,
+          methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS,
+          urls: r.urls ?? {},
+        },
+      };
     }
   }
 }
@@ -63,8 +93,13 @@ export function paymentOfHostedRequest(target: Extract<HostedTarget, { kind: 'se
  * The session or link once its payment has a final result: both are used once (the payment took
  * their transId), whatever the result; the merchant makes a new one to try again.
  */
-export function usedHostedTarget(target: Extract<HostedTarget, { kind: 'sessions' | 'links' }>, payId: string, paid: boolean): HostedTarget {
-  if (target.kind === 'sessions') return { kind: 'sessions', session: { ...target.session, status: 'COMPLETED', payId } };
+export function usedHostedTarget(
+  target: Extract<HostedTarget, { kind: 'sessions' | 'links' }>,
+  payId: string,
+  paid: boolean,
+): HostedTarget {
+  if (target.kind === 'sessions')
+    return { kind: 'sessions', session: { ...target.session, status: 'COMPLETED', payId } };
   return { kind: 'links', link: { ...target.link, status: paid ? 'PAID' : 'FAILED', payId } };
 }
 

@@ -9,13 +9,30 @@
 //        │ declined: FAILED                                   │ reversal                     │ refund ─▶ PARTIALLY_REFUNDED ─▶ REFUNDED
 //                                                             ▼ REVERSED
 import type { DomainContext, ResponseCode, ResponseCodeName, Simulated } from './context.js';
-import { DESCRIPTIVE_FIELDS, type CaptureMode, type OperationType, type Payment, type PaymentDescriptiveFields, type PaymentOperation, type PaymentState, type Schemas, type Scope } from './types.js';
+import {
+  type CaptureMode,
+  DESCRIPTIVE_FIELDS,
+  type OperationType,
+  type Payment,
+  type PaymentDescriptiveFields,
+  type PaymentOperation,
+  type PaymentState,
+  type Schemas,
+  type Scope,
+} from './types.js';
 
 /**
  * Methods whose DIRECT flow has a second step (the customer approves at the provider, then the
  * merchant confirms): the payment waits in PENDING_CONFIRMATION. The others authorize at creation.
  */
-export const MULTI_STEP_METHODS: ReadonlySet<string> = new Set(['BANCONTACT', 'BOLETO', 'IDEAL', 'KLARNA', 'PAYPAL', 'PAYU']);
+export const MULTI_STEP_METHODS: ReadonlySet<string> = new Set([
+  'BANCONTACT',
+  'BOLETO',
+  'IDEAL',
+  'KLARNA',
+  'PAYPAL',
+  'PAYU',
+]);
 /** Incremental authorization applies to card authorizations only. */
 export const CARD_METHOD = 'CARD';
 
@@ -61,7 +78,11 @@ export interface PaymentMakingRequest extends PaymentDescriptiveFields {
  * descriptive fields, integrated and paid as `how` says. The one mapping from a request to a new
  * payment, for payments, intents and the hosted page alike.
  */
-export function newPaymentOf(scope: Scope, request: PaymentMakingRequest, how: { integrationType: Schemas['IntegrationType']; paymentMethodType?: string | undefined }): NewPayment {
+export function newPaymentOf(
+  scope: Scope,
+  request: PaymentMakingRequest,
+  how: { integrationType: Schemas['IntegrationType']; paymentMethodType?: string | undefined },
+): NewPayment {
   const { transId, refNr, amount, captureMethod, metadata, simulationMode } = request;
   return {
     scope,
@@ -99,7 +120,14 @@ interface OperationInput {
   metadata?: Schemas['Metadata'];
 }
 
-function operation(payment: Pick<Payment, 'payId' | 'scope'>, input: OperationInput, code: ResponseCode, ok: boolean, ctx: DomainContext, paymentMethods?: Schemas['PaymentMethodResults']): PaymentOperation {
+function operation(
+  payment: Pick<Payment, 'payId' | 'scope'>,
+  input: OperationInput,
+  code: ResponseCode,
+  ok: boolean,
+  ctx: DomainContext,
+  paymentMethods?: Schemas['PaymentMethodResults'],
+): PaymentOperation {
   return {
     xId: ctx.newId('operation'),
     payId: payment.payId,
@@ -133,7 +161,10 @@ export function resultKeyOf(paymentMethodType: string | undefined): string | und
   }
 }
 
-function declineDetails(payment: Payment, simulated: Extract<Simulated, { kind: 'decline' }>): Schemas['PaymentMethodResults'] | undefined {
+function declineDetails(
+  payment: Payment,
+  simulated: Extract<Simulated, { kind: 'decline' }>,
+): Schemas['PaymentMethodResults'] | undefined {
   const key = resultKeyOf(payment.paymentMethodType);
   const details = key ? simulated.providerDetails?.[key] : undefined;
   return key && details ? ({ [key]: details } as Schemas['PaymentMethodResults']) : undefined;
@@ -154,10 +185,13 @@ function refuse(payment: Payment, input: OperationInput, name: ResponseCodeName,
 }
 
 /** The state that the amounts of an authorized payment imply. */
-export function settledState(payment: Pick<Payment, 'kind' | 'authorizedValue' | 'capturedValue' | 'refundedValue' | 'reversedValue'>): PaymentState {
+export function settledState(
+  payment: Pick<Payment, 'kind' | 'authorizedValue' | 'capturedValue' | 'refundedValue' | 'reversedValue'>,
+): PaymentState {
   if (payment.kind === 'UNREFERENCED_REFUND') return 'REFUNDED';
   const open = payment.authorizedValue - payment.reversedValue - payment.capturedValue;
-  if (payment.refundedValue > 0) return payment.refundedValue >= payment.capturedValue && open <= 0 ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  if (payment.refundedValue > 0)
+    return payment.refundedValue >= payment.capturedValue && open <= 0 ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
   if (payment.capturedValue > 0) return open <= 0 ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
   return open <= 0 ? 'REVERSED' : 'AUTHORIZED';
 }
@@ -165,7 +199,9 @@ export function settledState(payment: Pick<Payment, 'kind' | 'authorizedValue' |
 /** Minor units still authorized and not captured (or reversed). */
 /** The descriptive fields a request sends; those it leaves out stay absent, as the stored payment shows them. */
 export function descriptiveFields(request: PaymentDescriptiveFields): PaymentDescriptiveFields {
-  return Object.fromEntries(DESCRIPTIVE_FIELDS.filter((key) => request[key] !== undefined).map((key) => [key, request[key]])) as PaymentDescriptiveFields;
+  return Object.fromEntries(
+    DESCRIPTIVE_FIELDS.filter((key) => request[key] !== undefined).map((key) => [key, request[key]]),
+  ) as PaymentDescriptiveFields;
 }
 
 export const capturable = (p: Payment) => p.authorizedValue - p.reversedValue - p.capturedValue;
@@ -181,16 +217,40 @@ export function authorize(payment: Payment, input: OperationInput, ctx: DomainCo
   const simulated = simulate(ctx, payment.simulationMode);
   if (simulated.kind === 'decline') {
     const failed = operation(payment, input, simulated.code, false, ctx, declineDetails(payment, simulated));
-    return { outcome: 'failed', payment: changed(payment, ctx, { state: 'FAILED' }), operations: [failed], reported: failed };
+    return {
+      outcome: 'failed',
+      payment: changed(payment, ctx, { state: 'FAILED' }),
+      operations: [failed],
+      reported: failed,
+    };
   }
   const value = payment.amount.value;
   // The payment's amount unless the input names one; spread last: on V8 an object that gains keys
   // after a spread gets hidden classes of its own (see scopeOf in the store).
-  const authorization = operation(payment, { amount: { value, currency: payment.currency }, ...input }, ctx.codes.SUCCESS, true, ctx);
+  const authorization = operation(
+    payment,
+    { amount: { value, currency: payment.currency }, ...input },
+    ctx.codes.SUCCESS,
+    true,
+    ctx,
+  );
   let authorized = changed(payment, ctx, { state: 'AUTHORIZED', authorizedValue: value });
   const operations = [authorization];
   if (payment.captureMode === 'AUTOMATIC') {
-    operations.push(operation(payment, { type: 'CAPTURE', transId: input.transId, ...(input.refNr !== undefined ? { refNr: input.refNr } : {}), amount: { value, currency: payment.currency } }, ctx.codes.SUCCESS, true, ctx));
+    operations.push(
+      operation(
+        payment,
+        {
+          type: 'CAPTURE',
+          transId: input.transId,
+          ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
+          amount: { value, currency: payment.currency },
+        },
+        ctx.codes.SUCCESS,
+        true,
+        ctx,
+      ),
+    );
     authorized = { ...authorized, capturedValue: value, state: 'CAPTURED' };
   } else if (payment.captureMode === 'DELAYED' && payment.delayedHours !== undefined) {
     authorized = { ...authorized, captureAt: iso(new Date(ctx.now.getTime() + payment.delayedHours * 3_600_000)) };
@@ -218,7 +278,9 @@ export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
     refundedValue: 0,
     reversedValue: 0,
     captureMode,
-    ...(captureMode === 'DELAYED' && input.captureMethod?.delayed?.delayedHours !== undefined ? { delayedHours: input.captureMethod.delayed.delayedHours } : {}),
+    ...(captureMode === 'DELAYED' && input.captureMethod?.delayed?.delayedHours !== undefined
+      ? { delayedHours: input.captureMethod.delayed.delayedHours }
+      : {}),
     ...(input.simulationMode !== undefined ? { simulationMode: input.simulationMode } : {}),
     ...(input.customerId !== undefined ? { customerId: input.customerId } : {}),
     ...(input.paymentPlanId !== undefined ? { paymentPlanId: input.paymentPlanId } : {}),
@@ -235,7 +297,12 @@ export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
     ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
     ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
   };
-  const waits = input.integrationType === 'HOSTED' ? 'PENDING' : input.paymentMethodType !== undefined && MULTI_STEP_METHODS.has(input.paymentMethodType) ? 'PENDING_CONFIRMATION' : undefined;
+  const waits =
+    input.integrationType === 'HOSTED'
+      ? 'PENDING'
+      : input.paymentMethodType !== undefined && MULTI_STEP_METHODS.has(input.paymentMethodType)
+        ? 'PENDING_CONFIRMATION'
+        : undefined;
   if (waits) {
     const created = operation(payment, { ...opInput, type: 'CREATION' }, ctx.codes.SUCCESS, true, ctx);
     return ok({ ...payment, state: waits }, [created]);
@@ -254,31 +321,57 @@ export type HostedChoice = { decision: 'pay'; paymentMethodType: string } | { de
  * Decline fails the authorization with DECLINED. Anything else was decided already.
  */
 export function completeOnHostedPage(payment: Payment, choice: HostedChoice, ctx: DomainContext): Decision {
-  const input: OperationInput = { type: 'AUTHORIZATION', transId: payment.transId, ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}) };
-  if (payment.state !== 'PENDING' || payment.integrationType !== 'HOSTED') return refuse(payment, input, 'WRONG_STATE', ctx);
+  const input: OperationInput = {
+    type: 'AUTHORIZATION',
+    transId: payment.transId,
+    ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+  };
+  if (payment.state !== 'PENDING' || payment.integrationType !== 'HOSTED')
+    return refuse(payment, input, 'WRONG_STATE', ctx);
   if (choice.decision === 'decline') {
     const failed = operation(payment, input, ctx.codes.DECLINED, false, ctx);
-    return { outcome: 'failed', payment: changed(payment, ctx, { state: 'FAILED' }), operations: [failed], reported: failed };
+    return {
+      outcome: 'failed',
+      payment: changed(payment, ctx, { state: 'FAILED' }),
+      operations: [failed],
+      reported: failed,
+    };
   }
   return authorize({ ...payment, paymentMethodType: choice.paymentMethodType }, input, ctx);
 }
 
 /** Confirms a multi-step payment: authorizes it (and captures it, for AUTOMATIC capture). */
-export function confirmPayment(payment: Payment, request: Schemas['PaymentConfirmRequest'], ctx: DomainContext): Decision {
-  const input: OperationInput = { type: 'CONFIRMATION', transId: request.transId, ...(request.refNr !== undefined ? { refNr: request.refNr } : {}), ...(request.metadata ? { metadata: request.metadata } : {}) };
+export function confirmPayment(
+  payment: Payment,
+  request: Schemas['PaymentConfirmRequest'],
+  ctx: DomainContext,
+): Decision {
+  const input: OperationInput = {
+    type: 'CONFIRMATION',
+    transId: request.transId,
+    ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+    ...(request.metadata ? { metadata: request.metadata } : {}),
+  };
   if (payment.state !== 'PENDING_CONFIRMATION') return refuse(payment, input, 'NOT_AWAITING_CONFIRMATION', ctx);
   return authorize(payment, input, ctx);
 }
 
 /** Amount checks shared by capture, reversal, refund and incremental authorization. */
-function amountProblem(payment: Payment, amount: { value: number; currency: string }, available: number): ResponseCodeName | undefined {
+function amountProblem(
+  payment: Payment,
+  amount: { value: number; currency: string },
+  available: number,
+): ResponseCodeName | undefined {
   if (amount.currency !== payment.currency) return 'CURRENCY_MISMATCH';
   if (amount.value <= 0) return 'AMOUNT_NOT_POSITIVE';
   if (amount.value > available) return 'AMOUNT_EXCEEDS_AVAILABLE';
   return undefined;
 }
 
-function operationInput(type: OperationType, request: { transId: string; refNr?: string; amount?: Schemas['Amount']; metadata?: Schemas['Metadata'] }): OperationInput {
+function operationInput(
+  type: OperationType,
+  request: { transId: string; refNr?: string; amount?: Schemas['Amount']; metadata?: Schemas['Metadata'] },
+): OperationInput {
   return {
     type,
     transId: request.transId,
@@ -288,13 +381,22 @@ function operationInput(type: OperationType, request: { transId: string; refNr?:
   };
 }
 
-const AUTHORIZED_STATES: ReadonlySet<PaymentState> = new Set(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'PARTIALLY_REFUNDED']);
+const AUTHORIZED_STATES: ReadonlySet<PaymentState> = new Set([
+  'AUTHORIZED',
+  'PARTIALLY_CAPTURED',
+  'PARTIALLY_REFUNDED',
+]);
 
 /** Captures part or all of what is authorized; several captures up to the authorized amount. */
 export function capturePayment(payment: Payment, request: Schemas['CaptureRequest'], ctx: DomainContext): Decision {
   const input = operationInput('CAPTURE', request);
   if (payment.kind !== 'PAYMENT' || !AUTHORIZED_STATES.has(payment.state) || capturable(payment) <= 0) {
-    return refuse(payment, input, payment.state === 'CAPTURED' || payment.state === 'REFUNDED' ? 'ALREADY_CAPTURED' : 'NOTHING_TO_CAPTURE', ctx);
+    return refuse(
+      payment,
+      input,
+      payment.state === 'CAPTURED' || payment.state === 'REFUNDED' ? 'ALREADY_CAPTURED' : 'NOTHING_TO_CAPTURE',
+      ctx,
+    );
   }
   const problem = amountProblem(payment, request.amount, capturable(payment));
   if (problem) return refuse(payment, input, problem, ctx);
@@ -304,19 +406,29 @@ export function capturePayment(payment: Payment, request: Schemas['CaptureReques
     return { outcome: 'failed', payment: changed(payment, ctx, {}), operations: [failed], reported: failed };
   }
   const captured = { ...payment, capturedValue: payment.capturedValue + request.amount.value };
-  return ok(changed(payment, ctx, { capturedValue: captured.capturedValue, state: settledState(captured) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+  return ok(changed(payment, ctx, { capturedValue: captured.capturedValue, state: settledState(captured) }), [
+    operation(payment, input, ctx.codes.SUCCESS, true, ctx),
+  ]);
 }
 
 /** Cancels the uncaptured authorization, whole (no amount) or in part; only while nothing is captured. */
 export function reversePayment(payment: Payment, request: Schemas['ReversalRequest'], ctx: DomainContext): Decision {
   const amount = request.amount ?? { value: Math.max(capturable(payment), 0), currency: payment.currency };
   const input = operationInput('REVERSAL', { ...request, amount });
-  if (payment.kind !== 'PAYMENT' || payment.capturedValue > 0) return refuse(payment, input, payment.capturedValue > 0 ? 'ALREADY_CAPTURED' : 'WRONG_STATE', ctx);
+  if (payment.kind !== 'PAYMENT' || payment.capturedValue > 0)
+    return refuse(payment, input, payment.capturedValue > 0 ? 'ALREADY_CAPTURED' : 'WRONG_STATE', ctx);
   if (payment.state !== 'AUTHORIZED') return refuse(payment, input, 'WRONG_STATE', ctx);
   const problem = amountProblem(payment, amount, capturable(payment));
   if (problem) return refuse(payment, input, problem, ctx);
   const reversed = { ...payment, reversedValue: payment.reversedValue + amount.value };
-  return ok(changed(payment, ctx, { reversedValue: reversed.reversedValue, state: settledState(reversed), ...(settledState(reversed) === 'REVERSED' ? { captureAt: undefined } : {}) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+  return ok(
+    changed(payment, ctx, {
+      reversedValue: reversed.reversedValue,
+      state: settledState(reversed),
+      ...(settledState(reversed) === 'REVERSED' ? { captureAt: undefined } : {}),
+    }),
+    [operation(payment, input, ctx.codes.SUCCESS, true, ctx)],
+  );
 }
 
 /** Refunds part or all of what is captured; refunds in total up to the captured amount. */
@@ -331,24 +443,42 @@ export function refundPayment(payment: Payment, request: Schemas['RefundRequest'
     return { outcome: 'failed', payment: changed(payment, ctx, {}), operations: [failed], reported: failed };
   }
   const refunded = { ...payment, refundedValue: payment.refundedValue + request.amount.value };
-  return ok(changed(payment, ctx, { refundedValue: refunded.refundedValue, state: settledState(refunded) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+  return ok(changed(payment, ctx, { refundedValue: refunded.refundedValue, state: settledState(refunded) }), [
+    operation(payment, input, ctx.codes.SUCCESS, true, ctx),
+  ]);
 }
 
 /** Adds to a card authorization; the total authorized reflects both. */
-export function incrementAuthorization(payment: Payment, request: Schemas['IncrementalAuthorizationRequest'], ctx: DomainContext): Decision {
+export function incrementAuthorization(
+  payment: Payment,
+  request: Schemas['IncrementalAuthorizationRequest'],
+  ctx: DomainContext,
+): Decision {
   const input = operationInput('INCREMENTAL_AUTHORIZATION', request);
   if (payment.paymentMethodType !== CARD_METHOD) return refuse(payment, input, 'CARD_ONLY', ctx);
-  if (payment.state !== 'AUTHORIZED' && payment.state !== 'PARTIALLY_CAPTURED') return refuse(payment, input, 'WRONG_STATE', ctx);
+  if (payment.state !== 'AUTHORIZED' && payment.state !== 'PARTIALLY_CAPTURED')
+    return refuse(payment, input, 'WRONG_STATE', ctx);
   const problem = amountProblem(payment, request.amount, Number.MAX_SAFE_INTEGER);
   if (problem) return refuse(payment, input, problem, ctx);
   const authorizedValue = payment.authorizedValue + request.amount.value;
-  return ok(changed(payment, ctx, { authorizedValue, state: settledState({ ...payment, authorizedValue }) }), [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
+  return ok(changed(payment, ctx, { authorizedValue, state: settledState({ ...payment, authorizedValue }) }), [
+    operation(payment, input, ctx.codes.SUCCESS, true, ctx),
+  ]);
 }
 
 /** Changes the descriptive fields of a payment (not its money). */
-export function updatePayment(payment: Payment, request: Schemas['PaymentUpdateRequest'], ctx: DomainContext): Decision {
+export function updatePayment(
+  payment: Payment,
+  request: Schemas['PaymentUpdateRequest'],
+  ctx: DomainContext,
+): Decision {
   const { refNr, metadata, ...fields } = request;
-  const input: OperationInput = { type: 'UPDATE', transId: payment.transId, ...(refNr !== undefined ? { refNr } : {}), ...(metadata ? { metadata } : {}) };
+  const input: OperationInput = {
+    type: 'UPDATE',
+    transId: payment.transId,
+    ...(refNr !== undefined ? { refNr } : {}),
+    ...(metadata ? { metadata } : {}),
+  };
   const updated = changed(payment, ctx, {
     ...(refNr !== undefined ? { refNr } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
@@ -401,20 +531,31 @@ export function createUnreferencedRefund(
     const failed = operation(payment, opInput, simulated.code, false, ctx, declineDetails(payment, simulated));
     return { outcome: 'failed', payment: { ...payment, state: 'FAILED' }, operations: [failed], reported: failed };
   }
-  return ok({ ...payment, refundedValue: request.amount.value }, [operation(payment, opInput, ctx.codes.SUCCESS, true, ctx)]);
+  return ok({ ...payment, refundedValue: request.amount.value }, [
+    operation(payment, opInput, ctx.codes.SUCCESS, true, ctx),
+  ]);
 }
 
 /** A payment whose transId is taken: refused before anything is stored (422, without payId). */
 export function duplicateTransaction(scope: Scope, transId: string, ctx: DomainContext): Schemas['OperationResult'] {
   const code = ctx.codes.DUPLICATE_TRANSACTION;
-  return { merchantId: scope.merchantId, transId, status: 'FAILED', responseCode: code.responseCode, responseDescription: code.responseDescription };
+  return {
+    merchantId: scope.merchantId,
+    transId,
+    status: 'FAILED',
+    responseCode: code.responseCode,
+    responseDescription: code.responseDescription,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
 
 /** The operation result the contract answers payment operations with. */
-export function operationResult(payment: Pick<Payment, 'payId' | 'scope'>, op: PaymentOperation): Schemas['OperationResult'] {
+export function operationResult(
+  payment: Pick<Payment, 'payId' | 'scope'>,
+  op: PaymentOperation,
+): Schemas['OperationResult'] {
   return {
     payId: payment.payId,
     merchantId: payment.scope.merchantId,
@@ -456,7 +597,10 @@ export function paymentDetails(payment: Payment, operations: PaymentOperation[])
     reversedAmount: money(payment.reversedValue, payment.currency),
     integrationType: payment.integrationType,
     ...(payment.paymentMethodType !== undefined ? { paymentMethodType: payment.paymentMethodType } : {}),
-    captureMethod: { type: payment.captureMode, ...(payment.delayedHours !== undefined ? { delayed: { delayedHours: payment.delayedHours } } : {}) },
+    captureMethod: {
+      type: payment.captureMode,
+      ...(payment.delayedHours !== undefined ? { delayed: { delayedHours: payment.delayedHours } } : {}),
+    },
     ...(payment.captureAt !== undefined ? { captureTime: payment.captureAt } : {}),
     ...(details.channel !== undefined ? { channel: details.channel } : {}),
     creationDate: payment.createdAt,

@@ -29,14 +29,31 @@ export function advance(date: Date, frequency: string | undefined): Date {
     next.setUTCDate(Math.min(dayOfMonth, lastDay));
   };
   switch (frequency) {
-    case 'DAILY': next.setUTCDate(next.getUTCDate() + 1); break;
-    case 'WEEKLY': next.setUTCDate(next.getUTCDate() + 7); break;
-    case 'BIWEEKLY': next.setUTCDate(next.getUTCDate() + 14); break;
-    case 'BIMONTHLY': months(2); break;
-    case 'QUARTERLY': months(3); break;
-    case 'YEARLY': months(12); break;
-    case 'MONTHLY_EOM': next.setUTCDate(1); months(2); next.setUTCDate(0); break; // last day of next month
-    default: months(1); // MONTHLY, and plans without a frequency
+    case 'DAILY':
+      next.setUTCDate(next.getUTCDate() + 1);
+      break;
+    case 'WEEKLY':
+      next.setUTCDate(next.getUTCDate() + 7);
+      break;
+    case 'BIWEEKLY':
+      next.setUTCDate(next.getUTCDate() + 14);
+      break;
+    case 'BIMONTHLY':
+      months(2);
+      break;
+    case 'QUARTERLY':
+      months(3);
+      break;
+    case 'YEARLY':
+      months(12);
+      break;
+    case 'MONTHLY_EOM':
+      next.setUTCDate(1);
+      months(2);
+      next.setUTCDate(0);
+      break; // last day of next month
+    default:
+      months(1); // MONTHLY, and plans without a frequency
   }
   return next;
 }
@@ -63,14 +80,25 @@ export function planFromInitialPayment(source: PlanSource, ctx: DomainContext): 
     status: 'ACTIVE' as const,
     ...(source.merchantCustomerId !== undefined ? { merchantCustomerId: source.merchantCustomerId } : {}),
     ...(payment.customerId !== undefined ? { customerId: payment.customerId } : {}),
-    ...(order?.description !== undefined ? { description: order.description } : payment.details.statementDescriptor !== undefined ? { description: payment.details.statementDescriptor } : {}),
+    ...(order?.description !== undefined
+      ? { description: order.description }
+      : payment.details.statementDescriptor !== undefined
+        ? { description: payment.details.statementDescriptor }
+        : {}),
     currency: payment.currency,
     amountValue: payment.amount.value,
     paidInstallments: 0,
     initialPayId: payment.payId,
-    ...(source.storedPaymentMethod ? { storedPaymentMethodId: source.storedPaymentMethod.id, card: source.storedPaymentMethod.card } : {}),
+    ...(source.storedPaymentMethod
+      ? { storedPaymentMethodId: source.storedPaymentMethod.id, card: source.storedPaymentMethod.card }
+      : {}),
     ...(order?.merchantReference !== undefined || order?.invoiceId !== undefined
-      ? { order: { ...(order.merchantReference !== undefined ? { merchantReference: order.merchantReference } : {}), ...(order.invoiceId !== undefined ? { invoiceId: order.invoiceId } : {}) } }
+      ? {
+          order: {
+            ...(order.merchantReference !== undefined ? { merchantReference: order.merchantReference } : {}),
+            ...(order.invoiceId !== undefined ? { invoiceId: order.invoiceId } : {}),
+          },
+        }
       : {}),
     createdAt: iso(now),
     lastBillingAt: iso(now),
@@ -82,7 +110,14 @@ export function planFromInitialPayment(source: PlanSource, ctx: DomainContext): 
       const frequency = cof.recurring?.frequency ?? 'MONTHLY';
       const next = start && start > now ? start : advance(now, frequency);
       const expires = day(cof.recurring?.expiryDate);
-      return { ...base, type: 'RECURRING', triggerType: 'AUTOMATIC', frequency, nextPaymentDate: planDateTime(next), ...(expires ? { expirationDate: planDateTime(expires) } : {}) };
+      return {
+        ...base,
+        type: 'RECURRING',
+        triggerType: 'AUTOMATIC',
+        frequency,
+        nextPaymentDate: planDateTime(next),
+        ...(expires ? { expirationDate: planDateTime(expires) } : {}),
+      };
     }
     case 'INSTALLMENTS': {
       const total = Math.max(1, Math.trunc(cof.installments?.total ?? 1));
@@ -129,7 +164,12 @@ export type ChargeDecision =
   | { outcome: 'refused'; code: ResponseCodeName };
 
 /** A charge of a plan, by the document's amount rules per plan type. */
-export function chargePlan(plan: PaymentPlan, request: Schemas['PlanChargeRequest'], initial: Payment, ctx: DomainContext): ChargeDecision {
+export function chargePlan(
+  plan: PaymentPlan,
+  request: Schemas['PlanChargeRequest'],
+  initial: Payment,
+  ctx: DomainContext,
+): ChargeDecision {
   const sent = request.amount?.value;
   if (plan.type === 'RECURRING' && sent !== undefined) {
     return { outcome: 'invalid', field: 'amount', message: 'not applicable to recurring plans: their amount is fixed' };
@@ -146,7 +186,9 @@ export function chargePlan(plan: PaymentPlan, request: Schemas['PlanChargeReques
     const paid = plan.paidInstallments + 1;
     const done = paid >= (plan.totalInstallments ?? paid);
     const { nextPaymentDate: _, ...rest } = next;
-    next = done ? { ...rest, paidInstallments: paid, status: 'COMPLETED' } : { ...next, paidInstallments: paid, nextPaymentDate: planDateTime(advance(ctx.now, plan.frequency)) };
+    next = done
+      ? { ...rest, paidInstallments: paid, status: 'COMPLETED' }
+      : { ...next, paidInstallments: paid, nextPaymentDate: planDateTime(advance(ctx.now, plan.frequency)) };
   } else if (plan.type === 'RECURRING') {
     next = { ...next, nextPaymentDate: planDateTime(advance(ctx.now, plan.frequency)) };
   }
@@ -213,9 +255,18 @@ export function planBody(plan: PaymentPlan): Schemas['PaymentPlan'] {
     ...(plan.lastBillingAt !== undefined ? { lastBillingDate: plan.lastBillingAt } : {}),
     ...(plan.order ? { order: plan.order } : {}),
     ...(plan.card ? { paymentMethod: { type: 'CARD' as const, card: plan.card } } : {}),
-    ...(plan.type === 'RECURRING' ? { recurring: { ...(amount ? { amount } : {}), ...(frequency ? { frequency } : {}), ...dates } } : {}),
+    ...(plan.type === 'RECURRING'
+      ? { recurring: { ...(amount ? { amount } : {}), ...(frequency ? { frequency } : {}), ...dates } }
+      : {}),
     ...(plan.type === 'INSTALLMENTS'
-      ? { installments: { ...(plan.totalInstallments !== undefined ? { totalInstallments: plan.totalInstallments } : {}), paidInstallments: plan.paidInstallments, ...(frequency ? { frequency } : {}), ...dates } }
+      ? {
+          installments: {
+            ...(plan.totalInstallments !== undefined ? { totalInstallments: plan.totalInstallments } : {}),
+            paidInstallments: plan.paidInstallments,
+            ...(frequency ? { frequency } : {}),
+            ...dates,
+          },
+        }
       : {}),
     ...(plan.type === 'DELAYED_SHIPMENT' ? { delayedShipment: {} } : {}),
     ...(plan.type === 'UNSCHEDULED_MIT' ? { unscheduledMit: { currency: plan.currency } } : {}),

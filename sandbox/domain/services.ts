@@ -83,7 +83,11 @@ export const QUOTE_LIFETIME_MS = 15 * 60_000;
 
 /** Digits after the decimal point of a currency's minor unit (ISO 4217). */
 export function minorUnitDigits(currency: string): number {
-  return ['JPY', 'KRW', 'ISK', 'CLP', 'VND'].includes(currency) ? 0 : ['BHD', 'KWD', 'OMR', 'JOD', 'TND'].includes(currency) ? 3 : 2;
+  return ['JPY', 'KRW', 'ISK', 'CLP', 'VND'].includes(currency)
+    ? 0
+    : ['BHD', 'KWD', 'OMR', 'JOD', 'TND'].includes(currency)
+      ? 3
+      : 2;
 }
 
 export function binCheck(request: Schemas['DccBinCheckRequest']): Schemas['DccBinCheckResult'] {
@@ -92,12 +96,18 @@ export function binCheck(request: Schemas['DccBinCheckRequest']): Schemas['DccBi
   return {
     bin: request.bin,
     ...(range ? { cardCountry: range.country, cardCurrency: range.currency } : {}),
-    dccEligible: convertible && (request.amount?.currency === undefined || (request.amount.currency !== range.currency && EURO_RATES[request.amount.currency] !== undefined)),
+    dccEligible:
+      convertible &&
+      (request.amount?.currency === undefined ||
+        (request.amount.currency !== range.currency && EURO_RATES[request.amount.currency] !== undefined)),
   };
 }
 
 /** A quote, or why there is none (a 400 naming the field). */
-export function dccQuote(request: Schemas['DccQuoteRequest'], ctx: DomainContext): { quote: Schemas['DccQuote'] } | { invalid: { field: string; message: string } } {
+export function dccQuote(
+  request: Schemas['DccQuoteRequest'],
+  ctx: DomainContext,
+): { quote: Schemas['DccQuote'] } | { invalid: { field: string; message: string } } {
   const { value, currency: from } = request.amount;
   if (value === undefined) return { invalid: { field: 'amount.value', message: 'required for a quote' } };
   if (from === undefined) return { invalid: { field: 'amount.currency', message: 'required for a quote' } };
@@ -105,11 +115,17 @@ export function dccQuote(request: Schemas['DccQuoteRequest'], ctx: DomainContext
   if (!range) return { invalid: { field: 'bin', message: 'unknown card range: no currency conversion' } };
   const fromRate = EURO_RATES[from];
   const toRate = EURO_RATES[range.currency];
-  if (fromRate === undefined || toRate === undefined) return { invalid: { field: 'amount.currency', message: `no exchange rate between ${from} and ${range.currency}` } };
-  if (range.currency === from) return { invalid: { field: 'bin', message: `the card's currency is the transaction currency (${from}): no conversion` } };
+  if (fromRate === undefined || toRate === undefined)
+    return { invalid: { field: 'amount.currency', message: `no exchange rate between ${from} and ${range.currency}` } };
+  if (range.currency === from)
+    return {
+      invalid: { field: 'bin', message: `the card's currency is the transaction currency (${from}): no conversion` },
+    };
   const rate = toRate / fromRate;
   const major = value / 10 ** minorUnitDigits(from);
-  const converted = Math.round(major * rate * (1 + Number(DCC_MARKUP_PERCENT) / 100) * 10 ** minorUnitDigits(range.currency));
+  const converted = Math.round(
+    major * rate * (1 + Number(DCC_MARKUP_PERCENT) / 100) * 10 ** minorUnitDigits(range.currency),
+  );
   return {
     quote: {
       quoteId: ctx.newId('quote'),
@@ -161,9 +177,12 @@ export function cardInput(data: unknown): CardInput {
 
 /** Why card data cannot be used (a 400 on the field), or undefined. */
 export function cardInputProblem(card: CardInput): { field: string; message: string } | undefined {
-  if (card.cardNumber !== undefined && !/^[0-9]{12,19}$/.test(card.cardNumber)) return { field: 'cardNumber', message: 'must be 12 to 19 digits' };
-  if (card.cardNumber !== undefined && !passesLuhn(card.cardNumber)) return { field: 'cardNumber', message: 'fails the Luhn check' };
-  if (card.expiryDate !== undefined && !/^[0-9]{4}(0[1-9]|1[0-2])$/.test(card.expiryDate)) return { field: 'expiryDate', message: 'must be YYYYMM' };
+  if (card.cardNumber !== undefined && !/^[0-9]{12,19}$/.test(card.cardNumber))
+    return { field: 'cardNumber', message: 'must be 12 to 19 digits' };
+  if (card.cardNumber !== undefined && !passesLuhn(card.cardNumber))
+    return { field: 'cardNumber', message: 'fails the Luhn check' };
+  if (card.expiryDate !== undefined && !/^[0-9]{4}(0[1-9]|1[0-2])$/.test(card.expiryDate))
+    return { field: 'expiryDate', message: 'must be YYYYMM' };
   return undefined;
 }
 
@@ -174,7 +193,14 @@ export function mask(number: string, type: 'CARD' | 'IBAN'): string {
 
 /** A new pseudo number record for a number never seen in this scope. */
 export function pseudoNumberRecord(
-  input: { scope: Scope; fingerprint: string; number: string; type: 'CARD' | 'IBAN'; expiryDate?: string; cardHolderName?: string },
+  input: {
+    scope: Scope;
+    fingerprint: string;
+    number: string;
+    type: 'CARD' | 'IBAN';
+    expiryDate?: string;
+    cardHolderName?: string;
+  },
   ctx: DomainContext,
 ): PseudoNumberRecord {
   const card: Schemas['CardSummary'] | undefined =
@@ -214,8 +240,13 @@ export const ACCOUNT_UPDATER_CARDS: Readonly<Record<string, 'UPDATED' | 'CLOSED'
  * NO_CHANGE, UPDATED (a new expiry date: a reissued card, or one whose expiry has passed),
  * CLOSED, or UNKNOWN for a pseudo number the merchant never created.
  */
-export function accountUpdate(record: PseudoNumberRecord | undefined, request: Schemas['AccountUpdaterRequest'], ctx: DomainContext): Schemas['AccountUpdaterResult'] {
-  if (!record || record.type !== 'CARD' || !record.card) return { result: 'UNKNOWN', pseudoNumber: request.pseudoNumber };
+export function accountUpdate(
+  record: PseudoNumberRecord | undefined,
+  request: Schemas['AccountUpdaterRequest'],
+  ctx: DomainContext,
+): Schemas['AccountUpdaterResult'] {
+  if (!record || record.type !== 'CARD' || !record.card)
+    return { result: 'UNKNOWN', pseudoNumber: request.pseudoNumber };
   const card = record.card;
   const expiry = request.expiryDate ?? card.expiryDate;
   const current = `${ctx.now.getUTCFullYear()}${String(ctx.now.getUTCMonth() + 1).padStart(2, '0')}`;
@@ -223,7 +254,17 @@ export function accountUpdate(record: PseudoNumberRecord | undefined, request: S
   if (fixture === 'CLOSED') return { result: 'CLOSED', pseudoNumber: record.pseudoNumber, card };
   if (fixture === 'UPDATED' || (expiry !== undefined && expiry < current)) {
     const renewed = `${ctx.now.getUTCFullYear() + 3}${String(ctx.now.getUTCMonth() + 1).padStart(2, '0')}`;
-    return { result: 'UPDATED', pseudoNumber: record.pseudoNumber, expiryDate: renewed, card: { ...card, expiryDate: renewed } };
+    return {
+      result: 'UPDATED',
+      pseudoNumber: record.pseudoNumber,
+      expiryDate: renewed,
+      card: { ...card, expiryDate: renewed },
+    };
   }
-  return { result: 'NO_CHANGE', pseudoNumber: record.pseudoNumber, ...(expiry !== undefined ? { expiryDate: expiry } : {}), card };
+  return {
+    result: 'NO_CHANGE',
+    pseudoNumber: record.pseudoNumber,
+    ...(expiry !== undefined ? { expiryDate: expiry } : {}),
+    card,
+  };
 }

@@ -115,7 +115,15 @@ export const DESCRIPTIVE_FIELDS = [
 export type PaymentDescriptiveFields = Partial<Pick<Schemas['PaymentRequest'], (typeof DESCRIPTIVE_FIELDS)[number]>>;
 
 /** CREATION: a payment that waits (for the customer or a confirmation) before it is authorized. */
-export type OperationType = 'CREATION' | 'AUTHORIZATION' | 'CAPTURE' | 'REVERSAL' | 'REFUND' | 'INCREMENTAL_AUTHORIZATION' | 'CONFIRMATION' | 'UPDATE';
+export type OperationType =
+  | 'CREATION'
+  | 'AUTHORIZATION'
+  | 'CAPTURE'
+  | 'REVERSAL'
+  | 'REFUND'
+  | 'INCREMENTAL_AUTHORIZATION'
+  | 'CONFIRMATION'
+  | 'UPDATE';
 
 /** One operation on a payment: each has its own xId; the payment's payId never changes. */
 export interface PaymentOperation {

@@ -6,14 +6,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { components, operations } from '../../generated/admin/types.js';
 import { findDelivery, listDeliveries, listMerchants, merchantScope, resetData } from '../app/admin.js';
+import { ClockError, type TestClocks } from '../app/clock.js';
 import { isRejection, type Rejection } from '../app/outcomes.js';
+import { resendDeliveryById } from '../app/webhooks.js';
+import { type ApiDocument, loadApiDocument, type OperationContract } from '../contract/api-document.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { ClockError, type TestClocks } from '../app/clock.js';
-import { resendDeliveryById } from '../app/webhooks.js';
-import { loadApiDocument, type ApiDocument, type OperationContract } from '../contract/api-document.js';
-import { readInput, type BodyOf, type ParametersOf, type Reply } from './pipeline.js';
-import { problemBody, type ProblemInput } from './problems.js';
+import { type BodyOf, type ParametersOf, type Reply, readInput } from './pipeline.js';
+import { type ProblemInput, problemBody } from './problems.js';
 
 export const ADMIN_DOCUMENT_PATH = new URL('../admin/openapi.yaml', import.meta.url);
 /** Every path of the admin document starts with it; the merchant roots never do. */
@@ -26,7 +26,8 @@ type Schemas = components['schemas'];
 
 let cached: AdminDocument | undefined;
 /** The admin document, read and prepared once per process. */
-export const loadAdminDocument = (): AdminDocument => (cached ??= loadApiDocument<AdminOperationId>(ADMIN_DOCUMENT_PATH));
+export const loadAdminDocument = (): AdminDocument =>
+  (cached ??= loadApiDocument<AdminOperationId>(ADMIN_DOCUMENT_PATH));
 
 export interface AdminDeps {
   /** The admin key: `Authorization: Bearer <key>`. */
@@ -59,7 +60,12 @@ function deliveryBody(d: WebhookDelivery): Schemas['WebhookDelivery'] {
     kind: d.kind,
     url: d.url,
     status: d.status,
-    attempts: d.attempts.map((a) => ({ at: a.at, ...(a.statusCode !== undefined ? { statusCode: a.statusCode } : {}), ...(a.error !== undefined ? { error: a.error.slice(0, 1024) } : {}), durationMs: a.durationMs })),
+    attempts: d.attempts.map((a) => ({
+      at: a.at,
+      ...(a.statusCode !== undefined ? { statusCode: a.statusCode } : {}),
+      ...(a.error !== undefined ? { error: a.error.slice(0, 1024) } : {}),
+      durationMs: a.durationMs,
+    })),
     nextAttemptAt: d.nextAttemptAt,
     createdAt: d.createdAt,
     ...(d.deliveredAt !== undefined ? { deliveredAt: d.deliveredAt } : {}),
@@ -70,7 +76,10 @@ function deliveryBody(d: WebhookDelivery): Schemas['WebhookDelivery'] {
 
 /** A rejection as the admin document answers it: 404 naming what is missing. */
 const rejectionReply = (r: Pick<AdminRequest, 'problem'>, rejection: Rejection): Reply =>
-  r.problem(404, { title: 'Not found.', detail: rejection.rejected === 'notFound' ? `No ${rejection.what.toLowerCase()} ${rejection.id}.` : 'Not found.' });
+  r.problem(404, {
+    title: 'Not found.',
+    detail: rejection.rejected === 'notFound' ? `No ${rejection.what.toLowerCase()} ${rejection.id}.` : 'Not found.',
+  });
 
 function handlers(deps: AdminDeps): AdminHandlers {
   const { store, clocks } = deps;
@@ -78,7 +87,13 @@ function handlers(deps: AdminDeps): AdminHandlers {
   return {
     async listMerchants() {
       const merchants = await listMerchants(store);
-      const body: Schemas['MerchantList'] = { data: merchants.map((m) => ({ merchantId: m.merchantId, webhookKind: m.webhookKind ?? 'enhanced', createdAt: m.createdAt })) };
+      const body: Schemas['MerchantList'] = {
+        data: merchants.map((m) => ({
+          merchantId: m.merchantId,
+          webhookKind: m.webhookKind ?? 'enhanced',
+          createdAt: m.createdAt,
+        })),
+      };
       return { status: 200, body };
     },
 
@@ -114,7 +129,12 @@ function handlers(deps: AdminDeps): AdminHandlers {
         };
         return { status: 200, body };
       } catch (err) {
-        if (err instanceof ClockError) return r.problem(409, { title: 'The clock cannot do that.', detail: err.message, type: 'sandbox/clock-conflict' });
+        if (err instanceof ClockError)
+          return r.problem(409, {
+            title: 'The clock cannot do that.',
+            detail: err.message,
+            type: 'sandbox/clock-conflict',
+          });
         throw err;
       }
     },
@@ -142,7 +162,11 @@ function handlers(deps: AdminDeps): AdminHandlers {
       const outcome = await resendDeliveryById(store, id, new Date());
       if (outcome === 'missing') return rejectionReply(r, { rejected: 'notFound', what: 'Webhook delivery', id });
       if (outcome === 'pending') {
-        return r.problem(409, { title: 'The delivery is still pending.', detail: 'It is being sent or waits for its next attempt; resend it once it is DELIVERED or DEAD.', type: 'sandbox/delivery-pending' });
+        return r.problem(409, {
+          title: 'The delivery is still pending.',
+          detail: 'It is being sent or waits for its next attempt; resend it once it is DELIVERED or DEAD.',
+          type: 'sandbox/delivery-pending',
+        });
       }
       deps.onWebhookQueued();
       return { status: 202, body: deliveryBody(outcome) };
@@ -162,17 +186,21 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
   const expected = digest(deps.key);
 
   const instance = (request: FastifyRequest) => request.url.split('?')[0]!;
-  const problemFor = (op: Pick<OperationContract<string>, 'responses'>, request: FastifyRequest) => (status: number, input: ProblemInput): Reply => ({
-    status,
-    body: problemBody(document, op, status, input, { traceId: '', instance: instance(request) }),
-  });
+  const problemFor =
+    (op: Pick<OperationContract<string>, 'responses'>, request: FastifyRequest) =>
+    (status: number, input: ProblemInput): Reply => ({
+      status,
+      body: problemBody(document, op, status, input, { traceId: '', instance: instance(request) }),
+    });
   const send = (op: Pick<OperationContract<string>, 'id' | 'responses'>, reply: FastifyReply, r: Reply) => {
     const response = op.responses.get(r.status);
     if (!response) throw new Error(`${op.id} would answer ${r.status}, which the admin document does not declare`);
     reply.code(r.status);
     if (r.status === 401) reply.header('www-authenticate', REALM);
     if (r.body === undefined) return reply.send();
-    return reply.header('content-type', `${response.mediaType ?? 'application/json'}; charset=utf-8`).send(JSON.stringify(r.body));
+    return reply
+      .header('content-type', `${response.mediaType ?? 'application/json'}; charset=utf-8`)
+      .send(JSON.stringify(r.body));
   };
   /** An operation whose 404 and 500 give the not-found and error bodies outside any operation. */
   const generic = operations.find((op) => op.responses.has(404) && op.responses.has(500));
@@ -181,15 +209,33 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
   await app.register(
     async (scope) => {
       scope.setNotFoundHandler((request, reply) =>
-        send(generic, reply.code(404), problemFor(generic, request)(404, { title: 'No such operation.', detail: `${request.method} ${instance(request)} is not an operation of the admin API (sandbox/admin/openapi.yaml).` })),
+        send(
+          generic,
+          reply.code(404),
+          problemFor(generic, request)(404, {
+            title: 'No such operation.',
+            detail: `${request.method} ${instance(request)} is not an operation of the admin API (sandbox/admin/openapi.yaml).`,
+          }),
+        ),
       );
       scope.setErrorHandler((error: FastifyError, request, reply) => {
         const op = document.operations.get(request.routeOptions.config.operationId as AdminOperationId) ?? generic;
-        let status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : 500;
+        let status =
+          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? 413
+            : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+              ? 415
+              : 500;
         if (!op.responses.has(status)) status = 500;
         if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
-        const title = status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : 'Internal server error.';
-        const detail = status === 413 ? 'The body exceeds 1048576 bytes.' : status === 415 ? `Send the body as ${op.requestMediaType ?? 'application/json'}.` : 'The sandbox failed to process the request.';
+        const title =
+          status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : 'Internal server error.';
+        const detail =
+          status === 413
+            ? 'The body exceeds 1048576 bytes.'
+            : status === 415
+              ? `Send the body as ${op.requestMediaType ?? 'application/json'}.`
+              : 'The sandbox failed to process the request.';
         return send(op, reply, problemFor(op, request)(status, { title, detail }));
       });
       for (const op of operations) {
@@ -202,13 +248,35 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
           handler: async (request, reply) => {
             const problem = problemFor(op, request);
             const authorization = request.headers.authorization;
-            const presented = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
+            const presented =
+              typeof authorization === 'string' && /^bearer /i.test(authorization)
+                ? authorization.slice(7).trim()
+                : undefined;
             if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
-              return send(op, reply, problem(401, { title: 'Authentication required.', detail: presented === undefined ? 'Send the admin key as Authorization: Bearer <admin key>.' : 'Wrong admin key.' }));
+              return send(
+                op,
+                reply,
+                problem(401, {
+                  title: 'Authentication required.',
+                  detail:
+                    presented === undefined
+                      ? 'Send the admin key as Authorization: Bearer <admin key>.'
+                      : 'Wrong admin key.',
+                }),
+              );
             }
             const input = readInput(op, request, problem);
             if ('reply' in input) return send(op, reply, input.reply);
-            return send(op, reply, await handler({ path: input.parameters.path, query: input.parameters.query, body: input.body, problem } as AdminRequest));
+            return send(
+              op,
+              reply,
+              await handler({
+                path: input.parameters.path,
+                query: input.parameters.query,
+                body: input.body,
+                problem,
+              } as AdminRequest),
+            );
           },
         });
       }

@@ -2,17 +2,17 @@
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { sandboxFingerprint } from '../app/fingerprint.js';
+import { newId } from '../app/ids.js';
+import type { Contract } from '../contract/contract.js';
 import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { registerAdminApi, type AdminDeps } from './admin.js';
+import { type AdminDeps, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
-import type { Contract } from '../contract/contract.js';
-import { sandboxFingerprint } from '../app/fingerprint.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
-import { newId } from '../app/ids.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
-import { problemBody, type ProblemInput } from './problems.js';
+import { type ProblemInput, problemBody } from './problems.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
 export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
@@ -71,7 +71,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   };
 
   // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, routerOptions: { caseSensitive: true, maxParamLength: 2048 }, return503OnClosing: true });
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: false,
+    routerOptions: { caseSensitive: true, maxParamLength: 2048 },
+    return503OnClosing: true,
+  });
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.
@@ -81,9 +86,17 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   }
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).header('content-type', 'application/json; charset=utf-8').send(
-      JSON.stringify({ type: 'https://developer.payment-service.example/problems/not-found', title: 'No such operation.', status: 404, detail: `${request.method} ${request.url.split('?')[0]} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.` }),
-    );
+    reply
+      .code(404)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(
+        JSON.stringify({
+          type: 'https://developer.payment-service.example/problems/not-found',
+          title: 'No such operation.',
+          status: 404,
+          detail: `${request.method} ${request.url.split('?')[0]} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.`,
+        }),
+      );
   });
 
   // Errors before or outside the handler: a too large body (413), a media type without a parser
@@ -92,31 +105,60 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const operation = contract.operations.get(request.routeOptions.config.operationId as never);
     const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-    const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 415 : clientError ? 400 : 500;
+    const status =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 413
+        : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 415
+          : clientError
+            ? 400
+            : 500;
     if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
     const input: ProblemInput = {
       413: { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` },
-      415: { title: 'Unsupported media type.', detail: `Send the body as ${operation?.requestMediaType ?? 'application/json'}.` },
-      400: { title: 'Malformed request.', detail: 'The request body could not be read.', errors: { '(body)': [`could not be read: ${error.message}`] } },
+      415: {
+        title: 'Unsupported media type.',
+        detail: `Send the body as ${operation?.requestMediaType ?? 'application/json'}.`,
+      },
+      400: {
+        title: 'Malformed request.',
+        detail: 'The request body could not be read.',
+        errors: { '(body)': [`could not be read: ${error.message}`] },
+      },
       500: { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' },
     }[status];
-    const body = operation ? problemBody(contract, operation, status, input, { traceId: newId('trace'), instance: request.url.split('?')[0]! }) : undefined;
-    reply.code(operation?.responses.has(status) ? status : 500).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: input.detail }));
+    const body = operation
+      ? problemBody(contract, operation, status, input, {
+          traceId: newId('trace'),
+          instance: request.url.split('?')[0]!,
+        })
+      : undefined;
+    reply
+      .code(operation?.responses.has(status) ? status : 500)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: input.detail }));
   });
 
   if (options.log) {
     const log = options.log;
     app.addHook('onResponse', async (request, reply) => {
-      log(`${new Date().toISOString()} ${request.method} ${request.url} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`);
+      log(
+        `${new Date().toISOString()} ${request.method} ${request.url} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
+      );
     });
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
   registerHostedPages(app, { ...deps, tables: contract.tables, onDelivery: () => options.onWebhookQueued?.() });
-  if (options.admin) await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
+  if (options.admin)
+    await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');
-      const route = { method: operation.method.toUpperCase() as 'GET', config: { operationId: operation.id }, handler: operationHandler(deps, operation, environment, root) };
+      const route = {
+        method: operation.method.toUpperCase() as 'GET',
+        config: { operationId: operation.id },
+        handler: operationHandler(deps, operation, environment, root),
+      };
       if (!BROWSER_OPERATIONS.has(operation.id)) {
         app.route({ ...route, url });
         continue;
@@ -126,7 +168,13 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       const prefix = url.slice(0, url.indexOf('/:'));
       await app.register(
         async (scope) => {
-          await scope.register(cors, { origin: true, methods: [route.method], allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposedHeaders: [REPLAY_HEADER], maxAge: 600 });
+          await scope.register(cors, {
+            origin: true,
+            methods: [route.method],
+            allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+            exposedHeaders: [REPLAY_HEADER],
+            maxAge: 600,
+          });
           scope.route({ ...route, url: url.slice(prefix.length) });
         },
         { prefix },
@@ -136,4 +184,3 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
 
   return app;
 }
-

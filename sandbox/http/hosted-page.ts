@@ -108,7 +108,10 @@ ${body}
 export function renderHostedPage(view: HostedPageView): RenderedPage {
   const amount = formatMinorUnits(view.amountValue, view.currency);
   const methods = view.methods
-    .map((m, i) => `<label for="method-${i}"><input type="radio" name="method" id="method-${i}" value="${escapeHtml(m)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(m)}</label>`)
+    .map(
+      (m, i) =>
+        `<label for="method-${i}"><input type="radio" name="method" id="method-${i}" value="${escapeHtml(m)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(m)}</label>`,
+    )
     .join('\n');
   const body = `<h1>Pay ${escapeHtml(view.merchantId)}</h1>
 ${view.environment === 'test' ? '<p class="banner" role="note">Test mode: no real money moves.</p>\n' : ''}<dl>
@@ -130,5 +133,8 @@ ${methods}
 }
 
 export function renderHostedMessage(view: HostedMessageView): RenderedPage {
-  return { html: document(view.title, `<h1>${escapeHtml(view.title)}</h1>\n<p>${escapeHtml(view.message)}</p>`), headers: headers("'none'") };
+  return {
+    html: document(view.title, `<h1>${escapeHtml(view.title)}</h1>\n<p>${escapeHtml(view.message)}</p>`),
+    headers: headers("'none'"),
+  };
 }

@@ -3,10 +3,18 @@
 // Cancel (app/hosted.ts decides), and the customer ends on `urls.return` or `urls.cancel`.
 // Not part of the merchant contract: pages for a browser, not operations.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { chooseOnHostedPage, findHostedPlace, hostedOffer, type HostedAddress, type HostedChoice, type HostedDeps, type HostedRefusal } from '../app/hosted.js';
+import {
+  chooseOnHostedPage,
+  findHostedPlace,
+  type HostedAddress,
+  type HostedChoice,
+  type HostedDeps,
+  type HostedRefusal,
+  hostedOffer,
+} from '../app/hosted.js';
 import { redirectTarget } from '../domain/hosted.js';
 import type { Scope } from '../domain/types.js';
-import { renderHostedMessage, renderHostedPage, type RenderedPage } from './hosted-page.js';
+import { type RenderedPage, renderHostedMessage, renderHostedPage } from './hosted-page.js';
 
 export interface HostedRoutesDeps extends HostedDeps {
   /** The time of a scope: its test clock. */
@@ -16,13 +24,30 @@ export interface HostedRoutesDeps extends HostedDeps {
   onDelivery(): void;
 }
 
-const send = (reply: FastifyReply, status: number, page: RenderedPage) => reply.code(status).headers(page.headers).send(page.html);
+const send = (reply: FastifyReply, status: number, page: RenderedPage) =>
+  reply.code(status).headers(page.headers).send(page.html);
 
 const MESSAGES: Record<HostedRefusal, { status: number; title: string; message: string }> = {
-  missing: { status: 404, title: 'Payment page not found', message: 'This payment page does not exist. Check the link the merchant gave you.' },
-  used: { status: 410, title: 'Payment page already used', message: 'This payment has already been completed or declined. Return to the merchant to start again.' },
-  expired: { status: 410, title: 'Payment page expired', message: 'This payment page has expired. Return to the merchant to start again.' },
-  invalid: { status: 400, title: 'Choose a payment method', message: 'The form was incomplete: go back and choose one of the offered payment methods.' },
+  missing: {
+    status: 404,
+    title: 'Payment page not found',
+    message: 'This payment page does not exist. Check the link the merchant gave you.',
+  },
+  used: {
+    status: 410,
+    title: 'Payment page already used',
+    message: 'This payment has already been completed or declined. Return to the merchant to start again.',
+  },
+  expired: {
+    status: 410,
+    title: 'Payment page expired',
+    message: 'This payment page has expired. Return to the merchant to start again.',
+  },
+  invalid: {
+    status: 400,
+    title: 'Choose a payment method',
+    message: 'The form was incomplete: go back and choose one of the offered payment methods.',
+  },
 };
 
 const message = (reply: FastifyReply, which: HostedRefusal) => {
@@ -63,7 +88,9 @@ export function registerHostedPages(app: FastifyInstance, deps: HostedRoutesDeps
         methods: offer.methods,
         environment: place.scope.environment,
         actionUrl: `${deps.publicUrl()}${request.url.split('?')[0]}`,
-        redirectOrigins: [originOf(offer.urls.return), originOf(offer.urls.cancel)].filter((o): o is string => o !== undefined),
+        redirectOrigins: [originOf(offer.urls.return), originOf(offer.urls.cancel)].filter(
+          (o): o is string => o !== undefined,
+        ),
       }),
     );
   });
@@ -79,8 +106,16 @@ export function registerHostedPages(app: FastifyInstance, deps: HostedRoutesDeps
     if (!exit.redirect) {
       const paid = exit.parameters.status !== undefined && exit.parameters.status !== 'FAILED';
       const title = choice.decision === 'cancel' ? 'Payment cancelled' : paid ? 'Payment complete' : 'Payment declined';
-      return send(reply, 200, renderHostedMessage({ title, message: 'The merchant gave no address to return to: you can close this page.' }));
+      return send(
+        reply,
+        200,
+        renderHostedMessage({ title, message: 'The merchant gave no address to return to: you can close this page.' }),
+      );
     }
-    return reply.code(303).header('location', redirectTarget(exit.redirect, exit.parameters)).header('cache-control', 'no-store').send();
+    return reply
+      .code(303)
+      .header('location', redirectTarget(exit.redirect, exit.parameters))
+      .header('cache-control', 'no-store')
+      .send();
   });
 }

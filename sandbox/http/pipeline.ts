@@ -6,15 +6,15 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../generated/operations.js';
 import type { operations } from '../../generated/types.js';
-import { domainContextAt, type AppContext } from '../app/context.js';
+import { type AppContext, domainContextAt } from '../app/context.js';
 import { newId } from '../app/ids.js';
 import type { OperationContract } from '../contract/api-document.js';
 import type { Contract } from '../contract/contract.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
-import { DuplicateKeyError, type Store, type StoreTransaction, type StoredResponse } from '../store/store.js';
+import { DuplicateKeyError, type Store, type StoredResponse, type StoreTransaction } from '../store/store.js';
 import type { Authenticator } from './auth.js';
-import { problemBody, type ProblemInput } from './problems.js';
+import { type ProblemInput, problemBody } from './problems.js';
 
 /** How long a claimed Idempotency-Key holds before a retry may take it over (its request crashed). */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
@@ -40,10 +40,14 @@ interface GeneratedOperation {
 }
 
 /** The operation's request body as its generated types give it (validated against the same schema); undefined without one. */
-export type BodyOf<Op extends GeneratedOperation> = undefined extends Op['requestBody'] ? Content<NonNullable<Op['requestBody']>> | undefined : Content<Op['requestBody']>;
+export type BodyOf<Op extends GeneratedOperation> = undefined extends Op['requestBody']
+  ? Content<NonNullable<Op['requestBody']>> | undefined
+  : Content<Op['requestBody']>;
 
 /** The operation's path or query parameters as its generated types give them (validated and coerced). */
-export type ParametersOf<Op extends GeneratedOperation, In extends 'path' | 'query'> = [NonNullable<Op['parameters'][In]>] extends [never]
+export type ParametersOf<Op extends GeneratedOperation, In extends 'path' | 'query'> = [
+  NonNullable<Op['parameters'][In]>,
+] extends [never]
   ? Record<string, never>
   : NonNullable<Op['parameters'][In]>;
 
@@ -73,9 +77,13 @@ export type Handler<Id extends OperationId = OperationId> =
 export type Handlers = { readonly [Id in OperationId]: Handler<Id> };
 
 /** A handler that only reads (no transaction; GET's fast path). */
-export const read = <Id extends OperationId>(run: (ctx: RequestContext<Id>, store: Store) => Promise<Reply>): Handler<Id> => ({ kind: 'read', run });
+export const read = <Id extends OperationId>(
+  run: (ctx: RequestContext<Id>, store: Store) => Promise<Reply>,
+): Handler<Id> => ({ kind: 'read', run });
 /** A handler whose work, and the completion of its Idempotency-Key, commit in one transaction. */
-export const write = <Id extends OperationId>(run: (ctx: RequestContext<Id>, tx: StoreTransaction) => Promise<Reply>): Handler<Id> => ({ kind: 'write', run });
+export const write = <Id extends OperationId>(
+  run: (ctx: RequestContext<Id>, tx: StoreTransaction) => Promise<Reply>,
+): Handler<Id> => ({ kind: 'write', run });
 
 export interface PipelineDeps {
   contract: Contract;
@@ -137,13 +145,20 @@ function canonical(value: unknown): string {
   }
   const keys = Object.keys(value).sort();
   let out = '{';
-  for (let i = 0; i < keys.length; i++) out += (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + canonical((value as Record<string, unknown>)[keys[i]!]);
+  for (let i = 0; i < keys.length; i++)
+    out +=
+      (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + canonical((value as Record<string, unknown>)[keys[i]!]);
   return out + '}';
 }
 
 const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]!.trim().toLowerCase();
 
-export function operationHandler(deps: PipelineDeps, operation: OperationContract<OperationId>, environment: Environment, root: string) {
+export function operationHandler(
+  deps: PipelineDeps,
+  operation: OperationContract<OperationId>,
+  environment: Environment,
+  root: string,
+) {
   const handler = deps.handlers[operation.id] as Handler;
   if (!handler) throw new Error(`no handler for ${operation.id}`);
 
@@ -151,10 +166,14 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
     // A trace id only when a problem body needs one.
     const problem = (status: number, input: ProblemInput): Reply => ({
       status,
-      body: problemBody(deps.contract, operation, status, input, { traceId: newId('trace'), instance: request.url.split('?')[0]! }),
+      body: problemBody(deps.contract, operation, status, input, {
+        traceId: newId('trace'),
+        instance: request.url.split('?')[0]!,
+      }),
     });
     const send = (r: Reply, extra?: Record<string, string>) => {
-      if (!operation.responses.has(r.status)) throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
+      if (!operation.responses.has(r.status))
+        throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
       reply.code(r.status);
       if (extra) reply.headers(extra);
       if (r.body === undefined) return reply.send();
@@ -172,13 +191,24 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
     if ('reply' in input) return send(input.reply);
     const { body, parameters } = input;
 
-    const ctx = new Context(deps, operation, environment, scope, merchant, parameters, body as RequestBody<OperationId>, problem);
+    const ctx = new Context(
+      deps,
+      operation,
+      environment,
+      scope,
+      merchant,
+      parameters,
+      body as RequestBody<OperationId>,
+      problem,
+    );
 
     // 3. Idempotency: a replay, a conflict, or a claim that the handler's transaction completes
     const key = parameters.headers['idempotency-key'];
     let claim: { key: string; token: string } | undefined;
     if (operation.idempotent && typeof key === 'string') {
-      const requestHash = createHash('sha256').update(`${operation.id}\n${canonical(parameters.path)}\n${canonical(body ?? null)}`).digest('hex');
+      const requestHash = createHash('sha256')
+        .update(`${operation.id}\n${canonical(parameters.path)}\n${canonical(body ?? null)}`)
+        .digest('hex');
       const result = await deps.store.idempotency.claim({
         scope,
         key,
@@ -217,15 +247,24 @@ export function operationHandler(deps: PipelineDeps, operation: OperationContrac
         answer = await inTransaction(deps.store, async (tx) => {
           const r = await handler.run(ctx, tx);
           const response = stored(r);
-          if (claim) await tx.idempotency.complete({ scope, key: claim.key, token: claim.token, response, now: deps.now(scope).toISOString() });
+          if (claim)
+            await tx.idempotency.complete({
+              scope,
+              key: claim.key,
+              token: claim.token,
+              response,
+              now: deps.now(scope).toISOString(),
+            });
           return { reply: r, response };
         });
       }
-      if (!operation.responses.has(answer.reply.status)) throw new Error(`${operation.id} would answer ${answer.reply.status}, which the contract does not declare`);
+      if (!operation.responses.has(answer.reply.status))
+        throw new Error(`${operation.id} would answer ${answer.reply.status}, which the contract does not declare`);
       reply.code(answer.reply.status).headers(answer.response.headers);
       return reply.send(answer.response.body === '' ? undefined : answer.response.body);
     } catch (err) {
-      if (claim) await deps.store.idempotency.release({ scope, key: claim.key, token: claim.token }).catch(() => undefined);
+      if (claim)
+        await deps.store.idempotency.release({ scope, key: claim.key, token: claim.token }).catch(() => undefined);
       throw err;
     }
   };
@@ -246,15 +285,33 @@ export function readInput(
   if (operation.requestMediaType) {
     const mediaType = mediaTypeOf(request.headers['content-type']);
     if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
-      return { reply: problem(415, { title: 'Unsupported media type.', detail: `Send the body as ${operation.requestMediaType}.` }) };
+      return {
+        reply: problem(415, {
+          title: 'Unsupported media type.',
+          detail: `Send the body as ${operation.requestMediaType}.`,
+        }),
+      };
     }
     if (raw === undefined || raw === '') {
-      if (operation.requestBodyRequired) return { reply: problem(400, { title: 'One or more validation errors occurred.', detail: 'The request body is required.', errors: { '(body)': ['is required'] } }) };
+      if (operation.requestBodyRequired)
+        return {
+          reply: problem(400, {
+            title: 'One or more validation errors occurred.',
+            detail: 'The request body is required.',
+            errors: { '(body)': ['is required'] },
+          }),
+        };
     } else if (operation.requestMediaType === 'application/json') {
       try {
         body = JSON.parse(raw);
       } catch (err) {
-        return { reply: problem(400, { title: 'Malformed JSON.', detail: (err as Error).message, errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] } }) };
+        return {
+          reply: problem(400, {
+            title: 'Malformed JSON.',
+            detail: (err as Error).message,
+            errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] },
+          }),
+        };
       }
     } else {
       body = Object.fromEntries(new URLSearchParams(raw));
@@ -267,7 +324,13 @@ export function readInput(
   });
   const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
   if (parameters.errors || bodyErrors) {
-    return { reply: problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors: { ...parameters.errors, ...bodyErrors } }) };
+    return {
+      reply: problem(400, {
+        title: 'One or more validation errors occurred.',
+        detail: 'See errors for the fields that failed validation.',
+        errors: { ...parameters.errors, ...bodyErrors },
+      }),
+    };
   }
   return { body, parameters: parameters.values };
 }
@@ -275,7 +338,9 @@ export function readInput(
 /** The response as it is sent and kept for replays. */
 function stored(r: Reply): StoredResponse {
   const body = r.json ?? (r.body === undefined ? undefined : JSON.stringify(r.body));
-  return body === undefined ? { status: r.status, headers: {}, body: '' } : { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
+  return body === undefined
+    ? { status: r.status, headers: {}, body: '' }
+    : { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
 }
 
 /**

@@ -37,15 +37,29 @@ export interface RequestInfo {
 }
 
 /** The body an operation answers `status` with, for a problem; undefined when the contract declares no such status. */
-export function problemBody(contract: Pick<ApiDocument, 'document'>, op: Pick<OperationContract<string>, 'responses'>, status: number, input: ProblemInput, request: RequestInfo): unknown {
+export function problemBody(
+  contract: Pick<ApiDocument, 'document'>,
+  op: Pick<OperationContract<string>, 'responses'>,
+  status: number,
+  input: ProblemInput,
+  request: RequestInfo,
+): unknown {
   const response = op.responses.get(status);
   if (!response) return undefined;
   switch (response.shape) {
     case 'oauthError': {
       // RFC 6749 §5.2: a grant type other than client_credentials is unsupported_grant_type.
       const grantType = input.errors?.grant_type;
-      const error = input.oauthError ?? (grantType && !grantType.includes('is required') ? 'unsupported_grant_type' : (OAUTH_ERRORS[status] ?? 'invalid_request'));
-      const description = input.errors ? Object.entries(input.errors).map(([field, messages]) => `${field} ${messages.join('; ')}`).join('. ') : input.detail;
+      const error =
+        input.oauthError ??
+        (grantType && !grantType.includes('is required')
+          ? 'unsupported_grant_type'
+          : (OAUTH_ERRORS[status] ?? 'invalid_request'));
+      const description = input.errors
+        ? Object.entries(input.errors)
+            .map(([field, messages]) => `${field} ${messages.join('; ')}`)
+            .join('. ')
+        : input.detail;
       return { error, ...(description ? { error_description: description.slice(0, 1024) } : {}) };
     }
     case 'resultCode':
@@ -60,7 +74,9 @@ export function problemBody(contract: Pick<ApiDocument, 'document'>, op: Pick<Op
         traceId: request.traceId,
         errors: input.errors && Object.keys(input.errors).length > 0 ? capErrors(input.errors) : undefined,
       };
-      const declared = response.schemaPointer ? propertiesOf(contract.document, { $ref: response.schemaPointer }) : new Map();
+      const declared = response.schemaPointer
+        ? propertiesOf(contract.document, { $ref: response.schemaPointer })
+        : new Map();
       return Object.fromEntries(Object.entries(candidate).filter(([k, v]) => v !== undefined && declared.has(k)));
     }
   }
@@ -68,5 +84,9 @@ export function problemBody(contract: Pick<ApiDocument, 'document'>, op: Pick<Op
 
 /** The contract bounds the errors map (200 fields, 50 messages each). */
 function capErrors(errors: FieldErrors): FieldErrors {
-  return Object.fromEntries(Object.entries(errors).slice(0, 200).map(([k, v]) => [k, v.slice(0, 50)]));
+  return Object.fromEntries(
+    Object.entries(errors)
+      .slice(0, 200)
+      .map(([k, v]) => [k, v.slice(0, 50)]),
+  );
 }

@@ -1,6 +1,6 @@
 // Outcomes as HTTP answers: the one place where a use case's result becomes a status and a body.
 import type { Rejection } from '../app/outcomes.js';
-import { operationResult, type Decision } from '../domain/payments.js';
+import { type Decision, operationResult } from '../domain/payments.js';
 import type { Page } from '../store/store.js';
 import type { Reply, RequestContext } from './pipeline.js';
 
@@ -8,9 +8,16 @@ import type { Reply, RequestContext } from './pipeline.js';
 export function rejectionReply(ctx: Pick<RequestContext, 'problem'>, rejection: Rejection): Reply {
   switch (rejection.rejected) {
     case 'invalid':
-      return ctx.problem(400, { title: 'One or more validation errors occurred.', detail: 'See errors for the fields that failed validation.', errors: { [rejection.field]: [rejection.message] } });
+      return ctx.problem(400, {
+        title: 'One or more validation errors occurred.',
+        detail: 'See errors for the fields that failed validation.',
+        errors: { [rejection.field]: [rejection.message] },
+      });
     case 'notFound':
-      return ctx.problem(404, { title: `${rejection.what} not found.`, detail: `No ${rejection.what.toLowerCase()} with id ${rejection.id} exists for this merchant.` });
+      return ctx.problem(404, {
+        title: `${rejection.what} not found.`,
+        detail: `No ${rejection.what.toLowerCase()} with id ${rejection.id} exists for this merchant.`,
+      });
     case 'refused':
       return { status: 422, body: rejection.result };
   }
@@ -23,7 +30,11 @@ export const decisionReply = (decision: Decision, success = 200): Reply => ({
 });
 
 /** Where a hosted page of the sandbox is: the checkout session's, a payment link's, a HOSTED payment's. */
-export function hostedUrl(ctx: Pick<RequestContext, 'publicUrl' | 'environment' | 'merchant'>, kind: 'sessions' | 'links' | 'payments', id: string): string {
+export function hostedUrl(
+  ctx: Pick<RequestContext, 'publicUrl' | 'environment' | 'merchant'>,
+  kind: 'sessions' | 'links' | 'payments',
+  id: string,
+): string {
   return `${ctx.publicUrl}/hosted/${kind}/${ctx.environment}/${encodeURIComponent(ctx.merchant.merchantId)}/${id}`;
 }
 

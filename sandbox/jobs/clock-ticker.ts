@@ -8,7 +8,10 @@ export interface ClockTicker {
   stop(): Promise<void>;
 }
 
-export function startClockTicker(clocks: TestClocks, options: { tickMs?: number; log?: (line: string) => void } = {}): ClockTicker {
+export function startClockTicker(
+  clocks: TestClocks,
+  options: { tickMs?: number; log?: (line: string) => void } = {},
+): ClockTicker {
   const tickMs = options.tickMs ?? 1_000;
   let ticking = true;
   let running: Promise<void> | undefined;

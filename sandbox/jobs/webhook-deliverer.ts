@@ -5,7 +5,14 @@
 // delivery is written in the transaction of the state change it reports, so a crash (even kill -9)
 // loses none: what was taken and not recorded is taken again when its lease runs out.
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
-import { DEFAULT_WEBHOOK_SCHEDULE, recordAttempt, signingSecrets, takeDueDeliveries, type DeliveryAttempt, type WebhookSchedule } from '../app/webhooks.js';
+import {
+  DEFAULT_WEBHOOK_SCHEDULE,
+  type DeliveryAttempt,
+  recordAttempt,
+  signingSecrets,
+  takeDueDeliveries,
+  type WebhookSchedule,
+} from '../app/webhooks.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 
@@ -41,21 +48,38 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   /** POSTs the delivery once: the receiver's status, or the error that stood in for one. */
   async function attempt(delivery: WebhookDelivery): Promise<DeliveryAttempt> {
     const started = now();
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'payment-service-sandbox-webhooks' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'payment-service-sandbox-webhooks',
+    };
     const secrets = await signingSecrets(store, delivery);
-    if (secrets.length > 0) headers[WEBHOOK_SIGNATURE_HEADER] = await signWebhook(delivery.body, secrets, { timestamp: Math.floor(started.getTime() / 1000) });
+    if (secrets.length > 0)
+      headers[WEBHOOK_SIGNATURE_HEADER] = await signWebhook(delivery.body, secrets, {
+        timestamp: Math.floor(started.getTime() / 1000),
+      });
     let statusCode: number | undefined;
     let error: string | undefined;
     const t0 = performance.now();
     try {
-      const response = await fetch(delivery.url, { method: 'POST', headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(schedule.timeoutMs) });
+      const response = await fetch(delivery.url, {
+        method: 'POST',
+        headers,
+        body: delivery.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(schedule.timeoutMs),
+      });
       statusCode = response.status;
       await response.body?.cancel().catch(() => undefined);
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       error = e.name === 'TimeoutError' ? `no answer within ${schedule.timeoutMs} ms` : (e.cause?.code ?? e.message);
     }
-    return { at: started.toISOString(), ...(statusCode !== undefined ? { statusCode } : {}), ...(error !== undefined ? { error } : {}), durationMs: Math.round(performance.now() - t0) };
+    return {
+      at: started.toISOString(),
+      ...(statusCode !== undefined ? { statusCode } : {}),
+      ...(error !== undefined ? { error } : {}),
+      durationMs: Math.round(performance.now() - t0),
+    };
   }
 
   async function drain(): Promise<void> {
@@ -67,7 +91,9 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
         due.map(async (delivery) => {
           const done = await recordAttempt(store, delivery, await attempt(delivery), now(), schedule);
           const last = done.attempts.at(-1)!;
-          options.log?.(`webhook ${done.id} → ${done.url}: ${last.statusCode ?? last.error} (${done.status}, attempt ${done.attempts.length})`);
+          options.log?.(
+            `webhook ${done.id} → ${done.url}: ${last.statusCode ?? last.error} (${done.status}, attempt ${done.attempts.length})`,
+          );
         }),
       );
       if (due.length === BATCH) again = true;

@@ -6,12 +6,14 @@ import { openSqlite } from './dialects/sqlite/open.js';
 import { kyselyStore } from './kysely-store.js';
 import type { OpenStoreOptions, Store } from './store.js';
 
-export * from './store.js';
-export { StoreOpenError } from './opening.js';
 export { redact } from './dialects/postgres/open.js';
+export { StoreOpenError } from './opening.js';
+export * from './store.js';
 
 export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//.test(database);
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  return kyselyStore(await (isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database)));
+  return kyselyStore(
+    await (isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database)),
+  );
 }

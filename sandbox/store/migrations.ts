@@ -11,7 +11,11 @@ const scoped = <TB extends string>(table: CreateTableBuilder<TB, never>) =>
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': {
     async up(db: Kysely<unknown>) {
-      await db.schema.createTable('settings').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()).execute();
+      await db.schema
+        .createTable('settings')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
 
       await db.schema
         .createTable('merchants')
@@ -36,7 +40,11 @@ export const MIGRATIONS: Record<string, Migration> = {
         // One payment per transId in a scope: getByTransId is unambiguous.
         .addUniqueConstraint('payments_trans_id', ['merchant_id', 'environment', 'trans_id'])
         .execute();
-      await db.schema.createIndex('payments_duplicates').on('payments').columns(['merchant_id', 'environment', 'amount_value', 'currency', 'created_at']).execute();
+      await db.schema
+        .createIndex('payments_duplicates')
+        .on('payments')
+        .columns(['merchant_id', 'environment', 'amount_value', 'currency', 'created_at'])
+        .execute();
 
       await scoped(db.schema.createTable('payment_operations'))
         .addColumn('x_id', 'text', (c) => c.notNull())
@@ -86,8 +94,16 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn('data', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('payment_plans_pk', ['merchant_id', 'environment', 'id'])
         .execute();
-      await db.schema.createIndex('payment_plans_created').on('payment_plans').columns(['merchant_id', 'environment', 'created_at']).execute();
-      await db.schema.createIndex('payment_plans_customer').on('payment_plans').columns(['merchant_id', 'environment', 'customer_id']).execute();
+      await db.schema
+        .createIndex('payment_plans_created')
+        .on('payment_plans')
+        .columns(['merchant_id', 'environment', 'created_at'])
+        .execute();
+      await db.schema
+        .createIndex('payment_plans_customer')
+        .on('payment_plans')
+        .columns(['merchant_id', 'environment', 'customer_id'])
+        .execute();
 
       await scoped(db.schema.createTable('plan_payments'))
         .addColumn('plan_id', 'text', (c) => c.notNull())
@@ -138,7 +154,11 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addPrimaryKeyConstraint('webhook_deliveries_pk', ['merchant_id', 'environment', 'id'])
         .execute();
       // The deliverer's question: which PENDING deliveries are due.
-      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
     },
   },
   '0003_test_clocks': {
@@ -152,7 +172,11 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('payments').addColumn('capture_at', 'text').execute();
       await db.schema.createIndex('payments_capture_due').on('payments').columns(['capture_at']).execute();
       await db.schema.alterTable('payment_plans').addColumn('billing_due_at', 'text').execute();
-      await db.schema.createIndex('payment_plans_billing_due').on('payment_plans').columns(['billing_due_at']).execute();
+      await db.schema
+        .createIndex('payment_plans_billing_due')
+        .on('payment_plans')
+        .columns(['billing_due_at'])
+        .execute();
     },
   },
 };

@@ -1,6 +1,6 @@
 // What opening a store takes on either database: the migrations, and the error that says the
 // database could not be opened or reached.
-import { Migrator, type Kysely, type MigrationProvider } from 'kysely';
+import { type Kysely, type MigrationProvider, Migrator } from 'kysely';
 import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
 

@@ -3,15 +3,16 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Scope } from '../domain/types.js';
 import type { StoreDialect } from './dialect.js';
+import { parse } from './rows.js';
 import type { Database } from './schema.js';
 import type { DataFilter, Page, PageRequest } from './store.js';
-import { parse } from './rows.js';
 
 /** A scope for compiling a query once (its values are parameters, bound on each run). */
 export const PLACEHOLDER_SCOPE: Scope = { merchantId: '', environment: '' as Scope['environment'] };
 
 /** A sample row for compiling: every value a parameter (Kysely writes a null as the literal `null`). */
-export const placeholders = <T extends Record<string, unknown>>(row: T): T => Object.fromEntries(Object.keys(row).map((k) => [k, ''])) as T;
+export const placeholders = <T extends Record<string, unknown>>(row: T): T =>
+  Object.fromEntries(Object.keys(row).map((k) => [k, ''])) as T;
 
 /** A query of a scoped table (every one but settings and merchants): it can filter on the scope columns. */
 interface ScopedQuery {
@@ -34,7 +35,11 @@ export function filtered<Q extends ScopedQuery>(query: Q, filter: DataFilter): Q
 type Rows<TB extends keyof Database> = SelectQueryBuilder<Database, TB, { data: string }>;
 
 /** A page of `query`'s records in the order `order` gives, and how many match over all pages. */
-export async function paged<T, TB extends keyof Database>(query: SelectQueryBuilder<Database, TB, object>, page: PageRequest, order: (rows: Rows<TB>) => Rows<TB>): Promise<Page<T>> {
+export async function paged<T, TB extends keyof Database>(
+  query: SelectQueryBuilder<Database, TB, object>,
+  page: PageRequest,
+  order: (rows: Rows<TB>) => Rows<TB>,
+): Promise<Page<T>> {
   const q = query as SelectQueryBuilder<any, any, object>;
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -56,5 +61,8 @@ export async function mapped<T>(dialect: StoreDialect, work: Promise<T>): Promis
 }
 
 /** `query` holding its rows until the transaction ends when `options.lock` asks (see StoreDialect.lockForUpdate). */
-export const locked = <TB extends keyof Database, O>(dialect: StoreDialect, query: SelectQueryBuilder<Database, TB, O>, options: { lock?: boolean } | undefined) =>
-  options?.lock ? dialect.lockForUpdate(query) : query;
+export const locked = <TB extends keyof Database, O>(
+  dialect: StoreDialect,
+  query: SelectQueryBuilder<Database, TB, O>,
+  options: { lock?: boolean } | undefined,
+) => (options?.lock ? dialect.lockForUpdate(query) : query);

@@ -1,5 +1,7 @@
 // Each record's row: the columns that queries filter, sort or join on, and the record whole as JSON
 // (`data`), which reads parse back.
+
+import { billingDueAt, captureDueAt } from '../domain/clock.js';
 import type {
   Customer,
   Environment,
@@ -14,7 +16,6 @@ import type {
   Timestamp,
   WebhookDelivery,
 } from '../domain/types.js';
-import { billingDueAt, captureDueAt } from '../domain/clock.js';
 import type { Database, FlowTable } from './schema.js';
 import type { ClaimRequest, StoredResponse } from './store.js';
 
@@ -29,7 +30,10 @@ export const parse = <T>(row: { data: string }): T => JSON.parse(row.data) as T;
 export const scopeOf = (scope: Scope) => ({ merchant_id: scope.merchantId, environment: scope.environment });
 
 /** The scope of a row read with its scope columns. */
-export const scopeOfRow = (row: { merchant_id: string; environment: string }): Scope => ({ merchantId: row.merchant_id, environment: row.environment as Environment });
+export const scopeOfRow = (row: { merchant_id: string; environment: string }): Scope => ({
+  merchantId: row.merchant_id,
+  environment: row.environment as Environment,
+});
 
 /** A payment's row; the keys always in this order (precompiled inserts rely on it). */
 export const paymentRow = (p: Payment, document: string) => ({
@@ -48,7 +52,13 @@ export const paymentRow = (p: Payment, document: string) => ({
   ...scopeOf(p.scope),
 });
 
-export const operationRow = (op: PaymentOperation, position: number) => ({ x_id: op.xId, pay_id: op.payId, position, data: JSON.stringify(op), ...scopeOf(op.scope) });
+export const operationRow = (op: PaymentOperation, position: number) => ({
+  x_id: op.xId,
+  pay_id: op.payId,
+  position,
+  data: JSON.stringify(op),
+  ...scopeOf(op.scope),
+});
 
 export type IdempotencyFields = Omit<Database['idempotency_keys'], 'merchant_id' | 'environment' | 'idempotency_key'>;
 export const idempotencyRow = (scope: Scope, key: string, f: IdempotencyFields) => ({
@@ -81,7 +91,9 @@ export const claimFields = (request: ClaimRequest, token: string): IdempotencyFi
 });
 
 /** The response a completed key keeps, to be sent again. */
-export const storedResponse = (row: Pick<IdempotencyFields, 'response_status' | 'response_headers' | 'response_body'>): StoredResponse => ({
+export const storedResponse = (
+  row: Pick<IdempotencyFields, 'response_status' | 'response_headers' | 'response_body'>,
+): StoredResponse => ({
   status: row.response_status ?? 200,
   headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>,
   body: row.response_body ?? '',
@@ -123,9 +135,21 @@ export const planRow = (p: PaymentPlan) => ({
   ...scopeOf(p.scope),
 });
 
-export const planPaymentRow = (p: PlanPayment) => ({ plan_id: p.paymentPlanId, pay_id: p.payId, billing_date: p.billingDate, data: JSON.stringify(p), ...scopeOf(p.scope) });
+export const planPaymentRow = (p: PlanPayment) => ({
+  plan_id: p.paymentPlanId,
+  pay_id: p.payId,
+  billing_date: p.billingDate,
+  data: JSON.stringify(p),
+  ...scopeOf(p.scope),
+});
 
-export const customerRow = (c: Customer) => ({ id: c.id, merchant_customer_id: c.merchantCustomerId, created_at: c.createdAt, data: JSON.stringify(c), ...scopeOf(c.scope) });
+export const customerRow = (c: Customer) => ({
+  id: c.id,
+  merchant_customer_id: c.merchantCustomerId,
+  created_at: c.createdAt,
+  data: JSON.stringify(c),
+  ...scopeOf(c.scope),
+});
 
 export const paymentMethodRow = (m: StoredPaymentMethod) => ({
   id: m.id,
@@ -136,6 +160,15 @@ export const paymentMethodRow = (m: StoredPaymentMethod) => ({
   ...scopeOf(m.scope),
 });
 
-export const pseudoNumberRow = (r: PseudoNumberRecord) => ({ fingerprint: r.fingerprint, pseudo_number: r.pseudoNumber, data: JSON.stringify(r), ...scopeOf(r.scope) });
+export const pseudoNumberRow = (r: PseudoNumberRecord) => ({
+  fingerprint: r.fingerprint,
+  pseudo_number: r.pseudoNumber,
+  data: JSON.stringify(r),
+  ...scopeOf(r.scope),
+});
 
-export const merchantRow = (m: Merchant) => ({ merchant_id: m.merchantId, api_key_hash: m.apiKeyHash, data: JSON.stringify(m) });
+export const merchantRow = (m: Merchant) => ({
+  merchant_id: m.merchantId,
+  api_key_hash: m.apiKeyHash,
+  data: JSON.stringify(m),
+});

@@ -18,8 +18,8 @@ import type {
   PseudoNumberRecord,
   Scope,
   StoredPaymentMethod,
-  WebhookDelivery,
   Timestamp,
+  WebhookDelivery,
 } from '../domain/types.js';
 import type { IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
 
@@ -235,7 +235,14 @@ export interface WebhookOutbox {
   /** A delivery by its id, whatever its scope. */
   find(id: string): Promise<WebhookDelivery | undefined>;
   /** Newest first; of one scope, or of every merchant; at most `limit`. */
-  list(filter?: { scope?: Scope; merchantId?: string; environment?: Environment; payId?: string; status?: WebhookDelivery['status']; limit?: number }): Promise<WebhookDelivery[]>;
+  list(filter?: {
+    scope?: Scope;
+    merchantId?: string;
+    environment?: Environment;
+    payId?: string;
+    status?: WebhookDelivery['status'];
+    limit?: number;
+  }): Promise<WebhookDelivery[]>;
 }
 
 /** Which scopes: every merchant's, one merchant's, one environment's, or one scope. */

@@ -31,7 +31,11 @@ const PREFERENCE: Record<AuthMode, readonly string[]> = {
  * The security requirement (schemes sent together) to use for an operation, or undefined when
  * none can be satisfied. `security: []` needs nothing; an empty requirement makes auth optional.
  */
-export function chooseRequirement(security: OperationInfo['security'], mode: AuthMode, tokenEndpoint: boolean): readonly string[] | undefined {
+export function chooseRequirement(
+  security: OperationInfo['security'],
+  mode: AuthMode,
+  tokenEndpoint: boolean,
+): readonly string[] | undefined {
   if (security.length === 0) return [];
   // Credentials are exchanged for a token with Basic; a token cannot be needed to obtain one.
   const preference = tokenEndpoint ? PREFERENCE[mode].filter((s) => s !== BEARER) : PREFERENCE[mode];

@@ -1,12 +1,28 @@
 // createPaymentClient: an openapi-fetch client typed by `paths` (`client.raw`), plus resource
 // methods built at run time from the generated operations table (`client.payments.capture(…)`).
-import createClient, { createQuerySerializer, type Client, type Middleware } from 'openapi-fetch';
-import { operations, servers, type OperationInfo } from '../../generated/operations.js';
-import type { paths, TokenResponse } from '../../generated/types.js';
-import { API_KEY, API_KEY_HEADER, BASIC, BEARER, basicAuthorization, chooseRequirement, createAccessTokens, type AuthMode } from './auth.js';
-import { PaymentApiError, PaymentCredentialsError, PaymentError, PaymentNetworkError, PaymentTimeoutError, type PaymentErrorContext } from './errors.js';
-import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, untilAborted } from './retry.js';
+import createClient, { type Client, createQuerySerializer, type Middleware } from 'openapi-fetch';
+import { type OperationInfo, operations, servers } from '../../generated/operations.js';
 import type { Resources } from '../../generated/resources.js';
+import type { paths, TokenResponse } from '../../generated/types.js';
+import {
+  API_KEY,
+  API_KEY_HEADER,
+  type AuthMode,
+  BASIC,
+  BEARER,
+  basicAuthorization,
+  chooseRequirement,
+  createAccessTokens,
+} from './auth.js';
+import {
+  PaymentApiError,
+  PaymentCredentialsError,
+  PaymentError,
+  type PaymentErrorContext,
+  PaymentNetworkError,
+  PaymentTimeoutError,
+} from './errors.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, untilAborted } from './retry.js';
 import type { Environment, IdempotentCallOptions } from './types.js';
 
 export interface PaymentClientSettings {
@@ -48,7 +64,14 @@ export type PaymentClient = Resources & {
   readonly baseUrl: string;
 };
 
-const DEFAULTS = { timeoutMs: 30_000, abortOnTimeout: true, maxAttempts: 3, retryBaseDelayMs: 300, retryMaxDelayMs: 5_000, tokenRefreshSkewMs: 30_000 };
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  abortOnTimeout: true,
+  maxAttempts: 3,
+  retryBaseDelayMs: 300,
+  retryMaxDelayMs: 5_000,
+  tokenRefreshSkewMs: 30_000,
+};
 const TOKEN_OPERATION: OperationInfo = operations.createAccessToken;
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 const RESERVED = new Set(['raw', 'baseUrl']);
@@ -103,7 +126,12 @@ interface Call {
 }
 
 function errorContext(call: Call, cause?: unknown): PaymentErrorContext {
-  return { operationId: call.plan.info.operationId, idempotencyKey: call.idempotencyKey, attempts: call.attempts, cause };
+  return {
+    operationId: call.plan.info.operationId,
+    idempotencyKey: call.idempotencyKey,
+    attempts: call.attempts,
+    cause,
+  };
 }
 
 /** A success body: JSON, as every success response of the contract is. */
@@ -111,7 +139,10 @@ function parseSuccessBody(text: string, status: number, call: Call): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new PaymentError(`${call.plan.info.operationId}: the ${status} response is not JSON`, errorContext(call, cause));
+    throw new PaymentError(
+      `${call.plan.info.operationId}: the ${status} response is not JSON`,
+      errorContext(call, cause),
+    );
   }
 }
 
@@ -120,7 +151,10 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const environment = options.environment ?? 'test';
   const server = servers.find((s) => s.environment === environment);
-  if (!server && options.baseUrl === undefined) throw new PaymentError(`unknown environment ${JSON.stringify(environment)}; the contract has ${servers.map((s) => s.environment).join(', ')}`);
+  if (!server && options.baseUrl === undefined)
+    throw new PaymentError(
+      `unknown environment ${JSON.stringify(environment)}; the contract has ${servers.map((s) => s.environment).join(', ')}`,
+    );
   const baseUrl = (options.baseUrl ?? server!.url).replace(/\/+$/, '');
   if (!(settings.maxAttempts >= 1)) throw new PaymentError('maxAttempts must be at least 1');
 
@@ -154,7 +188,11 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
   const tokenPlan = planOf(TOKEN_OPERATION);
   const tokens = createAccessTokens(async () => {
     const grant = (await execute(tokenPlan, [{ grant_type: 'client_credentials' }])) as TokenResponse | undefined;
-    if (typeof grant?.access_token !== 'string') throw new PaymentError('the token endpoint answered without an access_token', { operationId: TOKEN_OPERATION.operationId, attempts: 1 });
+    if (typeof grant?.access_token !== 'string')
+      throw new PaymentError('the token endpoint answered without an access_token', {
+        operationId: TOKEN_OPERATION.operationId,
+        attempts: 1,
+      });
     return grant;
   }, settings.tokenRefreshSkewMs);
 
@@ -170,19 +208,28 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     });
   }
 
-  function startCall(plan: OperationPlan, args: readonly unknown[], resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+  function startCall(
+    plan: OperationPlan,
+    args: readonly unknown[],
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void,
+  ): void {
     const { info } = plan;
     let index = info.pathParams.length;
     const body = plan.hasBody ? args[index++] : undefined;
     const query = plan.hasQuery ? args[index++] : undefined;
     const callOptions = args[index] as IdempotentCallOptions | undefined;
     const idempotencyKey = info.idempotencyKey ? (callOptions?.idempotencyKey ?? crypto.randomUUID()) : undefined;
-    if (plan.credentialsProblem) return reject(new PaymentCredentialsError(plan.credentialsProblem, { operationId: info.operationId, idempotencyKey }));
+    if (plan.credentialsProblem)
+      return reject(
+        new PaymentCredentialsError(plan.credentialsProblem, { operationId: info.operationId, idempotencyKey }),
+      );
     const callerSignal = callOptions?.signal;
     if (callerSignal?.aborted) return reject(callerSignal.reason);
 
     let url = plan.urlLiterals[0]!;
-    for (let i = 0; i < plan.urlArgIndexes.length; i++) url += encodeURIComponent(String(args[plan.urlArgIndexes[i]!])) + plan.urlLiterals[i + 1];
+    for (let i = 0; i < plan.urlArgIndexes.length; i++)
+      url += encodeURIComponent(String(args[plan.urlArgIndexes[i]!])) + plan.urlLiterals[i + 1];
     if (query !== undefined) {
       const search = serializeQuery(query as Record<string, unknown>);
       if (search) url += `?${search}`;
@@ -198,7 +245,12 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     const call: Call = {
       plan,
       url,
-      body: body === undefined ? undefined : plan.formBody ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body),
+      body:
+        body === undefined
+          ? undefined
+          : plan.formBody
+            ? new URLSearchParams(body as Record<string, string>).toString()
+            : JSON.stringify(body),
       extraHeaders,
       idempotencyKey,
       maxAttempts: callOptions?.maxAttempts ?? settings.maxAttempts,
@@ -241,7 +293,10 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
           response = await fetchImpl(call.url, { method: plan.method, headers, body: call.body, signal });
         } catch (cause) {
           if (signal?.aborted) throw cause;
-          const error = new PaymentNetworkError(`${plan.info.operationId}: no response from ${baseUrl}: ${(cause as Error)?.message ?? cause}`, errorContext(call, cause));
+          const error = new PaymentNetworkError(
+            `${plan.info.operationId}: no response from ${baseUrl}: ${(cause as Error)?.message ?? cause}`,
+            errorContext(call, cause),
+          );
           if (await retryAllowed(call)) continue;
           throw error;
         }
@@ -258,7 +313,12 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
           tokens.invalidate(token);
           continue;
         }
-        const error = new PaymentApiError(response.status, await readErrorBody(response), response.headers, errorContext(call));
+        const error = new PaymentApiError(
+          response.status,
+          await readErrorBody(response),
+          response.headers,
+          errorContext(call),
+        );
         if (await retryAllowed(call, response)) continue;
         throw error;
       }
@@ -290,7 +350,9 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
   async function retryAllowed(call: Call, response?: Response): Promise<boolean> {
     if (!call.plan.retrySafe || call.attempts >= call.maxAttempts || call.expired) return false;
     if (response && !isRetryableStatus(response.status)) return false;
-    const delay = parseRetryAfter(response?.headers.get('Retry-After') ?? null) ?? backoffDelay(call.attempts, settings.retryBaseDelayMs, settings.retryMaxDelayMs);
+    const delay =
+      parseRetryAfter(response?.headers.get('Retry-After') ?? null) ??
+      backoffDelay(call.attempts, settings.retryBaseDelayMs, settings.retryMaxDelayMs);
     // A wait past the deadline could only end in a timeout: the error at hand says more.
     if (performance.now() + delay >= call.deadline) return false;
     await sleep(delay, call.signal);
@@ -329,7 +391,11 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     const pathCount = plan.info.pathParams.length;
     const [filter, callOptions] = args.slice(pathCount) as [Record<string, unknown> | undefined, unknown];
     for (let page = 1; ; page++) {
-      const result = (await execute(plan, [...args.slice(0, pathCount), { ...filter, [pageParam]: page }, callOptions])) as Record<string, unknown> | undefined;
+      const result = (await execute(plan, [
+        ...args.slice(0, pathCount),
+        { ...filter, [pageParam]: page },
+        callOptions,
+      ])) as Record<string, unknown> | undefined;
       const items = result?.[itemsField];
       if (!Array.isArray(items) || items.length === 0) return;
       yield* items;
@@ -346,7 +412,8 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     async onRequest({ request, schemaPath }) {
       const plan = plansByRoute.get(`${request.method} ${schemaPath}`);
       if (!plan || request.headers.has('Authorization') || request.headers.has(API_KEY_HEADER)) return undefined;
-      if (plan.credentialsProblem) throw new PaymentCredentialsError(plan.credentialsProblem, { operationId: plan.info.operationId });
+      if (plan.credentialsProblem)
+        throw new PaymentCredentialsError(plan.credentialsProblem, { operationId: plan.info.operationId });
       if (plan.headers.Authorization) request.headers.set('Authorization', plan.headers.Authorization);
       if (plan.headers[API_KEY_HEADER]) request.headers.set(API_KEY_HEADER, plan.headers[API_KEY_HEADER]);
       if (plan.bearer) request.headers.set('Authorization', `Bearer ${tokens.current() ?? (await tokens.obtain())}`);
@@ -358,7 +425,8 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
   const client: Record<string, unknown> = { raw, baseUrl };
   for (const info of Object.values(operations) as OperationInfo[]) {
     const [resourceName, methodName] = info.sdkMethod.split('.') as [string, string];
-    if (RESERVED.has(resourceName)) throw new PaymentError(`x-sdk-method ${info.sdkMethod} clashes with client.${resourceName}`);
+    if (RESERVED.has(resourceName))
+      throw new PaymentError(`x-sdk-method ${info.sdkMethod} clashes with client.${resourceName}`);
     const plan = planOf(info);
     plansByRoute.set(`${plan.method} ${info.path}`, plan);
     const resource = (client[resourceName] ??= {}) as Record<string, unknown>;
@@ -386,9 +454,13 @@ async function readErrorBody(response: Response): Promise<unknown> {
 
 function authModeOf(options: PaymentClientOptions): AuthMode {
   const { merchantId, apiKey, auth } = options;
-  if (typeof apiKey !== 'string' || apiKey === '') throw new PaymentCredentialsError('createPaymentClient needs credentials: { merchantId, apiKey } or { apiKey }');
+  if (typeof apiKey !== 'string' || apiKey === '')
+    throw new PaymentCredentialsError('createPaymentClient needs credentials: { merchantId, apiKey } or { apiKey }');
   if (merchantId !== undefined && merchantId !== '') return auth === 'oauth' ? 'oauth' : 'basic';
-  if (auth === 'oauth') throw new PaymentCredentialsError("auth: 'oauth' needs merchantId and apiKey: the token endpoint authenticates with HTTP Basic");
+  if (auth === 'oauth')
+    throw new PaymentCredentialsError(
+      "auth: 'oauth' needs merchantId and apiKey: the token endpoint authenticates with HTTP Basic",
+    );
   return 'apiKey';
 }
 

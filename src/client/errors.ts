@@ -106,7 +106,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isProblem(body: Record<string, unknown>): boolean {
-  return typeof body.title === 'string' || typeof body.type === 'string' || typeof body.detail === 'string' || isObject(body.errors);
+  return (
+    typeof body.title === 'string' ||
+    typeof body.type === 'string' ||
+    typeof body.detail === 'string' ||
+    isObject(body.errors)
+  );
 }
 
 function fieldErrorsOf(body: Record<string, unknown> | undefined): FieldErrors {
@@ -125,7 +130,13 @@ function fieldErrorsOf(body: Record<string, unknown> | undefined): FieldErrors {
   return out;
 }
 
-function describe(status: number, body: Record<string, unknown> | undefined, problem: ProblemDetails | undefined, fieldErrors: FieldErrors, operationId: string | undefined): string {
+function describe(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  problem: ProblemDetails | undefined,
+  fieldErrors: FieldErrors,
+  operationId: string | undefined,
+): string {
   const parts = [`${operationId ?? 'request'} failed with HTTP ${status}`];
   if (problem) {
     const text = [problem.title, problem.detail].filter(Boolean).join(': ');

@@ -1,9 +1,16 @@
 // The client SDK of the Payment Service API v2. Web-standard APIs only (fetch, AbortSignal,
 // crypto.randomUUID, timers, performance.now, btoa, TextEncoder): it runs in Node ≥ 20 and in browsers.
-export { createPaymentClient, listAllName } from './client.js';
+
 export type { PaymentClient, PaymentClientOptions, PaymentClientSettings, PaymentCredentials } from './client.js';
-export { PaymentApiError, PaymentCredentialsError, PaymentError, PaymentNetworkError, PaymentTimeoutError } from './errors.js';
+export { createPaymentClient, listAllName } from './client.js';
 export type { FieldErrors, PaymentErrorContext, ProblemDetails } from './errors.js';
+export {
+  PaymentApiError,
+  PaymentCredentialsError,
+  PaymentError,
+  PaymentNetworkError,
+  PaymentTimeoutError,
+} from './errors.js';
 export type {
   CallOptions,
   CallOptionsFor,

@@ -25,7 +25,11 @@ export interface OperationInfo {
   /** First 2xx status of the responses. */
   readonly successStatus: number;
   /** Page-numbered list: the query parameter and the field holding the items. */
-  readonly pagination: { readonly pageParam: string; readonly itemsField: string; readonly totalPagesField: string } | null;
+  readonly pagination: {
+    readonly pageParam: string;
+    readonly itemsField: string;
+    readonly totalPagesField: string;
+  } | null;
 }
 
 /** A security scheme of the contract (components.securitySchemes), as far as the client uses it. */

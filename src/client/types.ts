@@ -15,12 +15,11 @@ export type Environment = (typeof servers)[number]['environment'];
 type Info<Id extends OperationId> = OperationTable[Id];
 
 /** openapi-typescript's operation object (parameters, requestBody, responses) of an operation. */
-export type OperationTypes<Id extends OperationId> =
-  Info<Id>['path'] extends infer P extends keyof paths
-    ? Info<Id>['method'] extends infer M extends keyof paths[P]
-      ? NonNullable<paths[P][M]>
-      : never
-    : never;
+export type OperationTypes<Id extends OperationId> = Info<Id>['path'] extends infer P extends keyof paths
+  ? Info<Id>['method'] extends infer M extends keyof paths[P]
+    ? NonNullable<paths[P][M]>
+    : never
+  : never;
 
 type ParametersOf<Id extends OperationId> = OperationTypes<Id> extends { parameters: infer P } ? P : never;
 type PathParamObject<Id extends OperationId> = ParametersOf<Id> extends { path: infer P } ? P : {};
@@ -43,13 +42,14 @@ export type RequestBody<Id extends OperationId> = Info<Id>['requestBody'] extend
     : never
   : never;
 
-type SuccessContent<Id extends OperationId> = OperationTypes<Id> extends { responses: infer R }
-  ? Info<Id>['successStatus'] extends infer S extends keyof R
-    ? R[S] extends { content: infer C }
-      ? C
+type SuccessContent<Id extends OperationId> =
+  OperationTypes<Id> extends { responses: infer R }
+    ? Info<Id>['successStatus'] extends infer S extends keyof R
+      ? R[S] extends { content: infer C }
+        ? C
+        : undefined
       : undefined
-    : undefined
-  : undefined;
+    : undefined;
 
 /** The parsed body of an operation's success response (`undefined` for 204 and other empty ones). */
 export type SuccessBody<Id extends OperationId> =
@@ -77,7 +77,9 @@ export interface IdempotentCallOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-export type CallOptionsFor<Id extends OperationId> = Info<Id>['idempotencyKey'] extends true ? IdempotentCallOptions : CallOptions;
+export type CallOptionsFor<Id extends OperationId> = Info<Id>['idempotencyKey'] extends true
+  ? IdempotentCallOptions
+  : CallOptions;
 
 // Positional arguments: path parameters in the contract's order, the body, the query, options.
 type PathArgsFrom<Names extends readonly string[], Values> = {
@@ -97,7 +99,12 @@ type QueryArgs<Id extends OperationId> = [QueryParams<Id>] extends [never]
     ? [query?: QueryParams<Id>]
     : [query: QueryParams<Id>];
 
-export type OperationArgs<Id extends OperationId> = [...PathArgs<Id>, ...BodyArgs<Id>, ...QueryArgs<Id>, options?: CallOptionsFor<Id>];
+export type OperationArgs<Id extends OperationId> = [
+  ...PathArgs<Id>,
+  ...BodyArgs<Id>,
+  ...QueryArgs<Id>,
+  options?: CallOptionsFor<Id>,
+];
 
 /** A resource method: resolves with the parsed success body, rejects with a PaymentError. */
 export type OperationMethod<Id extends OperationId> = (...args: OperationArgs<Id>) => Promise<SuccessBody<Id>>;
@@ -121,7 +128,9 @@ export type ListFilter<Id extends OperationId> = Omit<QueryParams<Id>, Paginatio
 export type ListAllArgs<Id extends OperationId> = [...PathArgs<Id>, filter?: ListFilter<Id>, options?: CallOptions];
 
 /** Walks every page: `for await (const item of client.paymentPlans.listAll(filter))`. */
-export type ListAllMethod<Id extends OperationId> = (...args: ListAllArgs<Id>) => AsyncGenerator<PageItem<Id>, void, undefined>;
+export type ListAllMethod<Id extends OperationId> = (
+  ...args: ListAllArgs<Id>
+) => AsyncGenerator<PageItem<Id>, void, undefined>;
 
 /** `list` → `listAll`, `listPayments` → `listAllPayments`, any other `m` → `mAll`. */
 export type ListAllName<Method extends string> = Method extends `list${infer Rest}` ? `listAll${Rest}` : `${Method}All`;
@@ -134,7 +143,9 @@ type MethodOf<S> = S extends `${string}.${infer Method}` ? Method : never;
 /** The resource names of the client: `payments`, `paymentPlans`, `customers`, … */
 export type ResourceName = ResourceOf<Info<OperationId>['sdkMethod']>;
 
-type OperationsOf<R extends string> = { [Id in OperationId]: ResourceOf<SdkMethod<Id>> extends R ? Id : never }[OperationId];
+type OperationsOf<R extends string> = {
+  [Id in OperationId]: ResourceOf<SdkMethod<Id>> extends R ? Id : never;
+}[OperationId];
 type PagedOperationsOf<R extends string> = {
   [Id in OperationsOf<R>]: Info<Id>['pagination'] extends null ? never : Id;
 }[OperationsOf<R>];

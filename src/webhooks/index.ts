@@ -2,27 +2,27 @@
 // Web-standard APIs only (Web Crypto, TextEncoder/TextDecoder): runs in Node >= 20, browsers,
 // edge runtimes and a sandbox.
 
+export type { BasicWebhookNotification, EnhancedWebhookNotification } from '../../generated/types.js';
 export {
-  WEBHOOK_SIGNATURE_HEADER,
-  DEFAULT_TOLERANCE_SECONDS,
-  verifyWebhookSignature,
-  signWebhook,
-  type HeadersLike,
-  type RawBody,
-  type VerifyOptions,
-  type SignOptions,
-  type VerifiedSignature,
-} from './signature.js';
+  WebhookPayloadError,
+  type WebhookPayloadErrorCode,
+  WebhookSignatureError,
+  type WebhookSignatureErrorCode,
+} from './errors.js';
 export {
+  constructEnhancedNotification,
   parseBasicNotification,
   parseEnhancedNotification,
-  constructEnhancedNotification,
   type VerifiedEnhancedNotification,
 } from './notifications.js';
 export {
-  WebhookSignatureError,
-  WebhookPayloadError,
-  type WebhookSignatureErrorCode,
-  type WebhookPayloadErrorCode,
-} from './errors.js';
-export type { BasicWebhookNotification, EnhancedWebhookNotification } from '../../generated/types.js';
+  DEFAULT_TOLERANCE_SECONDS,
+  type HeadersLike,
+  type RawBody,
+  type SignOptions,
+  signWebhook,
+  type VerifiedSignature,
+  type VerifyOptions,
+  verifyWebhookSignature,
+  WEBHOOK_SIGNATURE_HEADER,
+} from './signature.js';

@@ -4,7 +4,7 @@
 
 import type { BasicWebhookNotification, EnhancedWebhookNotification } from '../../generated/types.js';
 import { WebhookPayloadError } from './errors.js';
-import { verifyWebhookSignature, type HeadersLike, type RawBody, type VerifyOptions } from './signature.js';
+import { type HeadersLike, type RawBody, type VerifyOptions, verifyWebhookSignature } from './signature.js';
 
 /** An enhanced notification whose `payId` has been checked to be present. */
 export type VerifiedEnhancedNotification = EnhancedWebhookNotification & { payId: string };
@@ -36,7 +36,10 @@ function parseObjectWithPayId(rawBody: RawBody, kind: string): Record<string, un
   }
   const payId = (value as { payId?: unknown }).payId;
   if (typeof payId !== 'string' || payId.length === 0) {
-    throw new WebhookPayloadError('invalid_payload', `${kind} webhook body needs a payId that is a non-empty string, got ${payId === undefined ? 'none' : typeof payId}`);
+    throw new WebhookPayloadError(
+      'invalid_payload',
+      `${kind} webhook body needs a payId that is a non-empty string, got ${payId === undefined ? 'none' : typeof payId}`,
+    );
   }
   return value as Record<string, unknown> & { payId: string };
 }

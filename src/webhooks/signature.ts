@@ -54,7 +54,10 @@ const SIGNATURE = /^[0-9a-f]{64}$/;
 function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle;
   // Browsers expose crypto.subtle only in secure contexts; say so instead of failing on undefined.
-  if (!s) throw new Error('Web Crypto (globalThis.crypto.subtle) is not available: webhook signatures need Node >= 20, an edge runtime or a browser secure context');
+  if (!s)
+    throw new Error(
+      'Web Crypto (globalThis.crypto.subtle) is not available: webhook signatures need Node >= 20, an edge runtime or a browser secure context',
+    );
   return s;
 }
 
@@ -102,7 +105,8 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> {
 
 /** All values of the header, case-insensitively; several values are joined as HTTP does (`, `). */
 function readHeader(headers: HeadersLike, name: string): string | undefined {
-  if (headers === null || typeof headers !== 'object') throw new TypeError('headers must be a Headers object or a record of header values');
+  if (headers === null || typeof headers !== 'object')
+    throw new TypeError('headers must be a Headers object or a record of header values');
   const lower = name.toLowerCase();
   if (typeof (headers as { get?: unknown }).get === 'function') {
     const h = headers as { get(name: string): string | null | undefined };
@@ -179,12 +183,16 @@ export async function verifyWebhookSignature(
 ): Promise<VerifiedSignature> {
   const secrets = normalizeSecrets(secret);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError('toleranceSeconds must be a finite number >= 0');
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError('toleranceSeconds must be a finite number >= 0');
   const now = options.now ?? Date.now;
 
   const value = readHeader(headers, WEBHOOK_SIGNATURE_HEADER)?.trim();
   if (!value) {
-    throw new WebhookSignatureError('missing_header', `${WEBHOOK_SIGNATURE_HEADER} header is missing or empty: the request is not a signed enhanced webhook`);
+    throw new WebhookSignatureError(
+      'missing_header',
+      `${WEBHOOK_SIGNATURE_HEADER} header is missing or empty: the request is not a signed enhanced webhook`,
+    );
   }
   const { t, timestamp, signatures } = parseHeader(value);
 
@@ -230,7 +238,11 @@ export async function verifyWebhookSignature(
  * The `X-Webhook-Signature` header value for a body: one `v1=` per secret, in order (several
  * during a rotation). For tests and for a sandbox that sends webhooks.
  */
-export async function signWebhook(rawBody: RawBody, secret: string | readonly string[], options: SignOptions = {}): Promise<string> {
+export async function signWebhook(
+  rawBody: RawBody,
+  secret: string | readonly string[],
+  options: SignOptions = {},
+): Promise<string> {
   const secrets = normalizeSecrets(secret);
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(timestamp) || timestamp < 0 || timestamp > 999_999_999_999) {

@@ -12,7 +12,12 @@ const README = join(ROOT, 'README.md');
 const MAX_README_LINES = 200;
 
 /** README.md and the pages of docs/ (not docs/guides/). */
-const PAGES = [README, ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+const PAGES = [
+  README,
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(ROOT, 'docs', f)),
+];
 
 const FENCE = /^\s*(```|~~~)/;
 
@@ -56,7 +61,9 @@ export function anchorsOf(markdown: string): Set<string> {
 function relativeLinks(markdown: string): Array<{ line: number; target: string }> {
   return prose(markdown)
     .split('\n')
-    .flatMap((text, i) => [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({ line: i + 1, target: m[1]! })))
+    .flatMap((text, i) =>
+      [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({ line: i + 1, target: m[1]! })),
+    )
     .filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('//'));
 }
 
@@ -69,7 +76,9 @@ export function brokenLinks(file: string, markdown = readFileSync(file, 'utf8'))
     if (path !== '' && !existsSync(destination)) return [`${where}:${line} ${target}: no such file`];
     if (anchor === undefined || !destination.endsWith('.md')) return [];
     const page = destination === file ? markdown : readFileSync(destination, 'utf8');
-    return anchorsOf(page).has(decodeURIComponent(anchor).toLowerCase()) ? [] : [`${where}:${line} ${target}: no heading #${anchor} in ${relative(ROOT, destination)}`];
+    return anchorsOf(page).has(decodeURIComponent(anchor).toLowerCase())
+      ? []
+      : [`${where}:${line} ${target}: no heading #${anchor} in ${relative(ROOT, destination)}`];
   });
 }
 
@@ -105,11 +114,11 @@ describe('the checks find what they look for', () => {
   });
 
   it('promises and issue numbers, not the word issue alone', () => {
-    expect(promises('the page itself comes with the next issue.\nsee issue 12\nfixed in (#34)\nthe writes that the issue requires\nissued on one root')).toEqual([
-      '1: the page itself comes with the next issue.',
-      '2: see issue 12',
-      '3: fixed in (#34)',
-    ]);
+    expect(
+      promises(
+        'the page itself comes with the next issue.\nsee issue 12\nfixed in (#34)\nthe writes that the issue requires\nissued on one root',
+      ),
+    ).toEqual(['1: the page itself comes with the next issue.', '2: see issue 12', '3: fixed in (#34)']);
   });
 });
 
@@ -126,9 +135,12 @@ describe('README.md and docs/', () => {
     expect(pages.filter((p) => !readme.includes(`](${p})`) && !readme.includes(`](${p}#`))).toEqual([]);
   });
 
-  it.each(PAGES.map((p) => [relative(ROOT, p), p]))('%s: every relative link leads to a file and heading that exist', (_, file) => {
-    expect(brokenLinks(file)).toEqual([]);
-  });
+  it.each(PAGES.map((p) => [relative(ROOT, p), p]))(
+    '%s: every relative link leads to a file and heading that exist',
+    (_, file) => {
+      expect(brokenLinks(file)).toEqual([]);
+    },
+  );
 
   it.each(PAGES.map((p) => [relative(ROOT, p), p]))('%s: no promise of future work, no issue number', (_, file) => {
     expect(promises(readFileSync(file, 'utf8'))).toEqual([]);

@@ -4,13 +4,13 @@
 // same verdict everywhere. A restructure (allOf members, repeated required properties) passes; a
 // change of meaning fails, as the last test shows.
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { latestRelease } from '../../generator/review/breaking.js';
-import { buildCorpus, type CorpusValue } from '../support/corpus.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
-import { createSchemaValidator } from '../support/schema.js';
 import { propertiesOf } from '../../tooling/openapi/walker.js';
+import { buildCorpus, type CorpusValue } from '../support/corpus.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
+import { createSchemaValidator } from '../support/schema.js';
 
 let released: JsonObject;
 const current = loadBundle();
@@ -33,12 +33,17 @@ const names = (doc: JsonObject) => new Set(Object.keys(((doc.components as JsonO
 function differences(a: JsonObject, b: JsonObject, values: CorpusValue[]): string[] {
   const [va, vb] = [createSchemaValidator(a), createSchemaValidator(b)];
   const shared = new Set([...names(a)].filter((n) => names(b).has(n)));
-  const declaredIn = (doc: JsonObject, schema: string, property: string) => propertiesOf(doc, { $ref: `#/components/schemas/${schema}` }).has(property);
+  const declaredIn = (doc: JsonObject, schema: string, property: string) =>
+    propertiesOf(doc, { $ref: `#/components/schemas/${schema}` }).has(property);
   return values
     .filter((v) => shared.has(v.schema) && (v.property === undefined || declaredIn(a, v.schema, v.property)))
     .flatMap((v) => {
       const [ea, eb] = [va.validateComponent(v.schema, v.value), vb.validateComponent(v.schema, v.value)];
-      return (ea.length === 0) === (eb.length === 0) ? [] : [`${v.schema} (${v.kind}) ${v.label}: ${ea.length === 0 ? 'valid' : 'invalid'} before, ${eb.length === 0 ? 'valid' : 'invalid'} now`];
+      return (ea.length === 0) === (eb.length === 0)
+        ? []
+        : [
+            `${v.schema} (${v.kind}) ${v.label}: ${ea.length === 0 ? 'valid' : 'invalid'} before, ${eb.length === 0 ? 'valid' : 'invalid'} now`,
+          ];
     });
 }
 
@@ -50,13 +55,26 @@ describe('the current contract means what the released one meant', () => {
     expect(count('wrong-type')).toBeGreaterThan(500);
     expect(new Set(corpus.map((v) => v.schema)).size).toBeGreaterThan(100);
     // the restructured schemas are in it
-    for (const name of ['CheckoutSessionRequest', 'CustomerInfoWithEmail', 'Amount', 'PaymentRequest', 'SessionUrls', 'ValidationProblem', 'CustomerPage']) {
-      expect(corpus.some((v) => v.schema === name && v.kind === 'missing-required') || corpus.some((v) => v.schema === name), name).toBe(true);
+    for (const name of [
+      'CheckoutSessionRequest',
+      'CustomerInfoWithEmail',
+      'Amount',
+      'PaymentRequest',
+      'SessionUrls',
+      'ValidationProblem',
+      'CustomerPage',
+    ]) {
+      expect(
+        corpus.some((v) => v.schema === name && v.kind === 'missing-required') || corpus.some((v) => v.schema === name),
+        name,
+      ).toBe(true);
     }
   });
 
   it('every example is valid, and every variant gets the same verdict, under both', () => {
-    const invalidExamples = corpus.filter((v) => v.kind === 'example' || v.kind === 'valid').filter((v) => createSchemaValidator(current).validateComponent(v.schema, v.value).length > 0);
+    const invalidExamples = corpus
+      .filter((v) => v.kind === 'example' || v.kind === 'valid')
+      .filter((v) => createSchemaValidator(current).validateComponent(v.schema, v.value).length > 0);
     expect(invalidExamples.map((v) => `${v.schema} ${v.label}`)).toEqual([]);
     expect(differences(released, current, corpus)).toEqual([]);
   });
@@ -68,6 +86,8 @@ describe('the current contract means what the released one meant', () => {
     member.required = (member.required as string[]).filter((r) => r !== 'currency');
     const found = differences(released, changed, corpus);
     expect(found.length).toBeGreaterThan(0);
-    expect(found.some((f) => /^Amount \(missing-required\) .* without currency: invalid before, valid now$/.test(f))).toBe(true);
+    expect(
+      found.some((f) => /^Amount \(missing-required\) .* without currency: invalid before, valid now$/.test(f)),
+    ).toBe(true);
   });
 });

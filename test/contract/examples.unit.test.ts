@@ -4,8 +4,8 @@
 // example-undeclared-property); here each example is a test of its own.
 import { describe, expect, it } from 'vitest';
 import { exampleCases } from '../../generator/lint/examples.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
 import { deref, operations } from '../../tooling/openapi/walker.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 import { createSchemaValidator, formatErrors, undeclaredMembers } from '../support/schema.js';
 
 const doc = loadBundle();
@@ -33,7 +33,9 @@ describe('examples', () => {
 
   it('the validator rejects what it should (sanity check of the harness)', () => {
     expect(validator.validateComponent('Amount', { value: 10.5, currency: 'EUR' })).not.toEqual([]);
-    expect(undeclaredMembers(doc, { $ref: '#/components/schemas/Amount' }, { value: 1, currency: 'EUR', vat: 1 })).toEqual(['$.vat']);
+    expect(
+      undeclaredMembers(doc, { $ref: '#/components/schemas/Amount' }, { value: 1, currency: 'EUR', vat: 1 }),
+    ).toEqual(['$.vat']);
   });
 });
 
@@ -48,12 +50,18 @@ describe('example coverage', () => {
       }
     },
   );
-  it.each(ops.map((o) => [o.operation.operationId as string, o] as const))('%s has a named example for every response with a body', (_id, op) => {
-    for (const [status, response] of Object.entries(op.operation.responses ?? {})) {
-      const res = deref<JsonObject>(doc, response);
-      for (const media of Object.values((res.content ?? {}) as JsonObject)) {
-        expect(Object.keys(((media as JsonObject).examples ?? {}) as JsonObject), `${status} of ${op.operation.operationId}`).not.toEqual([]);
+  it.each(ops.map((o) => [o.operation.operationId as string, o] as const))(
+    '%s has a named example for every response with a body',
+    (_id, op) => {
+      for (const [status, response] of Object.entries(op.operation.responses ?? {})) {
+        const res = deref<JsonObject>(doc, response);
+        for (const media of Object.values((res.content ?? {}) as JsonObject)) {
+          expect(
+            Object.keys(((media as JsonObject).examples ?? {}) as JsonObject),
+            `${status} of ${op.operation.operationId}`,
+          ).not.toEqual([]);
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -2,9 +2,17 @@
 // document (quote() fails when the document does not say it), so a fact cannot drift on either side
 // without a failure here.
 import { describe, expect, it } from 'vitest';
+import {
+  deref,
+  operationById,
+  operations,
+  parametersOf,
+  securityOf,
+  toPointer,
+  walkObjects,
+} from '../../tooling/openapi/walker.js';
 import { endpointRows, enumValues, interfaceDocument, quote, tableFields } from '../support/interface-document.js';
-import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
-import { deref, operationById, operations, parametersOf, securityOf, toPointer, walkObjects } from '../../tooling/openapi/walker.js';
+import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
 import { declared } from '../support/schema.js';
 
 const doc = loadBundle();
@@ -17,7 +25,8 @@ function rawPropertySchemas(component: string, path: string[]): Json[] {
     const next: Json[] = [];
     for (const s of current) {
       const resolved = deref<JsonObject>(doc, s);
-      if (resolved.type === 'array' && resolved.items) next.push(...(declared(doc, resolved.items as Json).properties.get(name) ?? []));
+      if (resolved.type === 'array' && resolved.items)
+        next.push(...(declared(doc, resolved.items as Json).properties.get(name) ?? []));
       else next.push(...(declared(doc, s).properties.get(name) ?? []));
     }
     if (next.length === 0) throw new Error(`${component}.${path.join('.')} is not declared`);
@@ -32,7 +41,9 @@ function propertySchemas(component: string, path: string[]): JsonObject[] {
 }
 
 function refsOf(component: string, path: string[]): string[] {
-  return rawPropertySchemas(component, path).map((s) => (s as JsonObject).$ref as string).filter(Boolean);
+  return rawPropertySchemas(component, path)
+    .map((s) => (s as JsonObject).$ref as string)
+    .filter(Boolean);
 }
 
 /** The one value of `keyword` among the declarations of a property (following $ref and allOf). */
@@ -44,7 +55,8 @@ function keyword(component: string, path: string[], key: string): Json | undefin
     for (const b of (r.allOf ?? []) as Json[]) visit(b);
   };
   for (const s of propertySchemas(component, path)) visit(s);
-  if (values.size > 1) throw new Error(`${component}.${path.join('.')} has conflicting ${key}: ${[...values].join(' vs ')}`);
+  if (values.size > 1)
+    throw new Error(`${component}.${path.join('.')} has conflicting ${key}: ${[...values].join(' vs ')}`);
   return values.size ? (JSON.parse([...values][0]) as Json) : undefined;
 }
 
@@ -72,14 +84,22 @@ describe('endpoints', () => {
   });
 
   it('every documented method and path is an operation of the contract, and nothing else is', () => {
-    const contract = operations(doc, ['paths']).map((o) => `${o.method.toUpperCase()} ${o.key}`).sort();
+    const contract = operations(doc, ['paths'])
+      .map((o) => `${o.method.toUpperCase()} ${o.key}`)
+      .sort();
     expect(contract).toEqual(restRows.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort());
   });
 
   it('both webhooks are top-level webhooks, sent as POST', () => {
     const hooks = operations(doc, ['webhooks']);
-    expect(hooks.map((h) => `${h.method} ${h.key}`).sort()).toEqual(['post basicPaymentNotification', 'post enhancedPaymentNotification']);
-    expect(rows.filter((r) => r.path.startsWith('/{merchant')).map((r) => r.path)).toEqual(['/{merchantBasicWebhookUrl}', '/{merchantEnhancedWebhookUrl}']);
+    expect(hooks.map((h) => `${h.method} ${h.key}`).sort()).toEqual([
+      'post basicPaymentNotification',
+      'post enhancedPaymentNotification',
+    ]);
+    expect(rows.filter((r) => r.path.startsWith('/{merchant')).map((r) => r.path)).toEqual([
+      '/{merchantBasicWebhookUrl}',
+      '/{merchantEnhancedWebhookUrl}',
+    ]);
   });
 
   it('every operation has tags, summary, description and a documented area tag', () => {
@@ -87,7 +107,10 @@ describe('endpoints', () => {
     for (const op of operations(doc)) {
       expect(op.operation.summary, op.pointer).toBeTruthy();
       expect(op.operation.description, op.pointer).toBeTruthy();
-      expect((op.operation.tags as string[]).every((t) => tags.includes(t)), op.pointer).toBe(true);
+      expect(
+        (op.operation.tags as string[]).every((t) => tags.includes(t)),
+        op.pointer,
+      ).toBe(true);
     }
   });
 });
@@ -106,14 +129,24 @@ describe('servers and versions', () => {
   });
 
   const versions: [string, string][] = [
-    ['createPaymentIntent', '2.0.0'], ['confirmPaymentIntent', '2.0.0'],
-    ['createCheckoutSession', '2.4.0'], ['incrementAuthorization', '2.4.0'], ['refundPayment', '2.4.0'],
-    ['listPaymentPlans', '2.6.0'], ['getPaymentPlan', '2.6.0'], ['chargePaymentPlan', '2.6.0'],
-    ['listPaymentPlanPayments', '2.6.0'], ['listCustomerPaymentPlans', '2.6.0'],
+    ['createPaymentIntent', '2.0.0'],
+    ['confirmPaymentIntent', '2.0.0'],
+    ['createCheckoutSession', '2.4.0'],
+    ['incrementAuthorization', '2.4.0'],
+    ['refundPayment', '2.4.0'],
+    ['listPaymentPlans', '2.6.0'],
+    ['getPaymentPlan', '2.6.0'],
+    ['chargePaymentPlan', '2.6.0'],
+    ['listPaymentPlanPayments', '2.6.0'],
+    ['listCustomerPaymentPlans', '2.6.0'],
   ];
   it('carries the per-operation versions the document gives, and no others', () => {
-    quote('2.0.0 (payment intent operations, an older refund description), 2.4.0 (checkout session, incremental, refund with reference) and 2.6.0 (payment plan operations)');
-    const actual = operations(doc).filter((o) => o.operation['x-since']).map((o) => [o.operation.operationId, o.operation['x-since']]);
+    quote(
+      '2.0.0 (payment intent operations, an older refund description), 2.4.0 (checkout session, incremental, refund with reference) and 2.6.0 (payment plan operations)',
+    );
+    const actual = operations(doc)
+      .filter((o) => o.operation['x-since'])
+      .map((o) => [o.operation.operationId, o.operation['x-since']]);
     expect(actual.sort()).toEqual([...versions].sort());
     expect(operationById(doc, 'refundPayment').operation['x-earlier-versions']).toEqual(['2.0.0']);
   });
@@ -123,14 +156,23 @@ describe('security', () => {
   quote('| Payment intent confirm | Bearer only |');
   quote('| Payment plan operations | Bearer, basic, or API key in header `X-API-Key` |');
   quote('Two methods are accepted on all operations');
-  const planOperation = (path: string) => path.startsWith('/payment-plans') || path === '/customers/{customerId}/payment-plans';
+  const planOperation = (path: string) =>
+    path.startsWith('/payment-plans') || path === '/customers/{customerId}/payment-plans';
 
-  it.each(operations(doc, ['paths']).map((o) => [`${o.method.toUpperCase()} ${o.key}`, o] as const))('%s accepts exactly what the Authentication table says', (_n, op) => {
-    const expected = op.operation.operationId === 'confirmPaymentIntent'
-      ? ['bearerAuth']
-      : planOperation(op.key) ? ['apiKeyAuth', 'basicAuth', 'bearerAuth'] : ['basicAuth', 'bearerAuth'];
-    expect([...new Set(securityOf(doc, op).flatMap((requirement) => Object.keys(requirement)))].sort()).toEqual(expected);
-  });
+  it.each(operations(doc, ['paths']).map((o) => [`${o.method.toUpperCase()} ${o.key}`, o] as const))(
+    '%s accepts exactly what the Authentication table says',
+    (_n, op) => {
+      const expected =
+        op.operation.operationId === 'confirmPaymentIntent'
+          ? ['bearerAuth']
+          : planOperation(op.key)
+            ? ['apiKeyAuth', 'basicAuth', 'bearerAuth']
+            : ['basicAuth', 'bearerAuth'];
+      expect([...new Set(securityOf(doc, op).flatMap((requirement) => Object.keys(requirement)))].sort()).toEqual(
+        expected,
+      );
+    },
+  );
 
   it('defines Basic (MerchantID:APIKey), bearer JWT and the X-API-Key header', () => {
     const s = (doc.components as JsonObject).securitySchemes as JsonObject;
@@ -144,18 +186,31 @@ describe('security', () => {
     quote('the basic webhook is unsigned; the enhanced webhook is signed with an HMAC signature');
     for (const hook of operations(doc, ['webhooks'])) expect(hook.operation.security).toEqual([]);
     const enhanced = operationById(doc, 'receiveEnhancedPaymentNotification');
-    expect(parametersOf(doc, enhanced).filter((p) => p.in === 'header' && p.required).map((p) => p.name)).toEqual(['X-Webhook-Signature']);
+    expect(
+      parametersOf(doc, enhanced)
+        .filter((p) => p.in === 'header' && p.required)
+        .map((p) => p.name),
+    ).toEqual(['X-Webhook-Signature']);
   });
 });
 
 describe('Idempotency-Key', () => {
-  const sentence = quote('it is accepted on session, payment, confirm, incremental, refund-with-reference and intent-confirm operations');
+  const sentence = quote(
+    'it is accepted on session, payment, confirm, incremental, refund-with-reference and intent-confirm operations',
+  );
   const byWord: Record<string, string> = {
-    session: 'createCheckoutSession', payment: 'createPayment', confirm: 'confirmPayment',
-    incremental: 'incrementAuthorization', 'refund-with-reference': 'refundPayment', 'intent-confirm': 'confirmPaymentIntent',
+    session: 'createCheckoutSession',
+    payment: 'createPayment',
+    confirm: 'confirmPayment',
+    incremental: 'incrementAuthorization',
+    'refund-with-reference': 'refundPayment',
+    'intent-confirm': 'confirmPaymentIntent',
   };
   it('is accepted on exactly the operations the document lists', () => {
-    const words = sentence.replace('it is accepted on ', '').replace(' operations', '').split(/, | and /);
+    const words = sentence
+      .replace('it is accepted on ', '')
+      .replace(' operations', '')
+      .split(/, | and /);
     expect(words.sort()).toEqual(Object.keys(byWord).sort());
     const withKey = operations(doc)
       .filter((o) => parametersOf(doc, o).some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
@@ -165,7 +220,7 @@ describe('Idempotency-Key', () => {
   it('is an optional string header', () => {
     const p = parametersOf(doc, operationById(doc, 'createPayment')).find((x) => x.name === 'Idempotency-Key')!;
     expect(p.required).toBe(false);
-    expect((deref<JsonObject>(doc, p.schema)).type).toBe('string');
+    expect(deref<JsonObject>(doc, p.schema).type).toBe('string');
   });
 });
 
@@ -177,23 +232,63 @@ describe('enums, verbatim', () => {
     ['CredentialOnFile', ['recurring', 'useCase'], 'useCase enum FIXED|FLEXIBLE_AMOUNT|FLEXIBLE_FREQUENCY'],
     ['CredentialOnFile', ['recurring', 'frequency'], 'frequency enum DAILY|WEEKLY|MONTHLY|YEARLY'],
     ['CredentialOnFile', ['unscheduled', 'subType'], 'subType enum CIT|MIT'],
-    ['CredentialOnFile', ['installments', 'frequency'], 'frequency enum DAILY|WEEKLY|BIWEEKLY|MONTHLY|BIMONTHLY|QUARTERLY|YEARLY'],
+    [
+      'CredentialOnFile',
+      ['installments', 'frequency'],
+      'frequency enum DAILY|WEEKLY|BIWEEKLY|MONTHLY|BIMONTHLY|QUARTERLY|YEARLY',
+    ],
     ['ProductInfo', ['globalTradeItemNumber'], '(enum `EAN`, `ISBN`, `UPC`)'],
-    ['AuthenticationInfo', ['method'], 'method enum GUEST|MERCHANT_CREDENTIALS|FEDERATED_ID|ISSUER_CREDENTIALS|THIRD_PARTY_AUTHENTICATION|FIDO|SIGNED_FIDO|SRC_ASSURANCE_DATA'],
-    ['AccountInfo', ['ageIndicator'], '`ageIndicator` enum `GUEST_CHECKOUT`, `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`'],
-    ['AccountInfo', ['paymentAccountAgeIndicator'], '`ageIndicator` enum `GUEST_CHECKOUT`, `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`'],
-    ['AccountInfo', ['changeIndicator'], '`changeIndicator` enum `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`'],
-    ['AccountInfo', ['passwordChangeDateIndicator'], '`passwordChangeDateIndicator` enum `NO_CHANGE`, `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`'],
-    ['AccountInfo', ['shipAddressUsageIndicator'], '`shipAddressUsageIndicator` enum `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`'],
+    [
+      'AuthenticationInfo',
+      ['method'],
+      'method enum GUEST|MERCHANT_CREDENTIALS|FEDERATED_ID|ISSUER_CREDENTIALS|THIRD_PARTY_AUTHENTICATION|FIDO|SIGNED_FIDO|SRC_ASSURANCE_DATA',
+    ],
+    [
+      'AccountInfo',
+      ['ageIndicator'],
+      '`ageIndicator` enum `GUEST_CHECKOUT`, `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`',
+    ],
+    [
+      'AccountInfo',
+      ['paymentAccountAgeIndicator'],
+      '`ageIndicator` enum `GUEST_CHECKOUT`, `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`',
+    ],
+    [
+      'AccountInfo',
+      ['changeIndicator'],
+      '`changeIndicator` enum `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`',
+    ],
+    [
+      'AccountInfo',
+      ['passwordChangeDateIndicator'],
+      '`passwordChangeDateIndicator` enum `NO_CHANGE`, `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`',
+    ],
+    [
+      'AccountInfo',
+      ['shipAddressUsageIndicator'],
+      '`shipAddressUsageIndicator` enum `THIS_TRANSACTION`, `LESS_THAN_30_DAYS`, `FROM_30_TO_60_DAYS`, `MORE_THAN_60_DAYS`',
+    ],
     ['Device', ['deviceType'], 'deviceType enum `DESKTOP`, `TABLET`, `SMARTPHONE`'],
     ['Device', ['deviceOs'], 'deviceOs enum `ANDROID`, `IOS`, `OTHERS`'],
     ['PaymentPlan', ['planStatus'], 'Enum `ACTIVE`, `CANCELLED`, `INVALID`, `COMPLETED`, `RETRY`'],
     ['PaymentPlan', ['paymentPlanType'], 'Enum `RECURRING`, `INSTALLMENTS`, `DELAYED_SHIPMENT`, `UNSCHEDULED_MIT`'],
     ['PaymentPlan', ['paymentMethod', 'type'], '`type` enum `CARD`'],
-    ['PaymentPlan', ['recurring', 'frequency'], '`frequency` enum `DAILY`, `WEEKLY`, `BIWEEKLY`, `MONTHLY`, `MONTHLY_EOM`, `BIMONTHLY`, `QUARTERLY`, `YEARLY`'],
-    ['PaymentPlan', ['installments', 'frequency'], '`frequency` enum `DAILY`, `WEEKLY`, `BIWEEKLY`, `MONTHLY`, `MONTHLY_EOM`, `BIMONTHLY`, `QUARTERLY`, `YEARLY`'],
+    [
+      'PaymentPlan',
+      ['recurring', 'frequency'],
+      '`frequency` enum `DAILY`, `WEEKLY`, `BIWEEKLY`, `MONTHLY`, `MONTHLY_EOM`, `BIMONTHLY`, `QUARTERLY`, `YEARLY`',
+    ],
+    [
+      'PaymentPlan',
+      ['installments', 'frequency'],
+      '`frequency` enum `DAILY`, `WEEKLY`, `BIWEEKLY`, `MONTHLY`, `MONTHLY_EOM`, `BIMONTHLY`, `QUARTERLY`, `YEARLY`',
+    ],
     ['PaymentMethodSelection', ['integrationType'], '`integrationType` (required; `HOSTED` or `DIRECT`)'],
-    ['PaymentMethodSelection', ['type'], '`type` (required; enum `APPLEPAY`, `BANCONTACT`, `BOLETO`, `CARD`, `DIRECTDEBIT`, `GOOGLEPAY`, `IDEAL`, `KLARNA`, `PAYPAL`, `PAYU`)'],
+    [
+      'PaymentMethodSelection',
+      ['type'],
+      '`type` (required; enum `APPLEPAY`, `BANCONTACT`, `BOLETO`, `CARD`, `DIRECTDEBIT`, `GOOGLEPAY`, `IDEAL`, `KLARNA`, `PAYPAL`, `PAYU`)',
+    ],
     ['RefundPaymentMethods', ['riverty', 'refundType'], 'refundType enum RETURN or REFUND'],
   ];
   it.each(facts.map((f) => [`${f[0]}.${f[1].join('.')}`, f] as const))('%s', (_n, [component, path, snippet]) => {
@@ -204,7 +299,11 @@ describe('enums, verbatim', () => {
 
   it('allowedPaymentMethods is an array of the service enum', () => {
     const items = propertySchemas('CheckoutSessionRequest', ['allowedPaymentMethods'])[0].items as Json;
-    expect(deref<JsonObject>(doc, items).enum).toEqual(enumValues('the service enum `APPLEPAY`, `BOLETO`, `BANCONTACT`, `CARD`, `DIRECTDEBIT`, `GOOGLEPAY`, `IDEAL`, `KLARNA`, `PAYPAL`, `WERO`'));
+    expect(deref<JsonObject>(doc, items).enum).toEqual(
+      enumValues(
+        'the service enum `APPLEPAY`, `BOLETO`, `BANCONTACT`, `CARD`, `DIRECTDEBIT`, `GOOGLEPAY`, `IDEAL`, `KLARNA`, `PAYPAL`, `WERO`',
+      ),
+    );
   });
 
   it('the operation status is not an enum, because the complete list is not shown', () => {
@@ -255,7 +354,9 @@ describe('fields of the documented objects', () => {
       const allOf = (schemas[request] as JsonObject).allOf as JsonObject[];
       expect(allOf[0]).toEqual({ $ref: '#/components/schemas/PaymentRequestBase' });
     }
-    expect(propertyNames('CheckoutSessionRequest')).toEqual([...shared.filter((f) => f !== 'referencePayId'), 'template', 'allowedPaymentMethods'].sort());
+    expect(propertyNames('CheckoutSessionRequest')).toEqual(
+      [...shared.filter((f) => f !== 'referencePayId'), 'template', 'allowedPaymentMethods'].sort(),
+    );
     expect(propertyNames('PaymentRequest')).toEqual(shared.filter((f) => f !== 'partialPayment').sort());
   });
 
@@ -275,36 +376,82 @@ describe('fields of the documented objects', () => {
   });
 
   const inline: [string, string][] = [
-    ['Address', '**billingAddress** (strings): streetName, streetNumber, addressLine2, addressLine3, city, state, country (3-character ISO country code), postalCode.'],
-    ['PaymentFacilitator', '**paymentFacilitator** (strings): subMerchantId, subMerchantName, subMerchantCity, subMerchantCountry (ISO 3166-1 alpha-2), subMerchantStreet, subMerchantZip, subMerchantState.'],
-    ['PaymentPlanListItem', 'Plan list item: `id`, `paymentPlanType`, `lastBillingDate`, `amount{value integer, currency}`, `merchantCustomerId`, `planStatus`, `description`.'],
-    ['PlanPayment', 'Plan payment list item: `payId`, `status`, `amount{value integer, currency}`, `billingDate` (ISO 8601).'],
-    ['PageInfo', 'Page envelope (plan lists): `totalNumberOfPages`, `totalNumberOfItems`, `page`, `pageSize` (integers), `data` (array).'],
+    [
+      'Address',
+      '**billingAddress** (strings): streetName, streetNumber, addressLine2, addressLine3, city, state, country (3-character ISO country code), postalCode.',
+    ],
+    [
+      'PaymentFacilitator',
+      '**paymentFacilitator** (strings): subMerchantId, subMerchantName, subMerchantCity, subMerchantCountry (ISO 3166-1 alpha-2), subMerchantStreet, subMerchantZip, subMerchantState.',
+    ],
+    [
+      'PaymentPlanListItem',
+      'Plan list item: `id`, `paymentPlanType`, `lastBillingDate`, `amount{value integer, currency}`, `merchantCustomerId`, `planStatus`, `description`.',
+    ],
+    [
+      'PlanPayment',
+      'Plan payment list item: `payId`, `status`, `amount{value integer, currency}`, `billingDate` (ISO 8601).',
+    ],
+    [
+      'PageInfo',
+      'Page envelope (plan lists): `totalNumberOfPages`, `totalNumberOfItems`, `page`, `pageSize` (integers), `data` (array).',
+    ],
   ];
   it.each(inline)('%s declares the listed fields', (component, snippet) => {
     const text = quote(snippet);
     const ticked = [...text.matchAll(/`([a-zA-Z0-9]+)/g)].map((m) => m[1]);
-    const names = ticked.length > 0
-      ? ticked
-      : text.slice(text.indexOf(': ') + 2).replace(/\([^)]*\)/g, '').replace(/\.$/, '').split(',').map((n) => n.trim());
+    const names =
+      ticked.length > 0
+        ? ticked
+        : text
+            .slice(text.indexOf(': ') + 2)
+            .replace(/\([^)]*\)/g, '')
+            .replace(/\.$/, '')
+            .split(',')
+            .map((n) => n.trim());
     const declaredNames = component === 'PageInfo' ? [...propertyNames(component), 'data'] : propertyNames(component);
     expect(declaredNames.sort()).toEqual([...new Set(names)].sort());
   });
 
   const methodResults: [string, string[]][] = [
     ['amazonPay', ['providerResponseCode', 'providerResponseText', 'providerStatus', 'chargeId', 'refundId']],
-    ['bancontact', ['providerResponseText']], ['boleto', ['providerResponseText']], ['myBank', ['providerResponseText']], ['przelewy24', ['providerResponseText']],
-    ['alipay', ['providerResponseText']], ['bizum', ['providerResponseText']], ['eps', ['providerResponseText']], ['unionPay', ['providerResponseText']], ['weChat', ['providerResponseText']],
+    ['bancontact', ['providerResponseText']],
+    ['boleto', ['providerResponseText']],
+    ['myBank', ['providerResponseText']],
+    ['przelewy24', ['providerResponseText']],
+    ['alipay', ['providerResponseText']],
+    ['bizum', ['providerResponseText']],
+    ['eps', ['providerResponseText']],
+    ['unionPay', ['providerResponseText']],
+    ['weChat', ['providerResponseText']],
     ['twint', ['providerResponseText']],
     ['card', ['providerResponseCode', 'providerResponseText', 'providerTransactionId']],
     ['floapay', ['providerResponseCode', 'providerResponseText']],
     ['klarna', ['providerResponseCode', 'providerResponseText', 'invoiceNumber']],
-    ['payPal', ['providerResponseCode', 'feeRefundAmount', 'grossRefundAmount', 'netRefundAmount', 'providerDeclineCategory']],
-    ['ratepay', ['authorizationExpiry', 'account', 'paymentReference', 'providerTransactionId', 'providerDeclineCategory', 'providerResponseText', 'providerResponseCode']],
+    [
+      'payPal',
+      ['providerResponseCode', 'feeRefundAmount', 'grossRefundAmount', 'netRefundAmount', 'providerDeclineCategory'],
+    ],
+    [
+      'ratepay',
+      [
+        'authorizationExpiry',
+        'account',
+        'paymentReference',
+        'providerTransactionId',
+        'providerDeclineCategory',
+        'providerResponseText',
+        'providerResponseCode',
+      ],
+    ],
     ['riverty', ['providerResponseCode', 'providerResponseText']],
   ];
   it.each(methodResults)('paymentMethods.%s result declares %j', (method, fields) => {
-    quote(method === 'bancontact' || method === 'boleto' || method === 'myBank' || method === 'przelewy24' ? '| bancontact, boleto, myBank, przelewy24 |' : method);
+    quote(
+      method === 'bancontact' || method === 'boleto' || method === 'myBank' || method === 'przelewy24'
+        ? '| bancontact, boleto, myBank, przelewy24 |'
+        : method,
+    );
     const schema = propertySchemas('PaymentMethodResults', [method])[0];
     expect([...declared(doc, schema).properties.keys()].sort()).toEqual([...fields].sort());
   });
@@ -312,7 +459,13 @@ describe('fields of the documented objects', () => {
   it('orders of operations on a payment carry the listed fields (no items)', () => {
     quote('order (merchantReference, numberOfArticles, description, creationDate, invoiceId, the service)');
     const order = propertySchemas('IncrementalAuthorizationRequest', ['order'])[0]!;
-    expect([...declared(doc, order).properties.keys()].sort()).toEqual(['creationDate', 'description', 'invoiceId', 'merchantReference', 'numberOfArticles']);
+    expect([...declared(doc, order).properties.keys()].sort()).toEqual([
+      'creationDate',
+      'description',
+      'invoiceId',
+      'merchantReference',
+      'numberOfArticles',
+    ]);
     expect(refsOf('RefundRequest', ['order'])).toEqual(['#/components/schemas/OrderDetails']);
   });
 
@@ -329,20 +482,37 @@ describe('fields of the documented objects', () => {
   it('money is an integer in minor units everywhere', () => {
     quote('Monetary values are integers expressed in the smallest currency unit');
     const money: [string, string[]][] = [
-      ['Amount', ['value']], ['Amount', ['taxTotal']], ['Amount', ['grossDiscount']], ['OrderItem', ['netPrice']],
-      ['OrderItem', ['taxAmount']], ['FraudData', ['giftCardAmount']], ['PayPalResult', ['feeRefundAmount']],
-      ['CredentialOnFile', ['installments', 'purchaseAmount']], ['PlanChargeRequest', ['amount', 'value']], ['PaymentPlanListItem', ['amount', 'value']],
+      ['Amount', ['value']],
+      ['Amount', ['taxTotal']],
+      ['Amount', ['grossDiscount']],
+      ['OrderItem', ['netPrice']],
+      ['OrderItem', ['taxAmount']],
+      ['FraudData', ['giftCardAmount']],
+      ['PayPalResult', ['feeRefundAmount']],
+      ['CredentialOnFile', ['installments', 'purchaseAmount']],
+      ['PlanChargeRequest', ['amount', 'value']],
+      ['PaymentPlanListItem', ['amount', 'value']],
     ];
-    for (const [component, path] of money) expect(keyword(component, path, 'type'), `${component}.${path.join('.')}`).toBe('integer');
+    for (const [component, path] of money)
+      expect(keyword(component, path, 'type'), `${component}.${path.join('.')}`).toBe('integer');
   });
 });
 
 describe('error bodies', () => {
   it('the 400 problem of payment operations', () => {
-    expect(tableFields('Validation error (HTTP 400) for payment operations, shape:').sort()).toEqual(['errors', 'status', 'title', 'traceId', 'type']);
+    expect(tableFields('Validation error (HTTP 400) for payment operations, shape:').sort()).toEqual([
+      'errors',
+      'status',
+      'title',
+      'traceId',
+      'type',
+    ]);
     expect(propertyNames('ValidationProblem')).toEqual(['errors', 'status', 'title', 'traceId', 'type']);
     const errors = deref<JsonObject>(doc, propertySchemas('ValidationProblem', ['errors'])[0]);
-    expect(deref<JsonObject>(doc, errors.additionalProperties as Json)).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(deref<JsonObject>(doc, errors.additionalProperties as Json)).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
   });
   it('plan problems, their 400 variant, the 500 body and the older refund body', () => {
     expect(propertyNames('PlanProblem')).toEqual(['detail', 'instance', 'status', 'title', 'type']);
@@ -355,7 +525,9 @@ describe('error bodies', () => {
 });
 
 describe('documented response statuses', () => {
-  quote('Success statuses shown: 200 (incremental, refund, plan get, plan payments list, plan list), 201 (plan charge, intent confirm), 202 (checkout session).');
+  quote(
+    'Success statuses shown: 200 (incremental, refund, plan get, plan payments list, plan list), 201 (plan charge, intent confirm), 202 (checkout session).',
+  );
   quote('| 400 | incremental, refund, plan get, plan charge | Bad request or validation error |');
   quote('| 404 | plan get | Payment plan not found (problem body) |');
   quote('| 422 | incremental, refund |');
@@ -369,12 +541,18 @@ describe('documented response statuses', () => {
     listPaymentPlans: ['200'],
     confirmPaymentIntent: ['201'],
   };
-  it.each(operations(doc).map((o) => [o.operation.operationId as string, o] as const))('%s: documented statuses are unmarked, all others are listed in x-inferred-responses', (id, op) => {
-    const statuses = Object.keys(op.operation.responses ?? {}).sort();
-    const inferred = ((op.operation['x-inferred-responses'] ?? []) as string[]).slice().sort();
-    expect(inferred.every((s) => statuses.includes(s)), 'x-inferred-responses names a status the operation lacks').toBe(true);
-    expect(statuses.filter((s) => !inferred.includes(s))).toEqual(documented[id] ?? []);
-  });
+  it.each(operations(doc).map((o) => [o.operation.operationId as string, o] as const))(
+    '%s: documented statuses are unmarked, all others are listed in x-inferred-responses',
+    (id, op) => {
+      const statuses = Object.keys(op.operation.responses ?? {}).sort();
+      const inferred = ((op.operation['x-inferred-responses'] ?? []) as string[]).slice().sort();
+      expect(
+        inferred.every((s) => statuses.includes(s)),
+        'x-inferred-responses names a status the operation lacks',
+      ).toBe(true);
+      expect(statuses.filter((s) => !inferred.includes(s))).toEqual(documented[id] ?? []);
+    },
+  );
   it('documented error statuses use the documented bodies', () => {
     const body = (id: string, status: string) => {
       const res = deref<JsonObject>(doc, operationById(doc, id).operation.responses?.[status]);
@@ -385,13 +563,20 @@ describe('documented response statuses', () => {
     expect(body('getPaymentPlan', '404')).toEqual({ $ref: '#/components/schemas/PlanProblem' });
     expect(body('getPaymentPlan', '500')).toEqual({ $ref: '#/components/schemas/PlanProblem' });
     expect(body('chargePaymentPlan', '400')).toEqual({ $ref: '#/components/schemas/PlanValidationProblem' });
-    expect(body('refundPayment', '400')).toEqual({ anyOf: [{ $ref: '#/components/schemas/ValidationProblem' }, { $ref: '#/components/schemas/LegacyRefundValidationError' }] });
+    expect(body('refundPayment', '400')).toEqual({
+      anyOf: [
+        { $ref: '#/components/schemas/ValidationProblem' },
+        { $ref: '#/components/schemas/LegacyRefundValidationError' },
+      ],
+    });
     expect(body('createCheckoutSession', '202')).toEqual({ $ref: '#/components/schemas/CheckoutSessionCreated' });
   });
 });
 
 describe('provenance', () => {
-  const notShown = endpointRows().filter((r) => /Request and response body: not shown|Request body and response body: not shown/.test(r.payload));
+  const notShown = endpointRows().filter((r) =>
+    /Request and response body: not shown|Request body and response body: not shown/.test(r.payload),
+  );
   it('operations whose request and response the document does not show are marked inferred', () => {
     expect(notShown.length).toBeGreaterThan(4);
     for (const row of notShown) {
@@ -403,9 +588,21 @@ describe('provenance', () => {
     quote('Request bodies, query parameters and response bodies of all customer endpoints: not shown.');
     quote('Request and response bodies of the service endpoints: not shown.');
     for (const op of operations(doc, ['paths'])) {
-      if (/^\/(customers|services)/.test(op.key) && op.key !== '/customers/{customerId}/payment-plans') expect(op.operation['x-provenance'], op.key).toBe('inferred');
+      if (/^\/(customers|services)/.test(op.key) && op.key !== '/customers/{customerId}/payment-plans')
+        expect(op.operation['x-provenance'], op.key).toBe('inferred');
     }
-    for (const id of ['createCheckoutSession', 'createPayment', 'incrementAuthorization', 'refundPayment', 'createPaymentIntent', 'confirmPaymentIntent', 'listPaymentPlans', 'getPaymentPlan', 'chargePaymentPlan', 'listPaymentPlanPayments']) {
+    for (const id of [
+      'createCheckoutSession',
+      'createPayment',
+      'incrementAuthorization',
+      'refundPayment',
+      'createPaymentIntent',
+      'confirmPaymentIntent',
+      'listPaymentPlans',
+      'getPaymentPlan',
+      'chargePaymentPlan',
+      'listPaymentPlanPayments',
+    ]) {
       expect(operationById(doc, id).operation['x-provenance'], id).toBeUndefined();
     }
   });

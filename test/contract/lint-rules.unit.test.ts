@@ -1,7 +1,12 @@
 // The Spectral house rules (generator/lint/rules/): each reports its counter-example at the place
 // where the offending object lives, and stays silent on the contract (npm run lint holds the
 // contract at zero problems; these tests hold the rules themselves).
+
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lintContract } from '../../generator/lint/lint.js';
 import houseBoundedStrings from '../../generator/lint/rules/houseBoundedStrings.js';
 import houseCamelCaseOperationId from '../../generator/lint/rules/houseCamelCaseOperationId.js';
 import houseCamelCaseProperties from '../../generator/lint/rules/houseCamelCaseProperties.js';
@@ -11,10 +16,6 @@ import houseMoneyInteger from '../../generator/lint/rules/houseMoneyInteger.js';
 import houseOperationDocumented from '../../generator/lint/rules/houseOperationDocumented.js';
 import houseOperationExamples from '../../generator/lint/rules/houseOperationExamples.js';
 import type { HouseRule } from '../../generator/lint/rules/types.js';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { lintContract } from '../../generator/lint/lint.js';
 import { loadBundle } from '../support/openapi.js';
 
 const RULES: Record<string, HouseRule> = {
@@ -29,7 +30,10 @@ const RULES: Record<string, HouseRule> = {
 };
 
 /** A small valid document; each case below breaks one thing in it. */
-function documentWith(schemas: Record<string, unknown>, operation: Record<string, unknown> = {}): Record<string, unknown> {
+function documentWith(
+  schemas: Record<string, unknown>,
+  operation: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     openapi: '3.1.1',
     info: { title: 't', version: '1.0.0' },
@@ -40,16 +44,24 @@ function documentWith(schemas: Record<string, unknown>, operation: Record<string
           tags: ['Things'],
           summary: 'Get a thing',
           description: 'Returns one thing.',
-          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: {} } } } },
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: {} } },
+            },
+          },
           ...operation,
         },
       },
     },
-    components: { schemas: { Thing: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } }, ...schemas } },
+    components: {
+      schemas: { Thing: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } }, ...schemas },
+    },
   };
 }
 
-const run = (rule: HouseRule, doc: Record<string, unknown>) => rule(doc).map((r) => ({ path: r.path.join('/'), message: r.message }));
+const run = (rule: HouseRule, doc: Record<string, unknown>) =>
+  rule(doc).map((r) => ({ path: r.path.join('/'), message: r.message }));
 
 describe('house rules', () => {
   it.each(Object.entries(RULES))('%s finds nothing in the contract or in the small valid document', (_name, rule) => {
@@ -58,20 +70,30 @@ describe('house rules', () => {
   });
 
   it('house-bounded-strings: an unbounded string, also as a branch of anyOf', () => {
-    const found = run(houseBoundedStrings, documentWith({ Note: { type: 'string' }, Either: { anyOf: [{ type: 'integer' }, { type: 'string' }] } }));
+    const found = run(
+      houseBoundedStrings,
+      documentWith({ Note: { type: 'string' }, Either: { anyOf: [{ type: 'integer' }, { type: 'string' }] } }),
+    );
     expect(found.map((f) => f.path)).toEqual(['components/schemas/Note', 'components/schemas/Either/anyOf/1']);
   });
 
   it('house-camel-case-operation-id: snake_case and missing operationIds', () => {
     expect(run(houseCamelCaseOperationId, documentWith({}, { operationId: 'get_thing' }))).toEqual([
-      { path: 'paths//things/{id}/get/operationId', message: 'operationId "get_thing" is not camelCase (/^[a-z][a-zA-Z0-9]*$/).' },
+      {
+        path: 'paths//things/{id}/get/operationId',
+        message: 'operationId "get_thing" is not camelCase (/^[a-z][a-zA-Z0-9]*$/).',
+      },
     ]);
-    expect(run(houseCamelCaseOperationId, documentWith({}, { operationId: undefined }))[0]?.message).toBe('Operation has no operationId.');
+    expect(run(houseCamelCaseOperationId, documentWith({}, { operationId: undefined }))[0]?.message).toBe(
+      'Operation has no operationId.',
+    );
   });
 
   it('house-camel-case-properties: snake_case properties, unless the schema is an RFC 6749 wire schema', () => {
     const snake = { type: 'object', properties: { access_token: { type: 'string', maxLength: 9 } } };
-    expect(run(houseCamelCaseProperties, documentWith({ Token: snake })).map((f) => f.path)).toEqual(['components/schemas/Token/properties/access_token']);
+    expect(run(houseCamelCaseProperties, documentWith({ Token: snake })).map((f) => f.path)).toEqual([
+      'components/schemas/Token/properties/access_token',
+    ]);
     expect(run(houseCamelCaseProperties, documentWith({ Token: { ...snake, 'x-naming': 'rfc6749' } }))).toEqual([]);
   });
 
@@ -79,10 +101,34 @@ describe('house rules', () => {
     const found = run(
       houseCompositionShape,
       documentWith({
-        Beside: { type: 'object', description: 'ok', allOf: [{ $ref: '#/components/schemas/Thing' }], properties: { extra: { type: 'string', maxLength: 9 } }, required: ['extra'], minProperties: 1 },
-        Inherited: { allOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'object', required: ['name'], properties: { other: { type: 'integer' } } }] },
-        Fine: { type: 'object', 'x-provenance': 'inferred', allOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 9 } } }] },
-        Conditional: { type: 'object', properties: { kind: { type: 'string', enum: ['A'] } }, if: { required: ['kind'] }, then: { required: ['extra'] } },
+        Beside: {
+          type: 'object',
+          description: 'ok',
+          allOf: [{ $ref: '#/components/schemas/Thing' }],
+          properties: { extra: { type: 'string', maxLength: 9 } },
+          required: ['extra'],
+          minProperties: 1,
+        },
+        Inherited: {
+          allOf: [
+            { $ref: '#/components/schemas/Thing' },
+            { type: 'object', required: ['name'], properties: { other: { type: 'integer' } } },
+          ],
+        },
+        Fine: {
+          type: 'object',
+          'x-provenance': 'inferred',
+          allOf: [
+            { $ref: '#/components/schemas/Thing' },
+            { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 9 } } },
+          ],
+        },
+        Conditional: {
+          type: 'object',
+          properties: { kind: { type: 'string', enum: ['A'] } },
+          if: { required: ['kind'] },
+          then: { required: ['extra'] },
+        },
       }),
     );
     expect(found.map((f) => f.path)).toEqual([
@@ -104,17 +150,33 @@ describe('house rules', () => {
         C: { type: 'object', 'x-provenance': 'documented' },
       }),
     );
-    expect(found.map((f) => f.path)).toEqual(['components/schemas/A/description', 'components/schemas/B/description', 'components/schemas/C/x-provenance']);
+    expect(found.map((f) => f.path)).toEqual([
+      'components/schemas/A/description',
+      'components/schemas/B/description',
+      'components/schemas/C/x-provenance',
+    ]);
   });
 
   it('house-money-integer: money as number or untyped; integers and non-numbers pass', () => {
     const found = run(
       houseMoneyInteger,
       documentWith({
-        Price: { type: 'object', properties: { netPrice: { type: 'number' }, taxTotal: {}, value: { type: 'integer' }, total: { type: 'number' }, amount: { type: 'object' } } },
+        Price: {
+          type: 'object',
+          properties: {
+            netPrice: { type: 'number' },
+            taxTotal: {},
+            value: { type: 'integer' },
+            total: { type: 'number' },
+            amount: { type: 'object' },
+          },
+        },
       }),
     );
-    expect(found.map((f) => f.path)).toEqual(['components/schemas/Price/properties/netPrice', 'components/schemas/Price/properties/taxTotal']);
+    expect(found.map((f) => f.path)).toEqual([
+      'components/schemas/Price/properties/netPrice',
+      'components/schemas/Price/properties/taxTotal',
+    ]);
   });
 
   it('house-operation-documented: an operation without tags or description', () => {
@@ -125,9 +187,14 @@ describe('house rules', () => {
 
   it('house-operation-examples: a response media type without an example, reported where the response lives', () => {
     const doc = documentWith({}, { responses: { '200': { $ref: '#/components/responses/Thing' } } });
-    (doc.components as Record<string, unknown>).responses = { Thing: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } };
+    (doc.components as Record<string, unknown>).responses = {
+      Thing: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } },
+    };
     expect(run(houseOperationExamples, doc)).toEqual([
-      { path: 'components/responses/Thing/content/application/json', message: 'Response 200 media type "application/json" has no example or examples.' },
+      {
+        path: 'components/responses/Thing/content/application/json',
+        message: 'Response 200 media type "application/json" has no example or examples.',
+      },
     ]);
   });
 });

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkExamples } from '../../generator/lint/examples.js';
-import { checkGuideLinks, guideLinks } from '../../generator/steps/guide-links.js';
-import { formatProblem, lintContract, type LintResult } from '../../generator/lint/lint.js';
+import { formatProblem, type LintResult, lintContract } from '../../generator/lint/lint.js';
 import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
+import { checkGuideLinks, guideLinks } from '../../generator/steps/guide-links.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -25,13 +25,21 @@ async function fixture(): Promise<string> {
 }
 
 const lint = (dir: string) =>
-  lintContract({ root: join(dir, 'openapi', 'openapi.yaml'), redoclyConfig: join(dir, 'redocly.yaml'), guidesDir: join(dir, 'docs', 'guides') });
+  lintContract({
+    root: join(dir, 'openapi', 'openapi.yaml'),
+    redoclyConfig: join(dir, 'redocly.yaml'),
+    guidesDir: join(dir, 'docs', 'guides'),
+  });
 
 /** `file:line:col severity rule`, the part of each problem's line a test can know exactly. */
 const heads = (r: LintResult) => r.problems.map((p) => `${p.file}:${p.line}:${p.col} ${p.severity} ${p.rule}`);
 
 /** Edits a file; returns the 1-based line and column where `marker` is found after the edit. */
-async function edit(file: string, change: (text: string) => string, marker: string): Promise<{ line: number; col: number }> {
+async function edit(
+  file: string,
+  change: (text: string) => string,
+  marker: string,
+): Promise<{ line: number; col: number }> {
   const text = change(await readFile(file, 'utf8'));
   await writeFile(file, text);
   const at = text.indexOf(marker);
@@ -68,7 +76,11 @@ describe('npm run lint on a broken copy', () => {
     const param = 'openapi/components/parameters/Page.yaml';
     const invalid = await edit(join(dir, param), (t) => t.replace(/^example: 1$/m, 'example: one'), 'example: one');
     // 3. an operationId renamed: the guide's link to it breaks
-    await edit(join(dir, 'openapi/paths/payments@id@captures.yaml'), (t) => t.replace('operationId: capturePayment', 'operationId: captureAuthorizedPayment'), 'captureAuthorizedPayment');
+    await edit(
+      join(dir, 'openapi/paths/payments@id@captures.yaml'),
+      (t) => t.replace('operationId: capturePayment', 'operationId: captureAuthorizedPayment'),
+      'captureAuthorizedPayment',
+    );
     const guide = 'docs/guides/02-payment-lifecycle.md';
     const link = await edit(join(dir, guide), (t) => t, '#/payments/capturepayment');
     expected.push(
@@ -88,7 +100,9 @@ describe('npm run lint on a broken copy', () => {
   it('names the property path and the schema, and the missing operation', () => {
     const message = (rule: string) => result.problems.find((p) => p.rule === rule)?.message;
     expect(message('example-undeclared-property')).toBe('property captureRef is not declared by schema CaptureRequest');
-    expect(message('example-invalid')).toMatch(/^the example must be integer \(against the schema at .*Page\.yaml:\d+\)$/);
+    expect(message('example-invalid')).toMatch(
+      /^the example must be integer \(against the schema at .*Page\.yaml:\d+\)$/,
+    );
     // the link's text is the operation's summary: the hint finds the renamed operation
     expect(message('guide-link-unknown-operation')).toBe(
       'link to operation "capturepayment" that does not exist (its text names captureAuthorizedPayment: #/payments/captureauthorizedpayment)',
@@ -97,7 +111,9 @@ describe('npm run lint on a broken copy', () => {
 
   it('prints each as file:line:col severity rule message', () => {
     const line = formatProblem(result.problems.find((p) => p.rule === 'example-undeclared-property')!);
-    expect(line).toMatch(/^\S+CaptureRequest\.yaml:\d+:3 error example-undeclared-property property captureRef is not declared by schema CaptureRequest$/);
+    expect(line).toMatch(
+      /^\S+CaptureRequest\.yaml:\d+:3 error example-undeclared-property property captureRef is not declared by schema CaptureRequest$/,
+    );
   });
 });
 
@@ -109,7 +125,9 @@ describe('npm run lint on a copy with a YAML syntax error', () => {
     expect(at.line).toBe(4);
     const result = await lint(dir);
     expect(heads(result)).toEqual([`${relative(process.cwd(), file)}:4:${at.col} error yaml-syntax`]);
-    expect(result.problems[0]!.message).toMatch(/^a '\[' opened on line 4 is never closed: add the '\]' \(the YAML parser noticed at 5:3: /);
+    expect(result.problems[0]!.message).toMatch(
+      /^a '\[' opened on line 4 is never closed: add the '\]' \(the YAML parser noticed at 5:3: /,
+    );
   }, 120_000);
 });
 
@@ -118,7 +136,8 @@ describe('the checks on their own', () => {
     const dir = await mkdtemp(join(tmpdir(), 'lint-syntax-'));
     dirs.push(dir);
     const files: Record<string, string> = {
-      'root.yaml': 'a:\n  $ref: ./map.yaml\nb:\n  $ref: ./quote.yaml\nc:\n  $ref: ./tab.yaml\nd:\n  $ref: ./fine.yaml\ne:\n  $ref: ./notes.md\n',
+      'root.yaml':
+        'a:\n  $ref: ./map.yaml\nb:\n  $ref: ./quote.yaml\nc:\n  $ref: ./tab.yaml\nd:\n  $ref: ./fine.yaml\ne:\n  $ref: ./notes.md\n',
       'map.yaml': 'x:\n  y: {k: 1\nz: 2\n',
       'quote.yaml': 'x:\n  y: "open\nz: 2\n',
       'tab.yaml': 'x:\n\t- 1\n',
@@ -128,7 +147,9 @@ describe('the checks on their own', () => {
     };
     for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
     // unreached.yaml is reached through fine.yaml: it is reported too
-    const found = checkSourceSyntax(join(dir, 'root.yaml')).map((p) => `${relative(dir, p.file)}:${p.line}:${p.col} ${p.message.split(' (')[0]}`);
+    const found = checkSourceSyntax(join(dir, 'root.yaml')).map(
+      (p) => `${relative(dir, p.file)}:${p.line}:${p.col} ${p.message.split(' (')[0]}`,
+    );
     expect(found).toEqual([
       "map.yaml:2:6 a '{' opened on line 2 is never closed: add the '}'",
       `quote.yaml:2:6 a '"' opened on line 2 is never closed: add the '"'`,
@@ -161,7 +182,14 @@ describe('the checks on their own', () => {
     },
     components: {
       schemas: {
-        Thing: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' }, closed: { $ref: '#/components/schemas/Closed' } } },
+        Thing: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            size: { type: 'integer' },
+            closed: { $ref: '#/components/schemas/Closed' },
+          },
+        },
         Closed: { type: 'object', additionalProperties: false, properties: { a: { type: 'string' } } },
       },
       examples: { Bad: { value: { name: 'b', size: 'big', extra: true, closed: { a: 'x', b: 'y' } } } },

@@ -2,8 +2,8 @@
 // JSON Schema, via @seriousme/openapi-schema-validator), and has the shape this project relies on.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
 import { operations } from '../../tooling/openapi/walker.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const doc = loadBundle();
 
@@ -38,7 +38,10 @@ describe('OpenAPI document', () => {
   it('gives every operation a unique camelCase verb operationId and an SDK method name', () => {
     const ids = operations(doc).map((o) => o.operation.operationId as string);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^(create|get|list|update|delete|confirm|increment|reverse|capture|refund|charge|check|receive)[A-Z][A-Za-z]*$/);
+    for (const id of ids)
+      expect(id).toMatch(
+        /^(create|get|list|update|delete|confirm|increment|reverse|capture|refund|charge|check|receive)[A-Z][A-Za-z]*$/,
+      );
     const sdk = operations(doc, ['paths']).map((o) => o.operation['x-sdk-method'] as string);
     expect(sdk.every((m) => /^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(m))).toBe(true);
     expect(new Set(sdk).size).toBe(sdk.length);
@@ -48,7 +51,10 @@ describe('OpenAPI document', () => {
     // The contract's choice (openapi/info-description.md): tools that take the first alternative send
     // the merchant id and API key; tools that take the last agree with them on which comes first.
     const ORDER = ['basicAuth', 'bearerAuth', 'apiKeyAuth'];
-    const lists = [doc.security as JsonObject[], ...operations(doc, ['paths']).map((o) => (o.operation.security ?? doc.security) as JsonObject[])];
+    const lists = [
+      doc.security as JsonObject[],
+      ...operations(doc, ['paths']).map((o) => (o.operation.security ?? doc.security) as JsonObject[]),
+    ];
     for (const list of lists) {
       const names = list.map((requirement) => Object.keys(requirement)[0]!);
       expect(names).toEqual([...names].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)));

@@ -18,7 +18,12 @@ const clockNow = async () => {
   return Date.parse(answer.body.now);
 };
 /** Advances the merchant's test clock to `to`; what ran meanwhile. */
-const advanceTo = async (to: number): Promise<{ captured: Array<{ payId: string }>; billed: Array<{ paymentPlanId: string; payId: string; at: string; status: string }> }> => {
+const advanceTo = async (
+  to: number,
+): Promise<{
+  captured: Array<{ payId: string }>;
+  billed: Array<{ paymentPlanId: string; payId: string; at: string; status: string }>;
+}> => {
   const answer = await e2e().admin('POST', `${clockPath()}/advance`, { to: new Date(to).toISOString() });
   expect(answer.status).toBe(200);
   return answer.body;
@@ -27,9 +32,16 @@ const advanceTo = async (to: number): Promise<{ captured: Array<{ payId: string 
 describe('the test clock after a hosted checkout in Chromium', () => {
   it('a DELAYED checkout is authorized at Pay and captured when the clock passes delayedHours, not before', async () => {
     const { client, example, merchant, site, screenshot, newPage } = e2e();
-    const session = await e2e().checkout('E2E-DELAYED', { captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } } });
+    const session = await e2e().checkout('E2E-DELAYED', {
+      captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } },
+    });
     const page = await newPage();
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '$25.00', currency: 'USD', reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      amount: '$25.00',
+      currency: 'USD',
+      reference: session.transId,
+    });
     await screenshot(page, 'delayed-1-hosted-page');
     await page.getByRole('button', { name: 'Pay $25.00' }).click();
     const landed = await landOn(page, site, '/return');
@@ -38,7 +50,10 @@ describe('the test clock after a hosted checkout in Chromium', () => {
     const payId = landed.searchParams.get('payId')!;
     await example.waitForAccepted(payId, 1);
     const authorized = await client.payments.retrieve(payId);
-    expect(authorized).toMatchObject({ state: 'AUTHORIZED', captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } } });
+    expect(authorized).toMatchObject({
+      state: 'AUTHORIZED',
+      captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } },
+    });
     const captureAt = Date.parse(authorized.captureTime!);
     expect(captureAt - (await clockNow())).toBeGreaterThan(2 * 60 * MINUTE - MINUTE);
 
@@ -59,11 +74,21 @@ describe('the test clock after a hosted checkout in Chromium', () => {
     const { client, example, merchant, site, screenshot, newPage } = e2e();
     const session = await e2e().checkout('E2E-RECURRING', {
       amount: { value: 1999, currency: 'EUR' },
-      customerInfo: { merchantCustomerId: `cust-${Date.now()}`, firstName: 'Lena', lastName: 'Schmidt', email: 'lena@example.com' },
+      customerInfo: {
+        merchantCustomerId: `cust-${Date.now()}`,
+        firstName: 'Lena',
+        lastName: 'Schmidt',
+        email: 'lena@example.com',
+      },
       credentialOnFile: { type: 'RECURRING', initialPayment: true, recurring: { frequency: 'MONTHLY' } },
     });
     const page = await newPage();
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '€19.99', currency: 'EUR', reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      amount: '€19.99',
+      currency: 'EUR',
+      reference: session.transId,
+    });
     await screenshot(page, 'recurring-1-hosted-page');
     await page.getByRole('button', { name: 'Pay €19.99' }).click();
     const landed = await landOn(page, site, '/return');
@@ -90,8 +115,16 @@ describe('the test clock after a hosted checkout in Chromium', () => {
     expect(await client.paymentPlans.retrieve(planId)).toMatchObject({ planStatus: 'ACTIVE', lastBillingDate: first });
     const payments = await client.paymentPlans.listPayments(planId);
     expect(payments.totalNumberOfItems).toBe(2);
-    expect(payments.data?.[1]).toMatchObject({ payId: billedPayId, amount: { value: 1999, currency: 'EUR' }, billingDate: first });
-    expect(await client.payments.retrieve(billedPayId)).toMatchObject({ state: 'CAPTURED', paymentPlanId: planId, amount: { value: 1999, currency: 'EUR' } });
+    expect(payments.data?.[1]).toMatchObject({
+      payId: billedPayId,
+      amount: { value: 1999, currency: 'EUR' },
+      billingDate: first,
+    });
+    expect(await client.payments.retrieve(billedPayId)).toMatchObject({
+      state: 'CAPTURED',
+      paymentPlanId: planId,
+      amount: { value: 1999, currency: 'EUR' },
+    });
     // The billing's notification reaches the checkout's webhook URL, signed.
     await example.waitForAccepted(billedPayId);
   });

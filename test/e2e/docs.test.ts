@@ -2,18 +2,18 @@
 // global setup) into a temp dir, then opened from disk in headless Chromium with the network
 // blocked. Screenshots go to test-output/docs/ (git-ignored).
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GUIDES_DIR } from '../../generator/support/paths.js';
-import { buildDocs, decorateForDocs, loadGuides, operationAnchor, type Guide } from '../../generator/steps/docs.js';
+import { buildDocs, decorateForDocs, type Guide, loadGuides, operationAnchor } from '../../generator/steps/docs.js';
 import { guideLinks } from '../../generator/steps/guide-links.js';
+import { GUIDES_DIR } from '../../generator/support/paths.js';
+import { deref, type OperationObject, operations, walkObjects } from '../../tooling/openapi/walker.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
-import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
-import { deref, operations, walkObjects, type OperationObject } from '../../tooling/openapi/walker.js';
+import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */
@@ -42,7 +42,11 @@ afterAll(async () => {
 
 describe('buildDocs', () => {
   it('writes index.html and the contract (JSON, YAML) under <outDir>/docs/', async () => {
-    expect(files.map((f) => f.slice(outDir.length + 1)).sort()).toEqual(['docs/index.html', 'docs/openapi.json', 'docs/openapi.yaml']);
+    expect(files.map((f) => f.slice(outDir.length + 1)).sort()).toEqual([
+      'docs/index.html',
+      'docs/openapi.json',
+      'docs/openapi.yaml',
+    ]);
     expect(JSON.parse(await readFile(join(outDir, 'docs', 'openapi.json'), 'utf8'))).toEqual(bundle);
     expect(html.length).toBeGreaterThan(1_000_000); // Redoc inlined (--inlineBundle)
   });
@@ -79,7 +83,9 @@ describe('buildDocs', () => {
 
   it("fails with Redocly's own message and leaves the previous docs intact", async () => {
     const before = await readFile(join(outDir, 'docs', 'index.html'));
-    await expect(buildDocs({ notAnOpenApiDocument: true }, outDir)).rejects.toThrow(/build-docs failed[\s\S]*Unsupported specification/i);
+    await expect(buildDocs({ notAnOpenApiDocument: true }, outDir)).rejects.toThrow(
+      /build-docs failed[\s\S]*Unsupported specification/i,
+    );
     expect((await readFile(join(outDir, 'docs', 'index.html'))).equals(before)).toBe(true);
   });
 
@@ -87,12 +93,18 @@ describe('buildDocs', () => {
     const doc = decorateForDocs(bundle, guides) as JsonObject;
     const missing: string[] = [];
     walkObjects(doc, (node, tokens) => {
-      if (node['x-provenance'] === 'inferred' && tokens[0] !== 'servers' && !String(node.description).includes('class="inferred-badge"')) missing.push(tokens.join('/'));
+      if (
+        node['x-provenance'] === 'inferred' &&
+        tokens[0] !== 'servers' &&
+        !String(node.description).includes('class="inferred-badge"')
+      )
+        missing.push(tokens.join('/'));
     });
     for (const op of operations(doc)) {
       for (const status of (op.operation['x-inferred-responses'] ?? []) as string[]) {
         const response = deref<JsonObject>(doc, op.operation.responses?.[status]);
-        if (!String(response.description).includes('class="inferred-badge"')) missing.push(`${op.pointer}/responses/${status}`);
+        if (!String(response.description).includes('class="inferred-badge"'))
+          missing.push(`${op.pointer}/responses/${status}`);
       }
       if (op.operation['x-provenance'] === 'inferred') {
         const badges = (op.operation['x-badges'] ?? []) as JsonObject[];
@@ -105,12 +117,22 @@ describe('buildDocs', () => {
   });
 
   it('adds the guides as a first sidebar group', () => {
-    expect(guides.map((g) => g.title)).toEqual(expect.arrayContaining(['Getting started', 'Payment lifecycle', 'Idempotency', 'Receiving webhooks', 'Errors', 'Hosted checkout']));
+    expect(guides.map((g) => g.title)).toEqual(
+      expect.arrayContaining([
+        'Getting started',
+        'Payment lifecycle',
+        'Idempotency',
+        'Receiving webhooks',
+        'Errors',
+        'Hosted checkout',
+      ]),
+    );
     const doc = decorateForDocs(bundle, guides) as JsonObject;
     const groups = doc['x-tagGroups'] as JsonObject[];
     expect(groups[0]).toEqual({ name: 'Guides', tags: guides.map((g) => g.title) });
     const grouped = new Set(groups.flatMap((g) => g.tags as string[]));
-    for (const op of operations(doc)) for (const tag of op.operation.tags as string[]) expect(grouped, `tag ${tag} is in no group`).toContain(tag);
+    for (const op of operations(doc))
+      for (const tag of op.operation.tags as string[]) expect(grouped, `tag ${tag} is in no group`).toContain(tag);
   });
 });
 
@@ -155,7 +177,9 @@ describe('the page in Chromium, from disk, offline', () => {
   const menuGroup = (label: string) =>
     page
       .locator('[data-component-name="Menu/MenuItem"].menu-item-type-group')
-      .filter({ has: page.locator('[data-testid="menu-item-label"]', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) })
+      .filter({
+        has: page.locator('[data-testid="menu-item-label"]', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }),
+      })
       .first();
 
   it('shows every operation and webhook of the contract, in the sidebar and on its own page', async () => {
@@ -173,7 +197,9 @@ describe('the page in Chromium, from disk, offline', () => {
       await items.first().waitFor();
       for (const item of await items.all()) {
         const summary = (await item.locator('[data-text]').first().getAttribute('data-text')) ?? '';
-        const inferredBadge = await item.locator('[data-component-name="Tag/Tag"]', { hasText: /^Inferred$/ }).isVisible();
+        const inferredBadge = await item
+          .locator('[data-component-name="Tag/Tag"]', { hasText: /^Inferred$/ })
+          .isVisible();
         await item.locator('[data-testid="menu-item-label"]').click();
         const heading = page.locator('[data-item-kind="httpItem"] h2', { hasText: labelled(summary) }).first();
         const headingVisible = await heading.waitFor({ state: 'visible', timeout: 5000 }).then(
@@ -185,7 +211,10 @@ describe('the page in Chromium, from disk, offline', () => {
     }
     const missing = expected.filter((e) => !seen.has(e.summary)).map((e) => e.summary);
     expect(missing, 'operations missing from the sidebar').toEqual([]);
-    expect([...seen].filter(([, s]) => !s.headingVisible).map(([n]) => n), 'operations whose page heading is not visible').toEqual([]);
+    expect(
+      [...seen].filter(([, s]) => !s.headingVisible).map(([n]) => n),
+      'operations whose page heading is not visible',
+    ).toEqual([]);
     // the sidebar's Inferred badge is exactly on the inferred operations
     expect(expected.filter((e) => seen.get(e.summary)?.inferredBadge !== e.inferred).map((e) => e.summary)).toEqual([]);
     expect(seen.size).toBe(expected.length); // 32 operations under paths and 2 webhooks today
@@ -207,14 +236,19 @@ describe('the page in Chromium, from disk, offline', () => {
   it('shows the inferred badges: on an inferred operation, its description, and an inferred status', async () => {
     const ops = operations(bundle);
     // an inferred operation (Capture a payment today)
-    const inferred = ops.find((o) => o.operation.operationId === 'capturePayment') ?? ops.find((o) => o.operation['x-provenance'] === 'inferred')!;
+    const inferred =
+      ops.find((o) => o.operation.operationId === 'capturePayment') ??
+      ops.find((o) => o.operation['x-provenance'] === 'inferred')!;
     const section = await openOperation(inferred.operation);
     const titleBadge = section.locator('h2 [data-component-name="Tag/Tag"]', { hasText: 'Inferred' });
     await titleBadge.waitFor({ state: 'visible' });
     const descriptionBadge = section.locator('.inferred-badge').first();
     await descriptionBadge.scrollIntoViewIfNeeded();
     await expect(descriptionBadge.isVisible()).resolves.toBe(true);
-    const style = await descriptionBadge.evaluate((e) => ({ display: getComputedStyle(e).display, background: getComputedStyle(e).backgroundColor }));
+    const style = await descriptionBadge.evaluate((e) => ({
+      display: getComputedStyle(e).display,
+      background: getComputedStyle(e).backgroundColor,
+    }));
     expect(style.display).toBe('inline-block'); // styled by the page's badge CSS, not bare text
     expect(style.background).not.toBe('rgba(0, 0, 0, 0)');
     await section.locator('h2').first().scrollIntoViewIfNeeded();
@@ -232,7 +266,9 @@ describe('the page in Chromium, from disk, offline', () => {
       )
       .find((x) => x.documented)!;
     const statusSection = await openOperation(withStatus.o.operation);
-    const tab = statusSection.locator('button, [role=tab]', { hasText: new RegExp(`^\\W*${withStatus.status}\\s*$`) }).first();
+    const tab = statusSection
+      .locator('button, [role=tab]', { hasText: new RegExp(`^\\W*${withStatus.status}\\s*$`) })
+      .first();
     await tab.scrollIntoViewIfNeeded();
     await tab.click();
     const statusBadge = statusSection.locator('.inferred-badge', { hasText: /^Inferred status$/ }).first();
@@ -244,24 +280,35 @@ describe('the page in Chromium, from disk, offline', () => {
   /** Opens an operation from the sidebar; returns its section once the heading is visible. */
   async function openOperation(operation: OperationObject) {
     const summary = String(operation.summary);
-    await menuGroup(String((operation.tags as string[])[0])).locator('[data-testid="menu-item-label"]').first().click();
+    await menuGroup(String((operation.tags as string[])[0]))
+      .locator('[data-testid="menu-item-label"]')
+      .first()
+      .click();
     await page
       .locator('[data-component-name="Menu/MenuItem"].menu-item-type-operation')
       .filter({ has: page.locator(`[data-text="${summary.replace(/"/g, '\\"')}"]`) })
       .first()
       .click();
-    const section = page.locator('[data-item-kind="httpItem"]', { has: page.locator('h2', { hasText: labelled(summary) }) }).first();
+    const section = page
+      .locator('[data-item-kind="httpItem"]', { has: page.locator('h2', { hasText: labelled(summary) }) })
+      .first();
     await section.locator('h2').first().waitFor({ state: 'visible' });
     return section;
   }
 
   it('renders the guides, with the lifecycle diagram and the hosted checkout sequence', async () => {
-    const guidesInMenu = await page.locator('[data-component-name="Menu/MenuItem"].menu-item-type-group [data-testid="menu-item-label"]').allInnerTexts();
+    const guidesInMenu = await page
+      .locator('[data-component-name="Menu/MenuItem"].menu-item-type-group [data-testid="menu-item-label"]')
+      .allInnerTexts();
     for (const g of guides) expect(guidesInMenu).toContain(g.title);
     await menuGroup('Payment lifecycle').locator('[data-testid="menu-item-label"]').first().click();
     const diagram = page.locator('img.lifecycle-diagram');
     await diagram.waitFor({ state: 'visible' });
-    const { width, height, complete } = await diagram.evaluate((img: HTMLImageElement) => ({ width: img.naturalWidth, height: img.naturalHeight, complete: img.complete }));
+    const { width, height, complete } = await diagram.evaluate((img: HTMLImageElement) => ({
+      width: img.naturalWidth,
+      height: img.naturalHeight,
+      complete: img.complete,
+    }));
     expect(complete && width > 0 && height > 0, 'the diagram image decoded').toBe(true);
     await expect(page.locator('table', { hasText: 'Capture a payment' }).first().isVisible()).resolves.toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'guide-lifecycle.png') });
@@ -272,7 +319,9 @@ describe('the page in Chromium, from disk, offline', () => {
     await menuGroup('Hosted checkout').locator('[data-testid="menu-item-label"]').first().click();
     const sequence = page.locator('img.guide-diagram[src^="data:image/svg+xml"]');
     await sequence.waitFor({ state: 'visible' });
-    const decoded = await sequence.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && img.alt.includes('urls.return'));
+    const decoded = await sequence.evaluate(
+      (img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && img.alt.includes('urls.return'),
+    );
     expect(decoded, 'the hosted checkout sequence diagram decoded, with its text alternative').toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'guide-hosted-checkout.png') });
   });
@@ -280,15 +329,24 @@ describe('the page in Chromium, from disk, offline', () => {
   it('resolves every link of the guides to a section of the page', async () => {
     // the links npm run lint checks against the contract (guide-link-*), followed on the page
     const links = new Map<string, string[]>(); // target → guides linking to it
-    for (const g of guides) for (const { target } of guideLinks(g.body)) links.set(target, [...(links.get(target) ?? []), g.file]);
+    for (const g of guides)
+      for (const { target } of guideLinks(g.body)) links.set(target, [...(links.get(target) ?? []), g.file]);
     expect(links.size).toBeGreaterThan(0);
     const broken: string[] = [];
     for (const [link, from] of links) {
       await page.evaluate((hash) => (window.location.hash = hash), link);
       const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
-      if (!(await section.waitFor({ state: 'attached', timeout: 5000 }).then(() => true, () => false))) broken.push(`${link} (in docs/guides/${[...new Set(from)].join(', ')})`);
+      if (
+        !(await section.waitFor({ state: 'attached', timeout: 5000 }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        broken.push(`${link} (in docs/guides/${[...new Set(from)].join(', ')})`);
     }
-    expect(broken, 'guide links without a target (Redoc routes are #/<tag slug>/<operationId in lower case>)').toEqual([]);
+    expect(broken, 'guide links without a target (Redoc routes are #/<tag slug>/<operationId in lower case>)').toEqual(
+      [],
+    );
   }, 60_000);
 
   it('has the sections the SDK links to (operationAnchor, the `@see` of every method)', async () => {
@@ -297,7 +355,13 @@ describe('the page in Chromium, from disk, offline', () => {
       const link = operationAnchor(String((operation.tags as string[])[0]), String(operation.operationId));
       await page.evaluate((hash) => (window.location.hash = hash), link);
       const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
-      if (!(await section.waitFor({ state: 'attached', timeout: 5000 }).then(() => true, () => false))) broken.push(link);
+      if (
+        !(await section.waitFor({ state: 'attached', timeout: 5000 }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        broken.push(link);
     }
     expect(broken).toEqual([]);
   }, 120_000);

@@ -18,7 +18,11 @@ describe('hosted checkout in Chromium', () => {
     const { client, site, example, merchant, screenshot, newPage } = e2e();
     const session = await e2e().checkout('E2E-PAY');
     const page = await newPage();
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, ...USD_25, reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      ...USD_25,
+      reference: session.transId,
+    });
     expect(await page.getByRole('radio', { name: 'CARD' }).isChecked()).toBe(true);
     expect(await page.getByRole('radio', { name: 'PAYPAL' }).isChecked()).toBe(false);
     await screenshot(page, 'pay-1-hosted-page');
@@ -29,11 +33,29 @@ describe('hosted checkout in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Thank you for your order');
     const payId = landed.searchParams.get('payId')!;
     expect(payId).toMatch(/^\w+$/);
-    expect(site.of(session.transId)).toEqual([{ path: '/return', query: { order: session.transId, payId, transId: session.transId, status: 'CAPTURED', sessionId: session.sessionId } }]);
+    expect(site.of(session.transId)).toEqual([
+      {
+        path: '/return',
+        query: {
+          order: session.transId,
+          payId,
+          transId: session.transId,
+          status: 'CAPTURED',
+          sessionId: session.sessionId,
+        },
+      },
+    ]);
 
     await example.waitForAccepted(payId);
     const payment = await client.payments.retrieve(payId);
-    expect(payment).toMatchObject({ payId, transId: session.transId, state: 'CAPTURED', paymentMethodType: 'CARD', integrationType: 'HOSTED', capturedAmount: { value: 2500, currency: 'USD' } });
+    expect(payment).toMatchObject({
+      payId,
+      transId: session.transId,
+      state: 'CAPTURED',
+      paymentMethodType: 'CARD',
+      integrationType: 'HOSTED',
+      capturedAmount: { value: 2500, currency: 'USD' },
+    });
 
     // The page is used once: opened again, it says so.
     expect((await page.goto(session.href))?.status()).toBe(410);
@@ -45,13 +67,29 @@ describe('hosted checkout in Chromium', () => {
     const { client, site, example, merchant, screenshot, newPage } = e2e();
     const session = await e2e().checkout('E2E-DECLINE', { amount: { value: 1500, currency: 'EUR' } });
     const page = await newPage();
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '€15.00', currency: 'EUR', reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      amount: '€15.00',
+      currency: 'EUR',
+      reference: session.transId,
+    });
     await screenshot(page, 'decline-1-hosted-page');
     await page.getByRole('button', { name: /^Decline/ }).click();
     const landed = await landOn(page, site, '/return');
     await screenshot(page, 'decline-2-return');
     const payId = landed.searchParams.get('payId')!;
-    expect(site.of(session.transId)).toEqual([{ path: '/return', query: { order: session.transId, payId, transId: session.transId, status: 'FAILED', sessionId: session.sessionId } }]);
+    expect(site.of(session.transId)).toEqual([
+      {
+        path: '/return',
+        query: {
+          order: session.transId,
+          payId,
+          transId: session.transId,
+          status: 'FAILED',
+          sessionId: session.sessionId,
+        },
+      },
+    ]);
     await example.waitForAccepted(payId);
     const payment = await client.payments.retrieve(payId);
     expect(payment).toMatchObject({ payId, state: 'FAILED', capturedAmount: { value: 0, currency: 'EUR' } });
@@ -62,24 +100,39 @@ describe('hosted checkout in Chromium', () => {
     const { client, site, merchant, screenshot, newPage } = e2e();
     const session = await e2e().checkout('E2E-CANCEL');
     const page = await newPage();
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, ...USD_25, reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      ...USD_25,
+      reference: session.transId,
+    });
     await page.getByRole('button', { name: /^Cancel/ }).click();
     await landOn(page, site, '/cancel');
     await screenshot(page, 'cancel-1-cancel-page');
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Checkout cancelled');
-    expect(site.of(session.transId)).toEqual([{ path: '/cancel', query: { order: session.transId, transId: session.transId, sessionId: session.sessionId } }]);
+    expect(site.of(session.transId)).toEqual([
+      { path: '/cancel', query: { order: session.transId, transId: session.transId, sessionId: session.sessionId } },
+    ]);
     const missing = await client.payments.retrieveByTransId(session.transId).catch((err: unknown) => err);
     expect(missing).toBeInstanceOf(PaymentApiError);
     expect((missing as PaymentApiError).status).toBe(404);
     // Back to the page: the customer can still pay.
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, ...USD_25, reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      ...USD_25,
+      reference: session.transId,
+    });
   });
 
   it('with the keyboard alone (Tab, arrow keys, Enter): the customer chooses PAYPAL and pays', async () => {
     const { client, site, example, merchant, screenshot, newPage } = e2e();
     const session = await e2e().checkout('E2E-KEYS', { amount: { value: 4990, currency: 'EUR' } });
     const page = await newPage();
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '€49.90', currency: 'EUR', reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      amount: '€49.90',
+      currency: 'EUR',
+      reference: session.transId,
+    });
     const card = page.getByRole('radio', { name: 'CARD' });
     const paypal = page.getByRole('radio', { name: 'PAYPAL' });
     const pay = page.getByRole('button', { name: 'Pay €49.90' });
@@ -95,7 +148,11 @@ describe('hosted checkout in Chromium', () => {
     const payId = landed.searchParams.get('payId')!;
     expect(landed.searchParams.get('status')).toBe('CAPTURED');
     await example.waitForAccepted(payId);
-    expect(await client.payments.retrieve(payId)).toMatchObject({ payId, state: 'CAPTURED', paymentMethodType: 'PAYPAL' });
+    expect(await client.payments.retrieve(payId)).toMatchObject({
+      payId,
+      state: 'CAPTURED',
+      paymentMethodType: 'PAYPAL',
+    });
   });
 
   it('axe-core finds no serious or critical accessibility violation on the hosted page', async () => {
@@ -103,12 +160,31 @@ describe('hosted checkout in Chromium', () => {
     const session = await e2e().checkout('E2E-AXE');
     // The page's CSP forbids any script; this context bypasses it to inject axe (from node_modules).
     const page = await newPage({ bypassCSP: true });
-    await openHostedPage(page, session.href, { merchantId: merchant.merchantId, ...USD_25, reference: session.transId });
+    await openHostedPage(page, session.href, {
+      merchantId: merchant.merchantId,
+      ...USD_25,
+      reference: session.transId,
+    });
     await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
-    const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>; passes: Array<{ id: string }> }> } }).axe.run());
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
+    const results = await page.evaluate(() =>
+      (
+        window as unknown as {
+          axe: {
+            run(): Promise<{
+              violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+              passes: Array<{ id: string }>;
+            }>;
+          };
+        }
+      ).axe.run(),
+    );
+    const serious = results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
     expect(serious).toEqual([]);
     // It did look: the page's labels and contrast were checked and passed.
-    expect(results.passes.map((p) => p.id)).toEqual(expect.arrayContaining(['label', 'color-contrast', 'document-title', 'html-has-lang']));
+    expect(results.passes.map((p) => p.id)).toEqual(
+      expect.arrayContaining(['label', 'color-contrast', 'document-title', 'html-has-lang']),
+    );
   });
 });

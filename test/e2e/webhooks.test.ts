@@ -8,8 +8,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killGroup, type ServerProcess } from '../../scripts/server-process.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { e2ePerFile, landOn, openHostedPage, sdk, transId } from '../support/e2e.js';
@@ -17,7 +17,9 @@ import { eventually, Receiver } from '../support/receiver.js';
 import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 const MAX_ATTEMPTS = 5;
-const e2e = e2ePerFile('webhooks', { webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 50, retryCapMs: 1_000, timeoutMs: 2_000, pollMs: 25 } });
+const e2e = e2ePerFile('webhooks', {
+  webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 50, retryCapMs: 1_000, timeoutMs: 2_000, pollMs: 25 },
+});
 const endpoint = new Receiver();
 beforeAll(() => endpoint.start());
 afterAll(() => endpoint.stop());
@@ -25,7 +27,12 @@ afterAll(() => endpoint.stop());
 /** Pays the session on its hosted page in the browser (screenshots `<shot>-1-hosted-page`, `<shot>-2-return`); the payId from the shop's return URL. */
 async function payInBrowser(page: Page, session: { href: string; transId: string }, shot: string): Promise<string> {
   const { merchant, site, screenshot } = e2e();
-  await openHostedPage(page, session.href, { merchantId: merchant.merchantId, amount: '$25.00', currency: 'USD', reference: session.transId });
+  await openHostedPage(page, session.href, {
+    merchantId: merchant.merchantId,
+    amount: '$25.00',
+    currency: 'USD',
+    reference: session.transId,
+  });
   await screenshot(page, `${shot}-1-hosted-page`);
   await page.getByRole('button', { name: 'Pay $25.00' }).click();
   const landed = await landOn(page, site, '/return');
@@ -62,7 +69,8 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
     expect(requests).toHaveLength(4);
     // The same notification each time, each attempt signed afresh and verifiable with the SDK.
     expect(new Set(requests.map((r) => r.body)).size).toBe(1);
-    for (const r of requests) expect((await constructEnhancedNotification(r.body, r.headers, e2e().merchant.webhookSecret)).payId).toBe(payId);
+    for (const r of requests)
+      expect((await constructEnhancedNotification(r.body, r.headers, e2e().merchant.webhookSecret)).payId).toBe(payId);
     expect(JSON.parse(requests[3]!.body)).toMatchObject({ payId, state: 'CAPTURED', transId: session.transId });
   });
 
@@ -78,7 +86,15 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
     expect(dead.attempts.map((a) => a.statusCode)).toEqual(Array(MAX_ATTEMPTS).fill(500));
     expect(endpoint.on('/dead')).toHaveLength(MAX_ATTEMPTS);
 
-    const cli = await runSandboxCommand(['deliveries', 'resend', dead.id, '--url', sandbox.url, '--admin-key', sandbox.adminKey]);
+    const cli = await runSandboxCommand([
+      'deliveries',
+      'resend',
+      dead.id,
+      '--url',
+      sandbox.url,
+      '--admin-key',
+      sandbox.adminKey,
+    ]);
     expect(cli.code, `${cli.stdout}${cli.stderr}`).toBe(0);
     const delivered = await eventually('the resent delivery', async () => {
       const [d] = await deliveries(payId);
@@ -89,7 +105,10 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
     expect(delivered.attempts.map((a) => a.statusCode)).toEqual([...Array(MAX_ATTEMPTS).fill(500), 200]);
     const requests = endpoint.on('/dead');
     expect(requests).toHaveLength(MAX_ATTEMPTS + 1);
-    expect((await constructEnhancedNotification(requests.at(-1)!.body, requests.at(-1)!.headers, merchant.webhookSecret)).payId).toBe(payId);
+    expect(
+      (await constructEnhancedNotification(requests.at(-1)!.body, requests.at(-1)!.headers, merchant.webhookSecret))
+        .payId,
+    ).toBe(payId);
   });
 });
 
@@ -131,7 +150,10 @@ describe('webhook delivery across a kill -9 of the sandbox', () => {
       const restarted = await start();
       await example.waitForAccepted(payId, 1, 30_000);
       expect(front.received.map((r) => r.payId)).toEqual([payId, payId]);
-      expect(await sdk(`${restarted.baseUrl}/api/v2`, merchant).payments.retrieve(payId)).toMatchObject({ payId, state: 'CAPTURED' });
+      expect(await sdk(`${restarted.baseUrl}/api/v2`, merchant).payments.retrieve(payId)).toMatchObject({
+        payId,
+        state: 'CAPTURED',
+      });
       await restarted.stop();
     } finally {
       await front.close();

@@ -14,14 +14,14 @@ import {
   DiffError,
   latestRelease,
   listReleases,
-  recordRelease,
-  ReleaseExistsError,
   RELEASES_DIR,
+  ReleaseExistsError,
+  recordRelease,
   verdict,
 } from '../../generator/review/breaking.js';
 import { REDOCLY_CONFIG, REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const doc = loadBundle();
 /** The next major version after the contract's info.version (3.0.0 for 2.x). */
@@ -57,7 +57,8 @@ async function variant(name: string, edit: (d: JsonObject) => void): Promise<str
 const against = async (name: string, edit: (d: JsonObject) => void): Promise<BreakingResult> =>
   checkBreaking({ current: await variant(name, edit), baseline });
 
-const rules = (r: BreakingResult) => r.breaking.flatMap((c) => c.findings.filter((f) => f.impact === 'major').map((f) => f.ruleId));
+const rules = (r: BreakingResult) =>
+  r.breaking.flatMap((c) => c.findings.filter((f) => f.impact === 'major').map((f) => f.ruleId));
 
 const removePos = (d: JsonObject) => {
   const channel = schema(d, 'Channel');
@@ -103,7 +104,11 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     expect(rules(r)).toEqual(['enum-values-removed']);
     expect(r.breaking[0]!.message).toContain("'POS'");
     // A changed node is located in the current document, at the changed keyword.
-    expect(r.breaking[0]!.location).toMatchObject({ side: 'current', pointer: '#/components/schemas/Channel/enum', file: expect.stringMatching(/enum-without-POS\.json$/) });
+    expect(r.breaking[0]!.location).toMatchObject({
+      side: 'current',
+      pointer: '#/components/schemas/Channel/enum',
+      file: expect.stringMatching(/enum-without-POS\.json$/),
+    });
   });
 
   it('passes an allOf restructure that keeps the meaning, and still catches a real change made inside it', async () => {
@@ -113,7 +118,9 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
       const s = schema(d, 'PlanChargeRequest');
       const { properties, required, ...rest } = s;
       for (const k of Object.keys(s)) delete s[k];
-      Object.assign(s, rest, { allOf: [{ type: 'object', required: [...((required as string[]) ?? []), ...extraRequired], properties }] });
+      Object.assign(s, rest, {
+        allOf: [{ type: 'object', required: [...((required as string[]) ?? []), ...extraRequired], properties }],
+      });
     };
     expect(await against('restructured', (d) => restructure(d, []))).toMatchObject({ ok: true, breaking: [] });
     const changed = await against('restructured-required', (d) => restructure(d, ['refNr']));
@@ -126,13 +133,21 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
       const s = schema(d, 'PlanChargeRequest');
       (s.properties as JsonObject).customerNote = { type: 'string', maxLength: 100, description: 'A note.' };
       (d.paths as JsonObject)['/payments/{id}/notes'] = {
-        get: { operationId: 'listPaymentNotes', summary: 'List notes', responses: { '200': { description: 'The notes.' } } },
+        get: {
+          operationId: 'listPaymentNotes',
+          summary: 'List notes',
+          responses: { '200': { description: 'The notes.' } },
+        },
       };
     });
     expect(r).toMatchObject({ ok: true, accepted: false, breaking: [] });
     expect(r.nonBreaking).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ impact: 'minor', kind: 'added', path: expect.stringMatching(/\/properties\/customerNote$/) }),
+        expect.objectContaining({
+          impact: 'minor',
+          kind: 'added',
+          path: expect.stringMatching(/\/properties\/customerNote$/),
+        }),
         expect.objectContaining({ impact: 'minor', kind: 'added', path: '#/paths/~1payments~1{id}~1notes' }),
       ]),
     );
@@ -163,7 +178,9 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
   // The next two use a tiny document: they test the plumbing, not Redocly's rules.
   it('refuses to run with a config without diff rules (redocly.yaml would rate everything patch)', async () => {
     const [base, current] = await tiny('config', ['A']);
-    await expect(checkBreaking({ current, baseline: base, config: REDOCLY_CONFIG })).rejects.toThrow(/without diff rules/);
+    await expect(checkBreaking({ current, baseline: base, config: REDOCLY_CONFIG })).rejects.toThrow(
+      /without diff rules/,
+    );
     await expect(checkBreaking({ current, baseline: base, config: REDOCLY_CONFIG })).rejects.toBeInstanceOf(DiffError);
   });
 
@@ -172,7 +189,9 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     const run = await script(['--current', current, '--baseline', base]);
     expect(run.code, run.stderr).toBe(1);
     // The enum is on line 11 of the revision (see tiny()).
-    expect(run.stdout).toMatch(/tiny-script-current\.yaml:11:\d+ major enum-values-removed Enum (of `.*` )?lost values: 'B'\./);
+    expect(run.stdout).toMatch(
+      /tiny-script-current\.yaml:11:\d+ major enum-values-removed Enum (of `.*` )?lost values: 'B'\./,
+    );
     expect(run.stdout).toMatch(/^FAILED: 1 breaking change/m);
   });
 
@@ -180,7 +199,11 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     const [baseText, currentText] = await Promise.all((await tiny('git', ['A'])).map((f) => readFile(f, 'utf8')));
     const project = await mkdtemp(join(dir, 'git-base-'));
     const root = join(project, 'openapi', 'openapi.yaml');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: project, stdio: 'pipe' }).toString();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
+        cwd: project,
+        stdio: 'pipe',
+      }).toString();
     await mkdir(dirname(root), { recursive: true });
     await writeFile(root, baseText);
     git('init', '-q', '-b', 'main');
@@ -207,7 +230,15 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
 describe('breaking-change gate: releases and versions', () => {
   it('picks the latest release by semver, ignoring other files', async () => {
     const releases = await mkdtemp(join(dir, 'releases-'));
-    for (const name of ['2.0.0.yaml', '10.0.0-rc.1.yaml', '2.10.0.yaml', '9.1.0.yaml', 'README.md', '11.0.yaml', '.10.1.0.yaml.123.ab.tmp']) {
+    for (const name of [
+      '2.0.0.yaml',
+      '10.0.0-rc.1.yaml',
+      '2.10.0.yaml',
+      '9.1.0.yaml',
+      'README.md',
+      '11.0.yaml',
+      '.10.1.0.yaml.123.ab.tmp',
+    ]) {
       await writeFile(join(releases, name), 'openapi: 3.1.1\n');
     }
     expect((await listReleases(releases)).map((r) => r.version)).toEqual(['2.0.0', '2.10.0', '9.1.0', '10.0.0-rc.1']);
@@ -225,7 +256,10 @@ describe('breaking-change gate: releases and versions', () => {
     expect(v('2.0.0', '2.1.0')).toBe(false);
     expect(v('2.0.0', '2.0.0')).toBe(false);
     expect(v('2.0.0', 'v3')).toBe(false);
-    expect(verdict(0, 2, { baseline: '2.0.0', current: '2.0.0' })).toMatchObject({ accepted: false, reason: expect.stringMatching(/no breaking changes/) });
+    expect(verdict(0, 2, { baseline: '2.0.0', current: '2.0.0' })).toMatchObject({
+      accepted: false,
+      reason: expect.stringMatching(/no breaking changes/),
+    });
   });
 
   it('records <info.version>.yaml once, and replaces it only with force', async () => {
@@ -270,5 +304,9 @@ async function tiny(name: string, values: string[]): Promise<[string, string]> {
 }
 
 function script(args: string[]) {
-  return runNode(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), ...args], { cwd: REPO_ROOT });
+  return runNode(
+    join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+    [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), ...args],
+    { cwd: REPO_ROOT },
+  );
 }

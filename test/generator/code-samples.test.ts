@@ -15,13 +15,21 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
-import { codeSamples, PACKAGE_NAME, SAMPLE_ENV, sampleCases, SAMPLES_DIR, type CodeSample, type SampleCase } from '../../generator/steps/code-samples.js';
+import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
+import {
+  type CodeSample,
+  codeSamples,
+  PACKAGE_NAME,
+  SAMPLE_ENV,
+  SAMPLES_DIR,
+  type SampleCase,
+  sampleCases,
+} from '../../generator/steps/code-samples.js';
+import type { MerchantCredentials } from '../../sandbox/server.js';
 import { createPaymentClient, type PaymentClient } from '../../src/client/index.js';
 import { deref, isObject, operationById, operations } from '../../tooling/openapi/walker.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 import { conformingFetch, newMerchant, operationOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import type { MerchantCredentials } from '../../sandbox/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GENERATED_SAMPLES = join(ROOT, 'generated', SAMPLES_DIR);
@@ -41,15 +49,29 @@ function fixtureDocument(): JsonObject {
   const json = media['application/json']!;
   json.examples = {
     ...(json.examples as JsonObject),
-    declinedCapture: { summary: 'A capture the provider declines', value: { transId: 'ORD-2026-000123-CAP2', amount: { value: 11900, currency: 'EUR' }, simulationMode: 'DECLINED' } },
-    declined: { summary: 'Named like the 422 example', value: { transId: 'ORD-2026-000123-CAP3', amount: { value: 100, currency: 'EUR' }, simulationMode: 'INSUFFICIENT_FUNDS' } },
+    declinedCapture: {
+      summary: 'A capture the provider declines',
+      value: { transId: 'ORD-2026-000123-CAP2', amount: { value: 11900, currency: 'EUR' }, simulationMode: 'DECLINED' },
+    },
+    declined: {
+      summary: 'Named like the 422 example',
+      value: {
+        transId: 'ORD-2026-000123-CAP3',
+        amount: { value: 100, currency: 'EUR' },
+        simulationMode: 'INSUFFICIENT_FUNDS',
+      },
+    },
   };
   (operationById(doc, 'getPaymentPlan').operation as JsonObject).security = [{ apiKeyAuth: [] }];
   return doc;
 }
 const fixture: JsonObject = fixtureDocument();
 const fixtureCases = new Map(sampleCases(fixture).map((c) => [`${c.operationId}.${c.example}`, c]));
-const fixtureSamples: CodeSample[] = codeSamples(fixture).filter((s) => ['capturePayment.declinedCapture', 'capturePayment.declined', 'getPaymentPlan.default'].includes(`${s.operationId}.${s.example}`));
+const fixtureSamples: CodeSample[] = codeSamples(fixture).filter((s) =>
+  ['capturePayment.declinedCapture', 'capturePayment.declined', 'getPaymentPlan.default'].includes(
+    `${s.operationId}.${s.example}`,
+  ),
+);
 /** The comment lines a sample file starts with (what it is, that it is generated), which the docs leave out. */
 const HEADER = /^(?:(?:#|\/\/) .*\n)+/;
 
@@ -75,9 +97,10 @@ const collectionOf = (path: string, param: string) => path.split('/').at(path.sp
 async function prerequisites(client: PaymentClient, c: SampleCase, tag: string): Promise<Map<string, string>> {
   const replace = new Map<string, string>();
   const body = isObject(c.body) ? c.body : {};
-  const amount = isObject(body.amount) && typeof body.amount.value === 'number' && typeof body.amount.currency === 'string'
-    ? { value: body.amount.value, currency: body.amount.currency }
-    : { value: 11900, currency: 'EUR' };
+  const amount =
+    isObject(body.amount) && typeof body.amount.value === 'number' && typeof body.amount.currency === 'string'
+      ? { value: body.amount.value, currency: body.amount.currency }
+      : { value: 11900, currency: 'EUR' };
   let stored: Promise<{ planId: string; customerId: string; paymentMethodId: string }> | undefined;
   // A credential-on-file card payment of a customer: a plan, a customer and a stored card at once.
   const storedCard = () =>
@@ -98,7 +121,11 @@ async function prerequisites(client: PaymentClient, c: SampleCase, tag: string):
     const collection = collectionOf(c.info.path, name);
     if (collection === 'getByTransId') {
       // The example's own transId: nothing to replace.
-      await client.payments.create({ transId: example, amount, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } });
+      await client.payments.create({
+        transId: example,
+        amount,
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+      });
     } else if (collection === 'payments' || collection === 'getByPayId') {
       const kind = PAYMENT_STATE[c.operationId] ?? 'captured';
       const created = await client.payments.create({
@@ -117,7 +144,9 @@ async function prerequisites(client: PaymentClient, c: SampleCase, tag: string):
     } else if (collection === 'paymentMethods') {
       replace.set(example, (await storedCard()).paymentMethodId);
     } else {
-      throw new Error(`${c.operationId}: no prerequisite for the path parameter ${name} (of ${collection}): add it to test/generator/code-samples.test.ts`);
+      throw new Error(
+        `${c.operationId}: no prerequisite for the path parameter ${name} (of ${collection}): add it to test/generator/code-samples.test.ts`,
+      );
     }
   }
   return replace;
@@ -138,7 +167,16 @@ const runId = (s: CodeSample) => `${s.operationId}.${s.example}.${s.lang === 'cu
 const fixtureRunId = (s: CodeSample) => `fixture.${runId(s)}`;
 let typecheck: Promise<{ code: number | null; output: string }>;
 
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'expect', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+  'expect',
+  'upgrade',
+]);
 
 function startProxy(): Promise<void> {
   proxy = createServer(async (req, res) => {
@@ -148,10 +186,15 @@ function startProxy(): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k) && typeof v === 'string') headers.set(k, v);
+    for (const [k, v] of Object.entries(req.headers))
+      if (!HOP_BY_HOP.has(k) && typeof v === 'string') headers.set(k, v);
     const url = `${t.url}${rest}`;
     try {
-      const response = await conformingFetch(url, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
+      const response = await conformingFetch(url, {
+        method: req.method!,
+        headers,
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+      });
       received.get(run)?.push({ operationId: operationOf(url, req.method!)?.operationId, status: response.status });
       const out: Record<string, string> = {};
       response.headers.forEach((v, k) => !HOP_BY_HOP.has(k) && (out[k] = v));
@@ -161,15 +204,26 @@ function startProxy(): Promise<void> {
       res.writeHead(502).end(String(error));
     }
   });
-  return new Promise((ready) => proxy.listen(0, '127.0.0.1', () => {
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    ready();
-  }));
+  return new Promise((ready) =>
+    proxy.listen(0, '127.0.0.1', () => {
+      proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      ready();
+    }),
+  );
 }
 
-function run(command: string, args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -189,10 +243,24 @@ beforeAll(async () => {
   // One tsc run, started now, over every TypeScript sample and two broken copies of one.
   const checkDir = join(workDir, 'typecheck');
   await mkdir(checkDir);
-  await writeFile(join(checkDir, 'tsconfig.json'), JSON.stringify({ extends: join(GENERATED_SAMPLES, 'tsconfig.json'), include: ['*.ts'] }));
-  for (const s of samples.filter((x) => x.lang === 'TypeScript')) await writeFile(join(checkDir, s.file.split('/').pop()!), readFileSync(join(ROOT, 'generated', s.file), 'utf8'));
+  await writeFile(
+    join(checkDir, 'tsconfig.json'),
+    JSON.stringify({ extends: join(GENERATED_SAMPLES, 'tsconfig.json'), include: ['*.ts'] }),
+  );
+  for (const s of samples.filter((x) => x.lang === 'TypeScript'))
+    await writeFile(join(checkDir, s.file.split('/').pop()!), readFileSync(join(ROOT, 'generated', s.file), 'utf8'));
   for (const [name, text] of Object.entries(brokenCopies())) await writeFile(join(checkDir, name), text);
-  typecheck = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(checkDir, 'tsconfig.json'), '--pretty', 'false'], {}).then((r) => ({ code: r.code, output: r.stdout + r.stderr }));
+  typecheck = run(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(checkDir, 'tsconfig.json'),
+      '--pretty',
+      'false',
+    ],
+    {},
+  ).then((r) => ({ code: r.code, output: r.stdout + r.stderr }));
 
   t = await startTestSandbox({ merchants: [...merchants.values()] });
   await startProxy();
@@ -207,7 +275,9 @@ afterAll(async () => {
 
 /** The first TypeScript sample with a body, with a method that does not exist, and with a misspelt field. */
 function brokenCopies(): Record<string, string> {
-  const victim = samples.find((s) => s.lang === 'TypeScript' && caseOf.get(`${s.operationId}.${s.example}`)!.body !== undefined)!;
+  const victim = samples.find(
+    (s) => s.lang === 'TypeScript' && caseOf.get(`${s.operationId}.${s.example}`)!.body !== undefined,
+  )!;
   const text = readFileSync(join(ROOT, 'generated', victim.file), 'utf8');
   const c = caseOf.get(`${victim.operationId}.${victim.example}`)!;
   const field = Object.keys(c.body as object)[0]!;
@@ -221,11 +291,19 @@ function brokenCopies(): Record<string, string> {
 
 describe('the samples on disk', () => {
   it('are one .sh and one .ts for every request example of every operation, as generate writes them', () => {
-    const onDisk = readdirSync(GENERATED_SAMPLES).filter((f) => /\.(sh|ts)$/.test(f)).sort();
-    expect(onDisk, 'generated/samples/ is stale: run npm run generate').toEqual(samples.map((s) => s.file.split('/').pop()!).sort());
+    const onDisk = readdirSync(GENERATED_SAMPLES)
+      .filter((f) => /\.(sh|ts)$/.test(f))
+      .sort();
+    expect(onDisk, 'generated/samples/ is stale: run npm run generate').toEqual(
+      samples.map((s) => s.file.split('/').pop()!).sort(),
+    );
     for (const s of samples) expect(readFileSync(join(ROOT, 'generated', s.file), 'utf8')).toBe(s.content);
     const withSamples = new Set(samples.map((s) => s.operationId));
-    expect(operations(bundle, ['paths']).map((o) => String(o.operation.operationId)).filter((id) => !withSamples.has(id))).toEqual([]);
+    expect(
+      operations(bundle, ['paths'])
+        .map((o) => String(o.operation.operationId))
+        .filter((id) => !withSamples.has(id)),
+    ).toEqual([]);
   });
 
   it('name the status in their label, and import the SDK by its package name', () => {
@@ -239,7 +317,8 @@ describe('the samples on disk', () => {
 describe('the TypeScript samples', () => {
   it('type-check against the SDK (one tsc run), and a wrong method or field fails it', async () => {
     const { code, output } = await typecheck;
-    const errorsIn = (file: string) => output.split('\n').filter((l) => l.includes(`${file}(`) && / error TS\d+/.test(l));
+    const errorsIn = (file: string) =>
+      output.split('\n').filter((l) => l.includes(`${file}(`) && / error TS\d+/.test(l));
     const elsewhere = output.split('\n').filter((l) => / error TS\d+/.test(l) && !l.includes('broken.'));
     expect(elsewhere, 'type errors in the samples').toEqual([]);
     expect(errorsIn('broken.method.ts').join('\n')).toMatch(/TS2551|TS2339/); // property does not exist
@@ -253,9 +332,21 @@ describe('the TypeScript samples', () => {
  * the status (curl's own -w; for TypeScript, the last answer to its operation at the proxy), the
  * exit code and that every response kept to the contract.
  */
-async function runSample(id: string, s: CodeSample, c: SampleCase, content: string, expect: ExpectStatic): Promise<void> {
+async function runSample(
+  id: string,
+  s: CodeSample,
+  c: SampleCase,
+  content: string,
+  expect: ExpectStatic,
+): Promise<void> {
   const merchant = merchants.get(id)!;
-  const client = createPaymentClient({ merchantId: merchant.merchantId, apiKey: merchant.apiKey, baseUrl: t.baseUrl, fetch: conformingFetch, maxAttempts: 1 });
+  const client = createPaymentClient({
+    merchantId: merchant.merchantId,
+    apiKey: merchant.apiKey,
+    baseUrl: t.baseUrl,
+    fetch: conformingFetch,
+    maxAttempts: 1,
+  });
   const replace = await prerequisites(client, c, id.replace(/\W/g, '-').slice(0, 40));
   if (c.idempotencyKey) replace.set(c.idempotencyKey, randomUUID());
   let text = content;
@@ -271,7 +362,10 @@ async function runSample(id: string, s: CodeSample, c: SampleCase, content: stri
     [SAMPLE_ENV.merchantId]: merchant.merchantId,
     [SAMPLE_ENV.apiKey]: merchant.apiKey,
   };
-  if (c.auth === 'bearer') env[SAMPLE_ENV.accessToken] = (await client.authorization.createToken({ grant_type: 'client_credentials' })).access_token;
+  if (c.auth === 'bearer')
+    env[SAMPLE_ENV.accessToken] = (
+      await client.authorization.createToken({ grant_type: 'client_credentials' })
+    ).access_token;
 
   if (s.lang === 'curl') {
     // The sample as written, with curl made to print the status (-w) instead of the response.
@@ -281,21 +375,40 @@ async function runSample(id: string, s: CodeSample, c: SampleCase, content: stri
     expect(result.code, `${id}: ${result.stderr}\n${output}`).toBe(0);
     expect(Number(result.stdout.trim()), `${id}: ${output}`).toBe(s.status);
   } else {
-    const result = await run(process.execPath, ['--import', 'tsx', file], { ...env, TSX_TSCONFIG_PATH: join(GENERATED_SAMPLES, 'tsconfig.json') });
-    const status = received.get(id)!.filter((r) => r.operationId === s.operationId).at(-1)?.status;
+    const result = await run(process.execPath, ['--import', 'tsx', file], {
+      ...env,
+      TSX_TSCONFIG_PATH: join(GENERATED_SAMPLES, 'tsconfig.json'),
+    });
+    const status = received
+      .get(id)!
+      .filter((r) => r.operationId === s.operationId)
+      .at(-1)?.status;
     expect(status, `${id}:\n${result.stdout}\n${result.stderr}`).toBe(s.status);
     // The SDK resolves on a 2xx (and the sample prints it); anything else is a PaymentApiError (exit code 1).
     expect(result.code, result.stderr).toBe(s.status < 300 ? 0 : 1);
     if (s.status < 300 && s.status !== 204) expect(() => JSON.parse(result.stdout)).not.toThrow();
   }
   expect(violations.get(id), 'responses that break the contract').toEqual([]);
-  expect(received.get(id)!.some((r) => r.operationId === s.operationId), 'the sample called its operation').toBe(true);
+  expect(
+    received.get(id)!.some((r) => r.operationId === s.operationId),
+    'the sample called its operation',
+  ).toBe(true);
 }
 
 describe.concurrent('every sample against the sandbox', () => {
-  it.for(samples.map((s) => [runId(s), s] as const))('%s returns its documented status', { timeout: 30_000 }, async ([id, s], { expect }) => {
-    await runSample(id, s, caseOf.get(`${s.operationId}.${s.example}`)!, readFileSync(join(ROOT, 'generated', s.file), 'utf8'), expect);
-  });
+  it.for(samples.map((s) => [runId(s), s] as const))(
+    '%s returns its documented status',
+    { timeout: 30_000 },
+    async ([id, s], { expect }) => {
+      await runSample(
+        id,
+        s,
+        caseOf.get(`${s.operationId}.${s.example}`)!,
+        readFileSync(join(ROOT, 'generated', s.file), 'utf8'),
+        expect,
+      );
+    },
+  );
 });
 
 describe.concurrent('the rules the contract does not exercise yet (on a copy of it)', () => {
@@ -312,9 +425,13 @@ describe.concurrent('the rules the contract does not exercise yet (on a copy of 
     expect(apiKeyOnly.find((s) => s.lang === 'TypeScript')!.source).not.toContain('merchantId');
   });
 
-  it.for(fixtureSamples.map((s) => [fixtureRunId(s), s] as const))('%s returns its documented status', { timeout: 30_000 }, async ([id, s], { expect }) => {
-    await runSample(id, s, fixtureCases.get(`${s.operationId}.${s.example}`)!, s.content, expect);
-  });
+  it.for(fixtureSamples.map((s) => [fixtureRunId(s), s] as const))(
+    '%s returns its documented status',
+    { timeout: 30_000 },
+    async ([id, s], { expect }) => {
+      await runSample(id, s, fixtureCases.get(`${s.operationId}.${s.example}`)!, s.content, expect);
+    },
+  );
 });
 
 describe('the docs page (generated/docs/index.html)', () => {
@@ -328,16 +445,26 @@ describe('the docs page (generated/docs/index.html)', () => {
   it('shows every operation its samples (source and status label), each under a tab Redoc renders', () => {
     const definition = embedded('__redoc_definition');
     const options = embedded('__redoc_options');
-    const tabs = new Set(((options.codeSamples?.languages ?? []) as { label?: string; lang: string }[]).map((l) => (l.label ?? l.lang).toLowerCase()));
+    const tabs = new Set(
+      ((options.codeSamples?.languages ?? []) as { label?: string; lang: string }[]).map((l) =>
+        (l.label ?? l.lang).toLowerCase(),
+      ),
+    );
     for (const { operation } of operations(definition, ['paths'])) {
       const expected = samples.filter((s) => s.operationId === operation.operationId);
-      const shown = (operation as Record<string, unknown>)['x-codeSamples'] as { lang: string; label: string; source: string }[] | undefined;
+      const shown = (operation as Record<string, unknown>)['x-codeSamples'] as
+        | { lang: string; label: string; source: string }[]
+        | undefined;
       expect(shown, `${operation.operationId} has no code samples in the docs`).toBeDefined();
       expect(new Set(shown!.map((x) => x.label))).toEqual(new Set(expected.map((s) => s.label)));
       for (const s of expected) {
         const entry = shown!.find((x) => x.label === s.label)!;
         // The docs show the file's sample, without its header comment.
-        expect(entry.source).toBe(readFileSync(join(ROOT, 'generated', s.file), 'utf8').replace(HEADER, '').trimEnd());
+        expect(entry.source).toBe(
+          readFileSync(join(ROOT, 'generated', s.file), 'utf8')
+            .replace(HEADER, '')
+            .trimEnd(),
+        );
         expect(entry.label).toContain(`→ ${s.status} `);
         // Redoc CE 3 shows a sample only when its label is one of the configured languages.
         expect(tabs.has(s.label.toLowerCase()), `no Redoc tab for "${s.label}"`).toBe(true);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { freePort, startProcessGroup, type ProcessGroup } from '../../scripts/server-process.js';
+import { freePort, type ProcessGroup, startProcessGroup } from '../../scripts/server-process.js';
 import { startExampleReceiver } from '../support/example-receiver.js';
 import { reply, startFakeApi } from '../support/fake-api.js';
 import { runCommand, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
@@ -45,7 +45,12 @@ const answers = (port: number) =>
     socket.once('error', () => done(false));
   });
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, detail: () => string = () => ''): Promise<void> {
+async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  detail: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms${detail() ? `:\n${detail()}` : ''}`);
@@ -102,16 +107,25 @@ const commandLine = (pid: number) => {
 
 describe('npm test on a contract that does not bundle', () => {
   it('says so first, at the file and line, with lint\'s message (not "No test files found")', async () => {
-    const { root, file, text } = await contractCopy((t) => t.replace('required: [value, currency]', 'required: [value, currency'));
+    const { root, file, text } = await contractCopy((t) =>
+      t.replace('required: [value, currency]', 'required: [value, currency'),
+    );
     const line = text.split('\n').findIndex((l) => l.includes('required: [value, currency')) + 1;
-    const run = await runCommand(process.execPath, [join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/architecture.unit.test.ts'], {
-      env: { PAYMENT_API_ROOT: root, NO_COLOR: '1', FORCE_COLOR: '0' },
-      timeoutMs: 120_000,
-    });
+    const run = await runCommand(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/architecture.unit.test.ts'],
+      {
+        env: { PAYMENT_API_ROOT: root, NO_COLOR: '1', FORCE_COLOR: '0' },
+        timeoutMs: 120_000,
+      },
+    );
     const output = `${run.stdout}\n${run.stderr}`;
     expect(run.code, output).toBe(1);
     // vitest's own banner (RUN v4…) may come first; the first line after it is ours
-    const meaningful = output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^RUN\s+v\d/.test(l));
+    const meaningful = output
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !/^RUN\s+v\d/.test(l));
     expect(meaningful[0], output).toMatch(/^The contract does not bundle: /);
     expect(meaningful[0]).toContain(`${relative(REPO_ROOT, file)}:${line}:`);
     expect(meaningful[0]).toMatch(/ error yaml-syntax a '\[' opened on line \d+ is never closed/);
@@ -124,10 +138,15 @@ describe('npm test on a contract that does not bundle', () => {
 async function startNpm(args: string[], port: number, env: Record<string, string> = {}): Promise<ProcessGroup> {
   const npm = startProcessGroup('npm', args, { cwd: REPO_ROOT, env, name: `npm ${args.join(' ')}` });
   try {
-    await until(`answer on port ${port}`, async () => {
-      if (npm.hasExited()) throw new Error(`npm ${args.join(' ')} exited before listening:\n${npm.output()}`);
-      return answers(port);
-    }, 90_000, npm.output);
+    await until(
+      `answer on port ${port}`,
+      async () => {
+        if (npm.hasExited()) throw new Error(`npm ${args.join(' ')} exited before listening:\n${npm.output()}`);
+        return answers(port);
+      },
+      90_000,
+      npm.output,
+    );
   } catch (err) {
     await npm.stop();
     throw err;
@@ -140,34 +159,57 @@ describe('npm run mock and npm run sandbox stop what they started', () => {
     ['mock', 'SIGTERM'],
     ['sandbox', 'SIGTERM'],
     ['mock', 'SIGINT'],
-  ] as const)('npm run %s on %s to npm alone: the port is free and every process it started is gone', async (script, signal) => {
-    const port = await freePort();
-    const args = script === 'mock' ? ['run', 'mock', '--', '--port', String(port)] : ['run', 'sandbox', '--', '--port', String(port), '--db', ':memory:', '--cli-config', 'none'];
-    const npm = await startNpm(args, port);
-    const pids = [npm.pid, ...descendants(npm.pid)];
-    try {
-      expect(pids.length, 'npm started the command as a child').toBeGreaterThan(1);
-      process.kill(npm.pid, signal);
-      await until(
-        `end of npm run ${script} after ${signal}`,
-        async () => !(await answers(port)) && pids.every((p) => !alive(p)),
-        8_000,
-        () => `still running:\n${pids.filter(alive).map((p) => `  ${p} ${commandLine(p)}`).join('\n')}`,
-      );
-    } finally {
-      await npm.stop();
-      killAll(pids);
-    }
-  }, 120_000);
+  ] as const)(
+    'npm run %s on %s to npm alone: the port is free and every process it started is gone',
+    async (script, signal) => {
+      const port = await freePort();
+      const args =
+        script === 'mock'
+          ? ['run', 'mock', '--', '--port', String(port)]
+          : ['run', 'sandbox', '--', '--port', String(port), '--db', ':memory:', '--cli-config', 'none'];
+      const npm = await startNpm(args, port);
+      const pids = [npm.pid, ...descendants(npm.pid)];
+      try {
+        expect(pids.length, 'npm started the command as a child').toBeGreaterThan(1);
+        process.kill(npm.pid, signal);
+        await until(
+          `end of npm run ${script} after ${signal}`,
+          async () => !(await answers(port)) && pids.every((p) => !alive(p)),
+          8_000,
+          () =>
+            `still running:\n${pids
+              .filter(alive)
+              .map((p) => `  ${p} ${commandLine(p)}`)
+              .join('\n')}`,
+        );
+      } finally {
+        await npm.stop();
+        killAll(pids);
+      }
+    },
+    120_000,
+  );
 
   it('the mock warns about a stale bundle with the command that regenerates it: npm run generate', async () => {
-    const { root } = await contractCopy((t) => t.replace('Total tax amount.', 'Total tax amount (changed since the bundle).'));
+    const { root } = await contractCopy((t) =>
+      t.replace('Total tax amount.', 'Total tax amount (changed since the bundle).'),
+    );
     const port = await freePort();
-    const npm = await startNpm(['run', 'mock', '--', '--port', String(port), '--quiet'], port, { PAYMENT_API_ROOT: root });
+    const npm = await startNpm(['run', 'mock', '--', '--port', String(port), '--quiet'], port, {
+      PAYMENT_API_ROOT: root,
+    });
     const pids = descendants(npm.pid);
     try {
-      await until('the stale-bundle warning', () => /warning: .*is not the bundle of/.test(npm.output()), 60_000, npm.output);
-      const warning = npm.output().split('\n').find((l) => /is not the bundle of/.test(l))!;
+      await until(
+        'the stale-bundle warning',
+        () => /warning: .*is not the bundle of/.test(npm.output()),
+        60_000,
+        npm.output,
+      );
+      const warning = npm
+        .output()
+        .split('\n')
+        .find((l) => /is not the bundle of/.test(l))!;
       expect(warning).toContain('run `npm run generate` and restart');
       expect(npm.output()).not.toContain('npm run bundle');
     } finally {
@@ -179,20 +221,36 @@ describe('npm run mock and npm run sandbox stop what they started', () => {
 
 describe('examples/webhook-server.ts', () => {
   it('listens on HOST only and calls the API at PAYMENT_API_BASE_URL', async () => {
-    const api = await startFakeApi((request) => reply(200, { payId: request.path.split('/').at(-1), status: 'CAPTURED' }));
+    const api = await startFakeApi((request) =>
+      reply(200, { payId: request.path.split('/').at(-1), status: 'CAPTURED' }),
+    );
     // 127.0.0.2: a loopback address other than the default, so binding HOST is visible
-    const example = await startExampleReceiver({ secret: 'whsec_example', host: '127.0.0.2', api: { baseUrl: `${api.baseUrl}/somewhere/api/v2`, merchantId: 'm_example', apiKey: 'sk_example' } });
+    const example = await startExampleReceiver({
+      secret: 'whsec_example',
+      host: '127.0.0.2',
+      api: { baseUrl: `${api.baseUrl}/somewhere/api/v2`, merchantId: 'm_example', apiKey: 'sk_example' },
+    });
     try {
       const port = new URL(example.url).port;
       expect((await fetch(`http://127.0.0.2:${port}/webhooks/enhanced`)).status).toBe(405);
-      const elsewhere = await fetch(`http://127.0.0.1:${port}/webhooks/enhanced`).then((r) => r.status, () => 'refused');
+      const elsewhere = await fetch(`http://127.0.0.1:${port}/webhooks/enhanced`).then(
+        (r) => r.status,
+        () => 'refused',
+      );
       expect(elsewhere, 'nothing listens on 127.0.0.1').toBe('refused');
-      expect(example.stdout.join('\n')).toContain(`webhook receiver on http://127.0.0.2:${port}/webhooks/{enhanced,basic}, API ${api.baseUrl}/somewhere/api/v2`);
+      expect(example.stdout.join('\n')).toContain(
+        `webhook receiver on http://127.0.0.2:${port}/webhooks/{enhanced,basic}, API ${api.baseUrl}/somewhere/api/v2`,
+      );
 
-      const answer = await fetch(`${example.url}/webhooks/basic`, { method: 'POST', body: '{"payId":"pay_example_1"}' });
+      const answer = await fetch(`${example.url}/webhooks/basic`, {
+        method: 'POST',
+        body: '{"payId":"pay_example_1"}',
+      });
       expect(answer.status).toBe(200);
       await example.waitForAccepted('pay_example_1');
-      expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /somewhere/api/v2/payments/getByPayId/pay_example_1']);
+      expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'GET /somewhere/api/v2/payments/getByPayId/pay_example_1',
+      ]);
     } finally {
       await example.stop();
       await api.close();
@@ -202,7 +260,10 @@ describe('examples/webhook-server.ts', () => {
 
 describe('sandbox --cli-config', () => {
   const developerFile = join(REPO_ROOT, '.sandbox', 'cli.json');
-  const fingerprint = async () => (existsSync(developerFile) ? `${(await stat(developerFile)).mtimeMs} ${await readFile(developerFile, 'utf8')}` : 'absent');
+  const fingerprint = async () =>
+    existsSync(developerFile)
+      ? `${(await stat(developerFile)).mtimeMs} ${await readFile(developerFile, 'utf8')}`
+      : 'absent';
 
   it('writes the file where --cli-config says (0600), SANDBOX_CLI_CONFIG points the subcommands at it, SIGTERM removes it', async () => {
     const dir = await tempDir('cli-config-');
@@ -210,10 +271,17 @@ describe('sandbox --cli-config', () => {
     await writeFile(merchants, JSON.stringify([{ merchantId: 'm_cfg', apiKey: 'sk_cfg', webhookSecret: 'whsec_cfg' }]));
     const file = join(dir, 'nested', 'cli.json');
     const before = await fingerprint();
-    const sandbox = await startSandboxProcess({ database: ':memory:', merchantsFile: merchants, extra: ['--cli-config', file] });
+    const sandbox = await startSandboxProcess({
+      database: ':memory:',
+      merchantsFile: merchants,
+      extra: ['--cli-config', file],
+    });
     try {
       expect((await stat(file)).mode & 0o777).toBe(0o600);
-      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ url: sandbox.baseUrl, merchants: [{ merchantId: 'm_cfg', apiKey: 'sk_cfg' }] });
+      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+        url: sandbox.baseUrl,
+        merchants: [{ merchantId: 'm_cfg', apiKey: 'sk_cfg' }],
+      });
       expect(sandbox.output()).toContain(`(in ${file})`);
       // no --url, no --admin-key: both from the file
       const clock = await runSandboxCommand(['clock'], 30_000, { SANDBOX_CLI_CONFIG: file });
@@ -235,9 +303,16 @@ describe('sandbox --cli-config', () => {
   it('none writes no file, and the banner says where the admin key is not', async () => {
     const dir = await tempDir('cli-config-none-');
     const merchants = join(dir, 'merchants.json');
-    await writeFile(merchants, JSON.stringify([{ merchantId: 'm_none', apiKey: 'sk_none', webhookSecret: 'whsec_none' }]));
+    await writeFile(
+      merchants,
+      JSON.stringify([{ merchantId: 'm_none', apiKey: 'sk_none', webhookSecret: 'whsec_none' }]),
+    );
     const before = await fingerprint();
-    const sandbox = await startSandboxProcess({ database: ':memory:', merchantsFile: merchants, extra: ['--cli-config', 'none'] });
+    const sandbox = await startSandboxProcess({
+      database: ':memory:',
+      merchantsFile: merchants,
+      extra: ['--cli-config', 'none'],
+    });
     try {
       await until('the banner', () => /admin key {4}\S+/.test(sandbox.output()), 10_000, sandbox.output);
       expect(sandbox.output()).toMatch(/admin key {4}\S+\n/);

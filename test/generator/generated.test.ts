@@ -1,12 +1,12 @@
 // generated/ is committed: it must be exactly what `npm run generate` makes from the current
 // contract (drift), and generating twice must give byte-identical files (reproducibility).
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPortableYaml } from '../../generator/steps/bundle.js';
 import { generate } from '../../generator/generate.js';
+import { toPortableYaml } from '../../generator/steps/bundle.js';
 import { DEFAULT_OUT } from '../../generator/support/paths.js';
 
 async function snapshot(dir: string): Promise<Map<string, Buffer>> {
@@ -49,7 +49,16 @@ describe('generated/', () => {
   });
 
   it('contains every artifact of the pipeline', () => {
-    expect([...first.keys()].sort()).toEqual(expect.arrayContaining(['openapi.json', 'openapi.yaml', 'operations.ts', 'types.ts', 'docs/index.html', 'samples/tsconfig.json']));
+    expect([...first.keys()].sort()).toEqual(
+      expect.arrayContaining([
+        'openapi.json',
+        'openapi.yaml',
+        'operations.ts',
+        'types.ts',
+        'docs/index.html',
+        'samples/tsconfig.json',
+      ]),
+    );
     // the code samples, curl and TypeScript, are held to the freshness check below like every file
     expect([...first.keys()].filter((k) => /^samples\/.+\.(sh|ts)$/.test(k)).length).toBeGreaterThan(0);
   });
@@ -75,6 +84,9 @@ describe('generated/openapi.yaml under YAML 1.1 loaders', () => {
 
   it('would not without quoting (the check can fail): an unquoted date becomes a Date', () => {
     expect(jsYaml.load('birthDate: 1990-04-17')).toEqual({ birthDate: new Date('1990-04-17T00:00:00Z') });
-    expect(jsYaml.load(toPortableYaml({ birthDate: '1990-04-17', answer: 'yes' }))).toEqual({ birthDate: '1990-04-17', answer: 'yes' });
+    expect(jsYaml.load(toPortableYaml({ birthDate: '1990-04-17', answer: 'yes' }))).toEqual({
+      birthDate: '1990-04-17',
+      answer: 'yes',
+    });
   });
 });

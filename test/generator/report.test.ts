@@ -8,14 +8,20 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LintResult } from '../../generator/lint/lint.js';
 import { BaseError, loadBase } from '../../generator/review/base.js';
 import type { BreakingResult } from '../../generator/review/breaking.js';
 import { changelog } from '../../generator/review/changelog.js';
-import type { LintResult } from '../../generator/lint/lint.js';
+import { countProvenance } from '../../generator/review/provenance.js';
+import {
+  collectReport,
+  compareTrees,
+  type ReportData,
+  renderReport,
+  reportExitCode,
+} from '../../generator/review/report.js';
 import { DEFAULT_OUT, REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
-import { countProvenance } from '../../generator/review/provenance.js';
-import { collectReport, compareTrees, type ReportData, renderReport, reportExitCode } from '../../generator/review/report.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { loadBundle } from '../support/openapi.js';
 
@@ -30,7 +36,8 @@ afterAll(async () => {
 });
 
 const schemas = (d: JsonObject) => (d.components as JsonObject).schemas as JsonObject;
-const at = (d: JsonObject, ...keys: string[]) => keys.reduce((n, k) => (n as JsonObject)[k], d as unknown) as JsonObject;
+const at = (d: JsonObject, ...keys: string[]) =>
+  keys.reduce((n, k) => (n as JsonObject)[k], d as unknown) as JsonObject;
 
 /** The changelog from the contract to an edited copy, as "subject: text" lines. */
 function changes(edit: (d: JsonObject) => void): string[] {
@@ -46,11 +53,19 @@ describe('changelog', () => {
 
   it('lists an operation added and one removed, with their endpoints', () => {
     const head = structuredClone(doc);
-    (head.paths as JsonObject)['/payments/{id}/notes'] = { get: { operationId: 'listPaymentNotes', responses: { '200': { description: 'The notes.' } } } };
+    (head.paths as JsonObject)['/payments/{id}/notes'] = {
+      get: { operationId: 'listPaymentNotes', responses: { '200': { description: 'The notes.' } } },
+    };
     delete at(head, 'paths', '/payments/{id}/captures').post;
     const log = changelog(doc, head);
-    expect(log.entries.map((e) => `${e.subject}: ${e.text}`)).toEqual(['listPaymentNotes: operation added', 'capturePayment: operation removed']);
-    expect(log.operations).toMatchObject({ listPaymentNotes: 'GET /payments/{id}/notes', capturePayment: 'POST /payments/{id}/captures' });
+    expect(log.entries.map((e) => `${e.subject}: ${e.text}`)).toEqual([
+      'listPaymentNotes: operation added',
+      'capturePayment: operation removed',
+    ]);
+    expect(log.operations).toMatchObject({
+      listPaymentNotes: 'GET /payments/{id}/notes',
+      capturePayment: 'POST /payments/{id}/captures',
+    });
   });
 
   it('lists response statuses added and removed', () => {
@@ -88,7 +103,10 @@ describe('changelog', () => {
     const channel = schemas(head).Channel as JsonObject;
     channel.enum = [...(channel.enum as string[]).filter((v) => v !== 'POS'), 'WALLET'];
     const log = changelog(doc, head);
-    expect(log.entries.map((e) => `${e.subject}: ${e.text}`)).toEqual(['Channel: enum value `WALLET` added', 'Channel: enum value `POS` removed']);
+    expect(log.entries.map((e) => `${e.subject}: ${e.text}`)).toEqual([
+      'Channel: enum value `WALLET` added',
+      'Channel: enum value `POS` removed',
+    ]);
     expect(log.usage.Channel!.requests).toContain('createPayment');
   });
 
@@ -101,17 +119,37 @@ describe('changelog', () => {
         '/orders': {
           post: {
             operationId: 'createOrder',
-            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { reference: { type: 'string', maxLength: 35 }, quantity: { type: 'integer', minimum: 1 } } } } } },
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      reference: { type: 'string', maxLength: 35 },
+                      quantity: { type: 'integer', minimum: 1 },
+                    },
+                  },
+                },
+              },
+            },
             responses: {
               '201': {
                 description: 'Created.',
-                headers: { Location: { schema: { type: 'string' } }, 'X-Request-Id': { required: true, schema: { type: 'string' } } },
+                headers: {
+                  Location: { schema: { type: 'string' } },
+                  'X-Request-Id': { required: true, schema: { type: 'string' } },
+                },
               },
             },
           },
         },
       },
-      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' }, bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          basicAuth: { type: 'http', scheme: 'basic' },
+          bearerAuth: { type: 'http', scheme: 'bearer' },
+        },
+      },
     };
     const head = structuredClone(base);
     const op = at(head, 'paths', '/orders', 'post');
@@ -151,14 +189,29 @@ describe('changelog', () => {
                   schema: {
                     type: 'object',
                     required: ['items'],
-                    properties: { items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, size: { enum: ['S', 'M'] } } } } },
+                    properties: {
+                      items: {
+                        type: 'array',
+                        items: { type: 'object', properties: { sku: { type: 'string' }, size: { enum: ['S', 'M'] } } },
+                      },
+                    },
                   },
                 },
               },
             },
             responses: {
-              '201': { description: 'Created.', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' }, total: { type: 'integer' } } } } } },
-              '400': { description: 'Invalid.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+              '201': {
+                description: 'Created.',
+                content: {
+                  'application/json': {
+                    schema: { type: 'object', properties: { id: { type: 'string' }, total: { type: 'integer' } } },
+                  },
+                },
+              },
+              '400': {
+                description: 'Invalid.',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } },
+              },
             },
           },
         },
@@ -167,7 +220,12 @@ describe('changelog', () => {
     };
     const head = structuredClone(base);
     const op = at(head, 'paths', '/orders', 'post');
-    (op.parameters as JsonObject[]).push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } });
+    (op.parameters as JsonObject[]).push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: true,
+      schema: { type: 'string' },
+    });
     const item = at(op, 'requestBody', 'content', 'application/json', 'schema', 'properties', 'items', 'items');
     (item.properties as JsonObject).size = { enum: ['S', 'M', 'L'] };
     (item.properties as JsonObject).note = { type: 'string' };
@@ -223,7 +281,9 @@ describe('Markdown', () => {
   it('says when nothing changed, and what was not run', () => {
     const md = renderReport(fixture());
     expect(md).toContain('| Breaking changes | ✅ none |');
-    expect(md).toContain('No changes to operations, security, parameters, fields, constraints, enum values, statuses or headers.');
+    expect(md).toContain(
+      'No changes to operations, security, parameters, fields, constraints, enum values, statuses or headers.',
+    );
     expect(md).toContain('Unchanged (`npm run provenance`)');
     expect(md).toContain('| Lint | ➖ not run |');
     expect(md).toContain('| Generated code | ➖ not checked |');
@@ -245,7 +305,10 @@ describe('Markdown', () => {
   it('lists the changelog grouped by operation and schema', () => {
     const head = structuredClone(doc);
     at(head, 'paths', '/payments', 'post', 'responses')['408'] = { description: 'Request timeout.' };
-    (schemas(head).Channel as JsonObject).enum = [...((schemas(head).Channel as JsonObject).enum as string[]), 'WALLET'];
+    (schemas(head).Channel as JsonObject).enum = [
+      ...((schemas(head).Channel as JsonObject).enum as string[]),
+      'WALLET',
+    ];
     const md = renderReport(fixture({ changelog: changelog(doc, head) }));
     expect(md).toContain('- `createPayment` (`POST /payments`): response 408 added');
     expect(md).toMatch(/- `Channel` \(in requests of `[^`]+`.*\)\n {2}- enum value `WALLET` added/);
@@ -254,21 +317,46 @@ describe('Markdown', () => {
 
   it('lists lint problems and drifted files', () => {
     const lint: LintResult = {
-      problems: [{ tool: 'redocly', file: 'openapi/paths/payments.yaml', line: 7, col: 3, severity: 'warning', rule: 'operation-summary', message: 'Operation object should contain `summary` field.' }],
+      problems: [
+        {
+          tool: 'redocly',
+          file: 'openapi/paths/payments.yaml',
+          line: 7,
+          col: 3,
+          severity: 'warning',
+          rule: 'operation-summary',
+          message: 'Operation object should contain `summary` field.',
+        },
+      ],
       errors: 0,
       warnings: 1,
       ok: false,
       timingsMs: {},
     };
-    const md = renderReport(fixture({ lint, drift: { dir: 'generated/', files: [{ path: 'types.ts', status: 'differs' }, { path: 'docs/old.html', status: 'stale' }] } }));
+    const md = renderReport(
+      fixture({
+        lint,
+        drift: {
+          dir: 'generated/',
+          files: [
+            { path: 'types.ts', status: 'differs' },
+            { path: 'docs/old.html', status: 'stale' },
+          ],
+        },
+      }),
+    );
     expect(md).toContain('| Lint | ❌ 0 error(s), 1 warning(s) |');
-    expect(md).toContain('- ⚠️ `openapi/paths/payments.yaml:7:3` warning `operation-summary`: Operation object should contain `summary` field.');
+    expect(md).toContain(
+      '- ⚠️ `openapi/paths/payments.yaml:7:3` warning `operation-summary`: Operation object should contain `summary` field.',
+    );
     expect(md).toContain('| Generated code | ⚠️ 2 file(s) differ |');
     expect(md).toContain('- `generated/types.ts`: differs');
     expect(md).toContain('- `generated/docs/old.html`: no longer generated');
     // lint and drift inform; only breaking changes fail the report
     expect(reportExitCode(fixture({ lint }))).toBe(0);
-    expect(renderReport(fixture({ drift: { dir: 'generated/', files: [] } }))).toContain('| Generated code | ✅ up to date |');
+    expect(renderReport(fixture({ drift: { dir: 'generated/', files: [] } }))).toContain(
+      '| Generated code | ✅ up to date |',
+    );
   });
 });
 
@@ -310,7 +398,10 @@ async function sourceCopy(name: string, edits: Record<string, (text: string) => 
   return join(project, 'openapi', 'openapi.yaml');
 }
 
-const withoutPos = { 'components/schemas/Channel.yaml': (t: string) => t.replace('enum: [ECOM, MOTO, APP, PAYBYLINK, POS]', 'enum: [ECOM, MOTO, APP, PAYBYLINK]') };
+const withoutPos = {
+  'components/schemas/Channel.yaml': (t: string) =>
+    t.replace('enum: [ECOM, MOTO, APP, PAYBYLINK, POS]', 'enum: [ECOM, MOTO, APP, PAYBYLINK]'),
+};
 const majorBump = { 'openapi.yaml': (t: string) => t.replace(/^( {2}version:) 2\.\d+\.\d+$/m, '$1 3.0.0') };
 
 describe.concurrent('breaking changes in the report', () => {
@@ -325,7 +416,9 @@ describe.concurrent('breaking changes in the report', () => {
     const data = await collectReport({ base: baseline, root, lint: false, drift: false });
     expect(reportExitCode(data)).toBe(1);
     const md = renderReport(data);
-    expect(md).toMatch(/\| `openapi\/components\/schemas\/Channel\.yaml:3` \| `enum-values-removed` \| Enum (of `.*` )?lost values: 'POS' \|/);
+    expect(md).toMatch(
+      /\| `openapi\/components\/schemas\/Channel\.yaml:3` \| `enum-values-removed` \| Enum (of `.*` )?lost values: 'POS' \|/,
+    );
     expect(md).toContain('| Breaking changes | ❌ 1, not accepted |');
     expect(md).toContain('**FAILED**: 1 breaking change(s)');
     expect(md).toContain('- `Channel`');
@@ -383,7 +476,21 @@ describe('npm run report, end to end on a temporary git repository', () => {
   it('writes the Markdown to --out and exits 1 on the breaking changes', async () => {
     const out = join(project, 'report.md');
     const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-    const run = await runNode(tsx, [join(REPO_ROOT, 'scripts', 'report.ts'), '--base', 'main', '--root', 'openapi/openapi.yaml', '--generated', 'generated', '--out', 'report.md'], { cwd: project });
+    const run = await runNode(
+      tsx,
+      [
+        join(REPO_ROOT, 'scripts', 'report.ts'),
+        '--base',
+        'main',
+        '--root',
+        'openapi/openapi.yaml',
+        '--generated',
+        'generated',
+        '--out',
+        'report.md',
+      ],
+      { cwd: project },
+    );
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toBe('');
     const md = await readFile(out, 'utf8');
@@ -392,11 +499,20 @@ describe('npm run report, end to end on a temporary git repository', () => {
     expect(md).toMatch(/\| `openapi\/components\/schemas\/Channel\.yaml:3` \| `enum-values-removed` \|/);
     expect(md).toMatch(/\| `openapi\/paths\/payments@id@reversals\.yaml:\d+` \(base\) \| `operation-removed` \|/);
     // a property removed from a schema that others include through allOf: where it was declared
-    const line = (await readFile(join(REPO_ROOT, 'openapi', 'components', 'schemas', 'OperationResultCore.yaml'), 'utf8')).split('\n').findIndex((l) => /^ {6}merchantId:/.test(l)) + 1;
-    expect(md).toMatch(new RegExp(`\\| \`openapi/components/schemas/OperationResultCore\\.yaml:${line}\` \\(base\\) \\| \`property-removed\` \\| Property \`merchantId\` of \`PaymentCreated\``));
+    const line =
+      (await readFile(join(REPO_ROOT, 'openapi', 'components', 'schemas', 'OperationResultCore.yaml'), 'utf8'))
+        .split('\n')
+        .findIndex((l) => /^ {6}merchantId:/.test(l)) + 1;
+    expect(md).toMatch(
+      new RegExp(
+        `\\| \`openapi/components/schemas/OperationResultCore\\.yaml:${line}\` \\(base\\) \\| \`property-removed\` \\| Property \`merchantId\` of \`PaymentCreated\``,
+      ),
+    );
     // the changelog
     expect(md).toContain('- `reversePayment` (`POST /payments/{id}/reversals`): operation removed');
-    expect(md).toMatch(/- `Channel` \(in requests of [^\n]*\)\n {2}- enum value `WALLET` added\n {2}- enum value `POS` removed/);
+    expect(md).toMatch(
+      /- `Channel` \(in requests of [^\n]*\)\n {2}- enum value `WALLET` added\n {2}- enum value `POS` removed/,
+    );
     expect(md).toMatch(/- `OperationResultCore` \(in [^\n]*responses of [^\n]*\)\n {2}- field `merchantId` removed/);
     // provenance before and after, the lint, and the drift of the committed generated/
     expect(md).toMatch(/\| operations \| \d+ \| \d+ → \d+ \(-1\) \| \d+ → \d+ \(-1\) \|/);
@@ -407,7 +523,10 @@ describe('npm run report, end to end on a temporary git repository', () => {
   }, 120_000);
 
   it('reads a release from its git tag when none is recorded', async () => {
-    const base = await loadBase('7.0.0', { root: join(project, 'openapi', 'openapi.yaml'), releasesDir: join(project, 'no-releases') });
+    const base = await loadBase('7.0.0', {
+      root: join(project, 'openapi', 'openapi.yaml'),
+      releasesDir: join(project, 'no-releases'),
+    });
     try {
       expect(base.kind).toBe('git');
       expect(base.label).toMatch(/^release 7\.0\.0 \(tag `v7\.0\.0`\) at [0-9a-f]{7}$/);

@@ -13,13 +13,13 @@ import { createClient } from '@hey-api/openapi-ts';
 import { generateZodClientFromOpenAPI } from 'openapi-zod-client';
 import { generateApi } from 'swagger-typescript-api';
 import ts from 'typescript';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } from '../support/corpus.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
-import { createSchemaValidator } from '../support/schema.js';
+import { parse } from 'yaml';
 import { latestRelease } from '../../generator/review/breaking.js';
 import { propertiesOf, requiredOf, walkObjects } from '../../tooling/openapi/walker.js';
+import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } from '../support/corpus.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
+import { createSchemaValidator } from '../support/schema.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BUNDLE = join(ROOT, 'generated', 'openapi.json');
@@ -51,12 +51,26 @@ const TOOLS: Tool[] = [
         input: input as Record<string, unknown>,
         output: { path: out },
         logs: { level: 'silent' },
-        plugins: ['@hey-api/typescript', '@hey-api/client-fetch', '@hey-api/sdk', { name: 'zod', compatibilityVersion: 3, dates: { offset: true } }],
+        plugins: [
+          '@hey-api/typescript',
+          '@hey-api/client-fetch',
+          '@hey-api/sdk',
+          { name: 'zod', compatibilityVersion: 3, dates: { offset: true } },
+        ],
       });
     },
     probeTypes: (schemas, folder) =>
-      [`import type { z } from 'zod';`, `import type * as T from './${folder}/types.gen';`, `import type * as Z from './${folder}/zod.gen';`]
-        .concat(schemas.flatMap((s) => [`export type types_${s} = T.${s};`, `export type zod_${s} = z.infer<typeof Z.z${s}>;`]))
+      [
+        `import type { z } from 'zod';`,
+        `import type * as T from './${folder}/types.gen';`,
+        `import type * as Z from './${folder}/zod.gen';`,
+      ]
+        .concat(
+          schemas.flatMap((s) => [
+            `export type types_${s} = T.${s};`,
+            `export type zod_${s} = z.infer<typeof Z.z${s}>;`,
+          ]),
+        )
         .join('\n'),
     zod: { module: 'hey-api/zod.gen.ts', get: (m, s) => m[`z${s}`] as ZodLike | undefined },
   },
@@ -64,21 +78,41 @@ const TOOLS: Tool[] = [
     package: 'swagger-typescript-api',
     folder: 'swagger-typescript-api',
     async generate(input, out) {
-      await generateApi({ spec: input as unknown as Parameters<typeof generateApi>[0]['spec'], output: out, fileName: 'api.ts', httpClientType: 'fetch', silent: true });
+      await generateApi({
+        spec: input as unknown as Parameters<typeof generateApi>[0]['spec'],
+        output: out,
+        fileName: 'api.ts',
+        httpClientType: 'fetch',
+        silent: true,
+      });
     },
-    probeTypes: (schemas, folder) => [`import type * as T from './${folder}/api';`].concat(schemas.map((s) => `export type types_${s} = T.${s};`)).join('\n'),
+    probeTypes: (schemas, folder) =>
+      [`import type * as T from './${folder}/api';`]
+        .concat(schemas.map((s) => `export type types_${s} = T.${s};`))
+        .join('\n'),
   },
   {
     package: 'openapi-zod-client',
     folder: 'openapi-zod-client',
     async generate(input, out) {
       await mkdir(out, { recursive: true });
-      const openApiDoc = structuredClone(input) as unknown as Parameters<typeof generateZodClientFromOpenAPI>[0]['openApiDoc'];
-      await generateZodClientFromOpenAPI({ openApiDoc, distPath: join(out, 'client.ts'), options: { exportSchemas: true, shouldExportAllSchemas: true, withAlias: true } });
+      const openApiDoc = structuredClone(input) as unknown as Parameters<
+        typeof generateZodClientFromOpenAPI
+      >[0]['openApiDoc'];
+      await generateZodClientFromOpenAPI({
+        openApiDoc,
+        distPath: join(out, 'client.ts'),
+        options: { exportSchemas: true, shouldExportAllSchemas: true, withAlias: true },
+      });
     },
     probeTypes: (schemas, folder) =>
-      [`import type { z } from 'zod';`, `import type { schemas } from './${folder}/client';`].concat(schemas.map((s) => `export type zod_${s} = z.infer<typeof schemas.${s}>;`)).join('\n'),
-    zod: { module: 'openapi-zod-client/client.ts', get: (m, s) => (m.schemas as Record<string, ZodLike> | undefined)?.[s] },
+      [`import type { z } from 'zod';`, `import type { schemas } from './${folder}/client';`]
+        .concat(schemas.map((s) => `export type zod_${s} = z.infer<typeof schemas.${s}>;`))
+        .join('\n'),
+    zod: {
+      module: 'openapi-zod-client/client.ts',
+      get: (m, s) => (m.schemas as Record<string, ZodLike> | undefined)?.[s],
+    },
   },
 ];
 
@@ -150,19 +184,38 @@ function contractShapes(document: JsonObject, name: string): string[] {
 /** The same reading of a generated type: each object member (each member of a union) with its properties' optionality. */
 function generatedShapes(checker: ts.TypeChecker, type: ts.Type): string[] {
   const members = type.isUnion() ? type.types : [type];
-  return members.map((member) => describeShape(new Map(checker.getPropertiesOfType(checker.getApparentType(member)).map((p) => [p.name, (p.flags & ts.SymbolFlags.Optional) === 0])))).sort();
+  return members
+    .map((member) =>
+      describeShape(
+        new Map(
+          checker
+            .getPropertiesOfType(checker.getApparentType(member))
+            .map((p) => [p.name, (p.flags & ts.SymbolFlags.Optional) === 0]),
+        ),
+      ),
+    )
+    .sort();
 }
 
-const describeShape = (shape: Map<string, boolean>) => `{ ${[...shape].map(([p, required]) => `${p}${required ? '' : '?'}`).sort().join(', ')} }`;
+const describeShape = (shape: Map<string, boolean>) =>
+  `{ ${[...shape]
+    .map(([p, required]) => `${p}${required ? '' : '?'}`)
+    .sort()
+    .join(', ')} }`;
 
 /** Each probe type (`types_X`, `zod_X`) whose properties differ from what the contract says of X. */
-function optionalityMismatches(document: JsonObject, { program, probe }: Generated): { checked: string[]; mismatches: string[] } {
+function optionalityMismatches(
+  document: JsonObject,
+  { program, probe }: Generated,
+): { checked: string[]; mismatches: string[] } {
   const checker = program.getTypeChecker();
   const aliases = probe.statements.filter(ts.isTypeAliasDeclaration);
   const mismatches = aliases.flatMap((alias) => {
     const expected = contractShapes(document, alias.name.text.replace(/^(types|zod)_/, ''));
     const actual = generatedShapes(checker, checker.getTypeAtLocation(alias.name));
-    return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [`${alias.name.text}: ${actual.join(' | ')}, but the contract says ${expected.join(' | ')}`];
+    return JSON.stringify(actual) === JSON.stringify(expected)
+      ? []
+      : [`${alias.name.text}: ${actual.join(' | ')}, but the contract says ${expected.join(' | ')}`];
   });
   return { checked: aliases.map((a) => a.name.text), mismatches };
 }
@@ -170,7 +223,15 @@ function optionalityMismatches(document: JsonObject, { program, probe }: Generat
 describe.each(TOOLS)('$package', (tool) => {
   it('compiles with strict', () => {
     const { program } = outputs.get(tool)!;
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' }));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) =>
+        ts.formatDiagnostic(d, {
+          getCanonicalFileName: (f) => f,
+          getCurrentDirectory: () => root,
+          getNewLine: () => '\n',
+        }),
+      );
     expect(diagnostics).toEqual([]);
   });
 
@@ -179,7 +240,15 @@ describe.each(TOOLS)('$package', (tool) => {
     expect(mismatches).toEqual([]);
     expect(checked.length).toBeGreaterThanOrEqual(objectSchemas(doc).length);
     // the schemas generators used to misread are among those checked
-    for (const name of ['CheckoutSessionRequest', 'CustomerInfoWithEmail', 'ValidationProblem', 'CustomerPage', 'PaymentRequest', 'SessionUrls', 'Amount']) {
+    for (const name of [
+      'CheckoutSessionRequest',
+      'CustomerInfoWithEmail',
+      'ValidationProblem',
+      'CustomerPage',
+      'PaymentRequest',
+      'SessionUrls',
+      'Amount',
+    ]) {
       expect(composed(name) && checked.some((alias) => alias.endsWith(`_${name}`)), name).toBe(true);
     }
   });
@@ -190,16 +259,27 @@ it('the same check finds what a generator dropped from the old shape (allOf besi
   if (!release) throw new Error('no release recorded in openapi/releases/');
   const released = parse(await readFile(release.file, 'utf8')) as JsonObject;
   const tool = TOOLS.find((t) => t.package === 'openapi-zod-client')!;
-  const { mismatches } = optionalityMismatches(released, await generate(tool, released, 'released-openapi-zod-client', ['CheckoutSessionRequest', 'CustomerPage', 'Amount']));
+  const { mismatches } = optionalityMismatches(
+    released,
+    await generate(tool, released, 'released-openapi-zod-client', ['CheckoutSessionRequest', 'CustomerPage', 'Amount']),
+  );
   // openapi-zod-client keeps the allOf base and drops the properties beside it
-  expect(mismatches.map((m) => m.split(':')[0]).sort()).toEqual(['zod_Amount', 'zod_CheckoutSessionRequest', 'zod_CustomerPage']);
+  expect(mismatches.map((m) => m.split(':')[0]).sort()).toEqual([
+    'zod_Amount',
+    'zod_CheckoutSessionRequest',
+    'zod_CustomerPage',
+  ]);
   expect(mismatches.join('\n')).toMatch(/zod_CheckoutSessionRequest: .*but the contract says .*transId, .*urls/);
 }, 60_000);
 
 describe('zod schemas from the contract give its verdicts', () => {
   const corpus: CorpusValue[] = buildCorpus(doc);
   const validator = createSchemaValidator(doc);
-  const probes: KeywordProbe[] = buildKeywordProbes(doc, corpus, (pointer, value) => validator.validate(pointer, value).length === 0);
+  const probes: KeywordProbe[] = buildKeywordProbes(
+    doc,
+    corpus,
+    (pointer, value) => validator.validate(pointer, value).length === 0,
+  );
   const zodTools = TOOLS.filter((t) => t.zod);
   const zodOf = (tool: Tool, schema: string) => {
     const z = tool.zod!.get(zodModules.get(tool)!, schema);
@@ -208,7 +288,9 @@ describe('zod schemas from the contract give its verdicts', () => {
   };
 
   it.each(zodTools)('$package: every example and valid variant accepted, every invalid variant rejected', (tool) => {
-    const wrong = corpus.filter((v) => zodOf(tool, v.schema).safeParse(v.value).success !== (v.kind === 'example' || v.kind === 'valid'));
+    const wrong = corpus.filter(
+      (v) => zodOf(tool, v.schema).safeParse(v.value).success !== (v.kind === 'example' || v.kind === 'valid'),
+    );
     expect(wrong.map((v) => `${v.schema} (${v.kind}) ${v.label}`)).toEqual([]);
     expect(corpus.length).toBeGreaterThan(1000);
   });
@@ -236,14 +318,19 @@ describe('zod schemas from the contract give its verdicts', () => {
     expect([...said.keys()].sort()).toEqual([...measured.keys()].sort());
     for (const [keyword, failures] of measured) {
       // enforced: no probe gets the wrong verdict; not enforced: the page's claim is shown by a probe
-      expect(failures.length === 0, `${tool.package}, ${keyword}: docs/generating-clients.md says ${said.get(keyword) ? 'enforced' : 'not enforced'}; wrong verdicts: ${failures.slice(0, 3).join('; ') || 'none'}`).toBe(said.get(keyword));
+      expect(
+        failures.length === 0,
+        `${tool.package}, ${keyword}: docs/generating-clients.md says ${said.get(keyword) ? 'enforced' : 'not enforced'}; wrong verdicts: ${failures.slice(0, 3).join('; ') || 'none'}`,
+      ).toBe(said.get(keyword));
     }
   });
 
   it('docs/generating-clients.md names where each keyword stands in the contract', async () => {
     const table = await readGapTable();
     const said = Object.fromEntries(table.rows.map((row) => [row.keyword, row.where.sort().join(', ')]));
-    const found = Object.fromEntries([...contractKeywords()].map(([keyword, names]) => [keyword, [...names].sort().join(', ')]));
+    const found = Object.fromEntries(
+      [...contractKeywords()].map(([keyword, names]) => [keyword, [...names].sort().join(', ')]),
+    );
     expect(said).toEqual(found);
   });
 
@@ -265,10 +352,15 @@ function contractKeywords(): Map<string, Set<string>> {
   for (const [name, schema] of Object.entries(schemasOf(doc))) {
     const add = (keyword: string) => found.set(keyword, (found.get(keyword) ?? new Set()).add(name));
     walkObjects(schema, (node) => {
-      for (const keyword of ['minProperties', 'maxProperties', 'uniqueItems', 'oneOf']) if (node[keyword] !== undefined) add(keyword);
+      for (const keyword of ['minProperties', 'maxProperties', 'uniqueItems', 'oneOf'])
+        if (node[keyword] !== undefined) add(keyword);
       if (node.if !== undefined) add('if/then');
       // an int32 with its own minimum and maximum inside the int32 range needs no probe of its format
-      const bounded = typeof node.minimum === 'number' && typeof node.maximum === 'number' && node.minimum >= -(2 ** 31) && node.maximum < 2 ** 31;
+      const bounded =
+        typeof node.minimum === 'number' &&
+        typeof node.maximum === 'number' &&
+        node.minimum >= -(2 ** 31) &&
+        node.maximum < 2 ** 31;
       if (typeof node.format === 'string' && !(node.format === 'int32' && bounded)) add(`format: ${node.format}`);
     });
   }
@@ -285,13 +377,21 @@ async function readSection(): Promise<string> {
 }
 
 /** The page's table: | `keyword` | where | tool… |, the tools named by their package in the header. */
-async function readGapTable(): Promise<{ tools: string[]; rows: Array<{ keyword: string; where: string[]; cells: string[] }> }> {
+async function readGapTable(): Promise<{
+  tools: string[];
+  rows: Array<{ keyword: string; where: string[]; cells: string[] }>;
+}> {
   const all = (await readSection()).split('\n');
   const start = all.findIndex((l) => l.startsWith('| Keyword | Where |'));
-  if (start < 0) throw new Error(`docs/generating-clients.md: no table starting | Keyword | Where | under "${SECTION}"`);
+  if (start < 0)
+    throw new Error(`docs/generating-clients.md: no table starting | Keyword | Where | under "${SECTION}"`);
   const end = all.findIndex((l, i) => i > start && !l.startsWith('|'));
   const lines = all.slice(start, end < 0 ? undefined : end);
-  const cellsOf = (line: string) => line.slice(1, -1).split('|').map((c) => c.trim());
+  const cellsOf = (line: string) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim());
   const header = cellsOf(lines[0]);
   return {
     tools: header.slice(2).map((h) => /`([^`]+)`/.exec(h)?.[1] ?? h),

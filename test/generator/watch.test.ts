@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { copyProject, saveByRename, startWatcher, watchBlocks, type Watcher } from '../../scripts/bench-watch.js';
+import { copyProject, saveByRename, startWatcher, type Watcher, watchBlocks } from '../../scripts/bench-watch.js';
 
 let dir: string;
 let out: string;
@@ -92,7 +92,10 @@ describe('npm run generate -- --watch', () => {
     const config = join(dir, 'redocly.yaml');
     const text = await readFile(config, 'utf8');
     // A rule every operation breaks: summaries of at most five characters.
-    const strict = text.replace(/^rules:\n/m, 'rules:\n  rule/summary-at-most-five:\n    subject: { type: Operation, property: summary }\n    assertions: { maxLength: 5 }\n    severity: error\n');
+    const strict = text.replace(
+      /^rules:\n/m,
+      'rules:\n  rule/summary-at-most-five:\n    subject: { type: Operation, property: summary }\n    assertions: { maxLength: 5 }\n    severity: error\n',
+    );
     expect(strict).not.toBe(text);
     const failed = await save(config, strict);
     expect(failed.split('\n')[0], 'the trigger').toContain(config);

@@ -5,12 +5,20 @@
 // answers 401 to a scheme the operation does not accept, so a wrong choice fails twice over).
 // The list comes from operations.ts: a new operation is covered without touching this file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations, type OperationInfo } from '../../generated/operations.js';
+import { type OperationInfo, operations } from '../../generated/operations.js';
 import { createPaymentClient, PaymentApiError, type PaymentClientOptions } from '../../src/client/index.js';
+import {
+  operations as contractOperations,
+  deref,
+  escapeToken,
+  locate as locateIn,
+  operationById,
+  type ParameterObject,
+  parametersOf,
+} from '../../tooling/openapi/walker.js';
 import { methodOf } from '../support/fake-api.js';
-import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
-import { deref, escapeToken, locate as locateIn, operationById, operations as contractOperations, parametersOf, type ParameterObject } from '../../tooling/openapi/walker.js';
-import { startPrism, type PrismServer } from '../support/prism.js';
+import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
+import { type PrismServer, startPrism } from '../support/prism.js';
 import { createSchemaValidator, formatErrors } from '../support/schema.js';
 
 const doc = loadBundle();
@@ -29,7 +37,6 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Arguments from the contract's examples
 
-
 const locate = (ptr: string) => locateIn(doc, ptr);
 
 const operationPointer = (info: OperationInfo) => `#/paths/${escapeToken(info.path)}/${info.method}`;
@@ -37,7 +44,10 @@ const operationPointer = (info: OperationInfo) => `#/paths/${escapeToken(info.pa
 function parameterExample(p: ParameterObject): Json | undefined {
   const schema = deref(doc, p.schema ?? {});
   const named = Object.values(p.examples ?? {}).map((e) => deref(doc, e).value);
-  return (p.example ?? named[0] ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined) ?? schema.example) as Json | undefined;
+  return (p.example ??
+    named[0] ??
+    (Array.isArray(schema.examples) ? schema.examples[0] : undefined) ??
+    schema.example) as Json | undefined;
 }
 
 /** Positional arguments: path parameters in order, the first request example, the query examples. */
@@ -50,8 +60,10 @@ function exampleArgs(info: OperationInfo): unknown[] {
     return value;
   });
   if (info.requestBody) {
-    const media = locate(`${operationPointer(info)}/requestBody/content/${escapeToken(info.requestBody.mediaType)}`).node as JsonObject;
-    const value = media.example ?? Object.values((media.examples ?? {}) as JsonObject).map((e) => deref(doc, e).value)[0];
+    const media = locate(`${operationPointer(info)}/requestBody/content/${escapeToken(info.requestBody.mediaType)}`)
+      .node as JsonObject;
+    const value =
+      media.example ?? Object.values((media.examples ?? {}) as JsonObject).map((e) => deref(doc, e).value)[0];
     if (value === undefined) throw new Error(`${info.operationId}: the request body has no example`);
     args.push(structuredClone(value));
   }
@@ -89,17 +101,30 @@ function recordingClient(credentials: Pick<PaymentClientOptions, 'merchantId' | 
   const recordingFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     const response = await globalThis.fetch(request);
-    exchanges.push({ method: request.method, path: new URL(request.url).pathname, headers: request.headers, status: response.status, violations: response.headers.get('sl-violations') });
+    exchanges.push({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      headers: request.headers,
+      status: response.status,
+      violations: response.headers.get('sl-violations'),
+    });
     return response;
   }) as typeof fetch;
-  const client = createPaymentClient({ ...credentials, baseUrl: prism!.baseUrl, fetch: recordingFetch } as PaymentClientOptions);
+  const client = createPaymentClient({
+    ...credentials,
+    baseUrl: prism!.baseUrl,
+    fetch: recordingFetch,
+  } as PaymentClientOptions);
   return { client, exchanges };
 }
 
 const accepts = (info: OperationInfo, scheme: string) => info.security.some((r) => r.length === 1 && r[0] === scheme);
 
 /** What the operation's request must carry, by the rules of the client's auth modes. */
-function expectedCredentials(info: OperationInfo, mode: 'basic' | 'oauth' | 'apiKey'): 'Basic' | 'Bearer' | 'X-API-Key' {
+function expectedCredentials(
+  info: OperationInfo,
+  mode: 'basic' | 'oauth' | 'apiKey',
+): 'Basic' | 'Bearer' | 'X-API-Key' {
   if (mode === 'apiKey') return 'X-API-Key';
   if (info.path === TOKEN_PATH) return 'Basic';
   if (mode === 'oauth') return accepts(info, 'bearerAuth') ? 'Bearer' : 'Basic';
@@ -125,7 +150,9 @@ describe('every operation of operations.ts', () => {
 });
 
 describe.each(allOperations.map((info) => [info.sdkMethod, info] as const))('%s', (_name, info) => {
-  const modes = (['basic', 'oauth', 'apiKey'] as const).filter((mode) => mode !== 'apiKey' || accepts(info, 'apiKeyAuth'));
+  const modes = (['basic', 'oauth', 'apiKey'] as const).filter(
+    (mode) => mode !== 'apiKey' || accepts(info, 'apiKeyAuth'),
+  );
   it.each(modes)('with %s credentials: resolves with a valid body, sent with the right credentials', async (mode) => {
     const { client, exchanges } = recordingClient(MODES[mode]);
     const args = exampleArgs(info);
@@ -134,8 +161,12 @@ describe.each(allOperations.map((info) => [info.sdkMethod, info] as const))('%s'
       data = await methodOf(client, info.sdkMethod)(...args);
     } catch (error) {
       const last = exchanges.at(-1);
-      const detail = error instanceof PaymentApiError ? ` body=${JSON.stringify(error.body)} sl-violations=${last?.violations}` : '';
-      throw new Error(`${info.sdkMethod}(${JSON.stringify(args).slice(0, 300)}) failed: ${(error as Error).message}${detail}`, { cause: error });
+      const detail =
+        error instanceof PaymentApiError ? ` body=${JSON.stringify(error.body)} sl-violations=${last?.violations}` : '';
+      throw new Error(
+        `${info.sdkMethod}(${JSON.stringify(args).slice(0, 300)}) failed: ${(error as Error).message}${detail}`,
+        { cause: error },
+      );
     }
     const exchange = exchanges.at(-1)!; // the operation's own request comes after any token request
     expect(exchange.method).toBe(info.method.toUpperCase());

@@ -7,9 +7,16 @@
 // plus response selection with `Prefer: code=…, example=…` and `Prefer: dynamic=true`.
 // Prism runs on the bundle of the current contract (globalSetup), on a free port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadBundle, type Json, type JsonObject } from '../support/openapi.js';
-import { deref, escapeToken, isObject, locate as locateIn, type OperationEntry, operations } from '../../tooling/openapi/walker.js';
-import { startPrism, type PrismServer } from '../support/prism.js';
+import {
+  deref,
+  escapeToken,
+  isObject,
+  locate as locateIn,
+  type OperationEntry,
+  operations,
+} from '../../tooling/openapi/walker.js';
+import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
+import { type PrismServer, startPrism } from '../support/prism.js';
 import { createSchemaValidator, declared, formatErrors } from '../support/schema.js';
 
 const doc = loadBundle();
@@ -59,10 +66,19 @@ function paramsOf(op: OperationEntry): Param[] {
       const p = node as JsonObject;
       const schema = locate(`${at}/schema`);
       const s = schema.node as JsonObject;
-      const named = Object.keys((p.examples ?? {}) as JsonObject).map((k) => (locate(`${at}/examples/${escapeToken(k)}`).node as JsonObject).value);
+      const named = Object.keys((p.examples ?? {}) as JsonObject).map(
+        (k) => (locate(`${at}/examples/${escapeToken(k)}`).node as JsonObject).value,
+      );
       const example = p.example ?? named[0] ?? (Array.isArray(s.examples) ? s.examples[0] : undefined) ?? s.example;
       // Operation-level parameters override path-item ones with the same name and location.
-      byKey.set(`${p.in}:${p.name}`, { name: String(p.name), in: p.in as Param['in'], required: p.required === true, schemaAt: schema.pointer, schema: s, example });
+      byKey.set(`${p.in}:${p.name}`, {
+        name: String(p.name),
+        in: p.in as Param['in'],
+        required: p.required === true,
+        schemaAt: schema.pointer,
+        schema: s,
+        example,
+      });
     });
   };
   collect(`${pathItemAt(op)}/parameters`);
@@ -96,7 +112,10 @@ function requestExamples(op: OperationEntry): BodyExample[] {
 
 /** Prism answers a valid request with the lowest documented 2xx. */
 function successStatus(op: OperationEntry): number {
-  const codes = Object.keys(op.operation.responses ?? {}).filter((c) => /^2\d\d$/.test(c)).map(Number).sort((a, b) => a - b);
+  const codes = Object.keys(op.operation.responses ?? {})
+    .filter((c) => /^2\d\d$/.test(c))
+    .map(Number)
+    .sort((a, b) => a - b);
   if (codes.length === 0) throw new Error(`${opId(op)} documents no 2xx response`);
   return codes[0];
 }
@@ -181,7 +200,8 @@ interface Answer {
 function exampleParams(op: OperationEntry): Record<string, Json | undefined> {
   const out: Record<string, Json | undefined> = {};
   for (const p of paramsOf(op)) {
-    if (p.example === undefined && p.required) throw new Error(`${opId(op)}: required ${p.in} parameter ${p.name} has no example`);
+    if (p.example === undefined && p.required)
+      throw new Error(`${opId(op)}: required ${p.in} parameter ${p.name} has no example`);
     if (p.example !== undefined) out[`${p.in}:${p.name}`] = p.example;
   }
   return out;
@@ -200,17 +220,24 @@ async function send(call: Call, server = prism): Promise<Answer> {
     if (where === 'path') path = path.replace(`{${name}}`, encodeURIComponent(values.join(',')));
     else if (where === 'query') values.forEach((v) => query.append(name, v));
     else if (where === 'header') headers[name] = values.join(',');
-    else if (where === 'cookie') headers.Cookie = [headers.Cookie, `${name}=${values.join(',')}`].filter(Boolean).join('; ');
+    else if (where === 'cookie')
+      headers.Cookie = [headers.Cookie, `${name}=${values.join(',')}`].filter(Boolean).join('; ');
   }
   let body: string | undefined;
   if (call.body) {
     headers['Content-Type'] = call.body.mediaType;
-    body = call.body.mediaType === 'application/x-www-form-urlencoded'
-      ? new URLSearchParams(Object.entries(call.body.value as JsonObject).map(([k, v]) => [k, String(v)])).toString()
-      : JSON.stringify(call.body.value);
+    body =
+      call.body.mediaType === 'application/x-www-form-urlencoded'
+        ? new URLSearchParams(Object.entries(call.body.value as JsonObject).map(([k, v]) => [k, String(v)])).toString()
+        : JSON.stringify(call.body.value);
   }
   const qs = query.toString();
-  const res = await fetch(`${server.baseUrl}${path}${qs ? `?${qs}` : ''}`, { method: call.op.method.toUpperCase(), headers, body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${server.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
+    method: call.op.method.toUpperCase(),
+    headers,
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   let json: Json | undefined;
   try {
@@ -218,7 +245,13 @@ async function send(call: Call, server = prism): Promise<Answer> {
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, text, json, violations: parseViolations(res.headers.get('sl-violations')) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json,
+    violations: parseViolations(res.headers.get('sl-violations')),
+  };
 }
 
 /** `sl-violations` is a JSON array, or `Too many violations! <first 8 KB of it>` when it is long. */
@@ -231,7 +264,8 @@ function parseViolations(header: string | null): Answer['violations'] {
   }
 }
 
-const describeAnswer = (a: Answer) => `${a.status} sl-violations=${JSON.stringify(a.violations)} body=${a.text.slice(0, 300)}`;
+const describeAnswer = (a: Answer) =>
+  `${a.status} sl-violations=${JSON.stringify(a.violations)} body=${a.text.slice(0, 300)}`;
 
 /** A request that Prism accepts: the first request example (or none), example parameters, first accepted scheme. */
 function validCall(op: OperationEntry, extra: Partial<Call> = {}): Call {
@@ -270,35 +304,55 @@ function breakingValues(schemas: JsonObject[], value: Json): { kind: BreakingKin
   const out: { kind: BreakingKind; value: Json; what: string }[] = [];
   const first = <K extends string>(key: K) => schemas.find((s) => s[key] !== undefined)?.[key];
   const maxLength = first('maxLength');
-  if (typeof value === 'string' && typeof maxLength === 'number') out.push({ kind: 'maxLength', value: 'x'.repeat(maxLength + 1), what: `${maxLength + 1} characters (maxLength ${maxLength})` });
+  if (typeof value === 'string' && typeof maxLength === 'number')
+    out.push({
+      kind: 'maxLength',
+      value: 'x'.repeat(maxLength + 1),
+      what: `${maxLength + 1} characters (maxLength ${maxLength})`,
+    });
   const enumValues = first('enum');
-  if (Array.isArray(enumValues) && enumValues.every((e) => typeof e === 'string')) out.push({ kind: 'enum', value: 'NOT_IN_ENUM', what: 'a value not in the enum' });
-  if (schemas.some((s) => s.type === 'integer') && typeof value === 'number') out.push({ kind: 'integer', value: value + 0.5, what: `non-integer ${value + 0.5}` });
+  if (Array.isArray(enumValues) && enumValues.every((e) => typeof e === 'string'))
+    out.push({ kind: 'enum', value: 'NOT_IN_ENUM', what: 'a value not in the enum' });
+  if (schemas.some((s) => s.type === 'integer') && typeof value === 'number')
+    out.push({ kind: 'integer', value: value + 0.5, what: `non-integer ${value + 0.5}` });
   const maximum = first('maximum');
-  if (typeof maximum === 'number' && typeof value === 'number') out.push({ kind: 'maximum', value: maximum + 1, what: `${maximum + 1} (maximum ${maximum})` });
+  if (typeof maximum === 'number' && typeof value === 'number')
+    out.push({ kind: 'maximum', value: maximum + 1, what: `${maximum + 1} (maximum ${maximum})` });
   const minimum = first('minimum');
-  if (typeof minimum === 'number' && typeof value === 'number') out.push({ kind: 'minimum', value: minimum - 1, what: `${minimum - 1} (minimum ${minimum})` });
-  if (typeof value === 'string' && first('pattern') !== undefined) out.push({ kind: 'pattern', value: `${value}#`, what: `"${value}#" (pattern)` });
+  if (typeof minimum === 'number' && typeof value === 'number')
+    out.push({ kind: 'minimum', value: minimum - 1, what: `${minimum - 1} (minimum ${minimum})` });
+  if (typeof value === 'string' && first('pattern') !== undefined)
+    out.push({ kind: 'pattern', value: `${value}#`, what: `"${value}#" (pattern)` });
   const format = first('format');
-  if (typeof value === 'string' && typeof format === 'string' && /date|uri|email|uuid/.test(format)) out.push({ kind: 'format', value: 'not a valid value', what: `not a ${format}` });
+  if (typeof value === 'string' && typeof format === 'string' && /date|uri|email|uuid/.test(format))
+    out.push({ kind: 'format', value: 'not a valid value', what: `not a ${format}` });
   return out;
 }
 
 /** Every single-point breach of a body example: a dropped required member, or a member value over a limit. */
-function bodyBreaches(schema: Json, value: Json, path: (string | number)[] = []): { kind: BreakingKind; path: (string | number)[]; value: Json | undefined; what: string }[] {
+function bodyBreaches(
+  schema: Json,
+  value: Json,
+  path: (string | number)[] = [],
+): { kind: BreakingKind; path: (string | number)[]; value: Json | undefined; what: string }[] {
   const out: { kind: BreakingKind; path: (string | number)[]; value: Json | undefined; what: string }[] = [];
   if (Array.isArray(value)) {
-    const items = applicable(schema).map((s) => s.items).filter((i): i is Json => i !== undefined);
+    const items = applicable(schema)
+      .map((s) => s.items)
+      .filter((i): i is Json => i !== undefined);
     if (items.length && value.length) out.push(...bodyBreaches({ allOf: items } as Json, value[0], [...path, 0]));
     return out;
   }
   if (!isObject(value)) return out;
   const d = declared(doc, schema);
-  for (const name of d.required) if (name in value) out.push({ kind: 'required', path: [...path, name], value: undefined, what: `without required ${name}` });
+  for (const name of d.required)
+    if (name in value)
+      out.push({ kind: 'required', path: [...path, name], value: undefined, what: `without required ${name}` });
   for (const [name, member] of Object.entries(value)) {
     const subs = d.properties.get(name) ?? [];
     const schemas = subs.flatMap((s) => applicable(s));
-    for (const b of breakingValues(schemas, member)) out.push({ kind: b.kind, path: [...path, name], value: b.value, what: b.what });
+    for (const b of breakingValues(schemas, member))
+      out.push({ kind: b.kind, path: [...path, name], value: b.value, what: b.what });
     if (isObject(member) || Array.isArray(member)) {
       for (const sub of subs) out.push(...bodyBreaches(sub, member, [...path, name]));
     }
@@ -335,7 +389,11 @@ function breachesOf(op: OperationEntry): Breach[] {
       if (validator.validate(example.schemaAt, broken).length === 0) continue; // another branch admits it
       seen.add(b.kind);
       const where = b.path.join('.');
-      out.push({ label: `body ${where}: ${b.what}`, path: ['body', ...b.path], call: { ...base, params, body: { mediaType: example.mediaType, value: broken } } });
+      out.push({
+        label: `body ${where}: ${b.what}`,
+        path: ['body', ...b.path],
+        call: { ...base, params, body: { mediaType: example.mediaType, value: broken } },
+      });
     }
   }
   // Parameters
@@ -344,7 +402,11 @@ function breachesOf(op: OperationEntry): Breach[] {
     const value = p.example ?? (schemas.some((s) => s.type === 'integer' || s.type === 'number') ? 1 : 'x');
     for (const b of breakingValues(schemas, value)) {
       if (validator.validate(p.schemaAt, b.value).length === 0) continue; // not a breach after all
-      out.push({ label: `${p.in} ${p.name}: ${b.what}`, path: [p.in, p.name], call: { ...base, params: { ...params, [`${p.in}:${p.name}`]: b.value } } });
+      out.push({
+        label: `${p.in} ${p.name}: ${b.what}`,
+        path: [p.in, p.name],
+        call: { ...base, params: { ...params, [`${p.in}:${p.name}`]: b.value } },
+      });
     }
   }
   return out;
@@ -358,7 +420,9 @@ function namesField(violations: Answer['violations'], path: (string | number)[])
   return violations.some((v) => {
     const at = v.location.map((l) => String(l).toLowerCase()).join('.');
     // the value itself, or its parent naming it (required, if/then)
-    return at === want || at.startsWith(want + '.') || (at === parent && v.message.toLowerCase().includes(`'${field}'`));
+    return (
+      at === want || at.startsWith(want + '.') || (at === parent && v.message.toLowerCase().includes(`'${field}'`))
+    );
   });
 }
 
@@ -376,7 +440,7 @@ describe('the contract as Prism needs it', () => {
 describe('paths are served without the /api/v2 of the server URLs', () => {
   const op = ops.find((o) => !o.operation.requestBody && !o.key.includes('{')) ?? ops[0];
   it(`${op.method.toUpperCase()} ${op.key} answers, /api/v2${op.key} is not found`, async () => {
-    const base = new URL(String(((doc.servers as JsonObject[])[0]).url)).pathname.replace(/\/$/, '');
+    const base = new URL(String((doc.servers as JsonObject[])[0].url)).pathname.replace(/\/$/, '');
     expect(base).toBe('/api/v2');
     const ok = await send(validCall(op));
     expect(ok.status, describeAnswer(ok)).toBe(successStatus(op));
@@ -398,9 +462,13 @@ describe.concurrent.each(ops.map((op) => [opId(op), op] as const))('%s', (_id, o
     });
   }
 
-  const exampleCases: [string, BodyExample | undefined][] = examples.length ? examples.map((e) => [`${e.mediaType} "${e.name}"`, e]) : [['parameters only', undefined]];
+  const exampleCases: [string, BodyExample | undefined][] = examples.length
+    ? examples.map((e) => [`${e.mediaType} "${e.name}"`, e])
+    : [['parameters only', undefined]];
   it.each(exampleCases)(`(a) accepts the request example %s with ${status}`, async (_name, example) => {
-    const answer = await send(validCall(op, example ? { body: { mediaType: example.mediaType, value: clone(example.value) } } : {}));
+    const answer = await send(
+      validCall(op, example ? { body: { mediaType: example.mediaType, value: clone(example.value) } } : {}),
+    );
     expect(answer.status, describeAnswer(answer)).toBe(status);
     // No request violation, and Prism found its own response valid too.
     expect(answer.violations).toEqual([]);
@@ -413,22 +481,31 @@ describe.concurrent.each(ops.map((op) => [opId(op), op] as const))('%s', (_id, o
     }
   });
 
-  it.each(requirementsOf(op).map((r) => [r.join('+'), r] as const))('(a) accepts credentials of %s', async (_name, schemes) => {
-    const answer = await send(validCall(op, { credentials: credentialsForRequirement(schemes) }));
-    expect(answer.status, describeAnswer(answer)).toBe(status);
-  });
+  it.each(requirementsOf(op).map((r) => [r.join('+'), r] as const))(
+    '(a) accepts credentials of %s',
+    async (_name, schemes) => {
+      const answer = await send(validCall(op, { credentials: credentialsForRequirement(schemes) }));
+      expect(answer.status, describeAnswer(answer)).toBe(status);
+    },
+  );
 
   const breaches = breachesOf(op);
   it('(b) has a documented limit to break', () => {
     expect(breaches.length).toBeGreaterThan(0);
   });
-  it.each(breaches.map((b) => [b.label, b] as const))(`(b) rejects %s with ${invalidStatus(op)}`, async (_label, breach) => {
-    const answer = await send(breach.call);
-    expect(answer.status, describeAnswer(answer)).toBeGreaterThanOrEqual(400);
-    expect(answer.status, describeAnswer(answer)).toBeLessThan(500);
-    expect(answer.status, describeAnswer(answer)).toBe(invalidStatus(op));
-    expect(namesField(answer.violations, breach.path), `sl-violations does not name ${breach.path.join('.')}: ${JSON.stringify(answer.violations)}`).toBe(true);
-  });
+  it.each(breaches.map((b) => [b.label, b] as const))(
+    `(b) rejects %s with ${invalidStatus(op)}`,
+    async (_label, breach) => {
+      const answer = await send(breach.call);
+      expect(answer.status, describeAnswer(answer)).toBeGreaterThanOrEqual(400);
+      expect(answer.status, describeAnswer(answer)).toBeLessThan(500);
+      expect(answer.status, describeAnswer(answer)).toBe(invalidStatus(op));
+      expect(
+        namesField(answer.violations, breach.path),
+        `sl-violations does not name ${breach.path.join('.')}: ${JSON.stringify(answer.violations)}`,
+      ).toBe(true);
+    },
+  );
 
   it('(c) rejects a request without credentials with 401', async () => {
     const answer = await send(validCall(op, { credentials: noCredentials }));
@@ -465,7 +542,8 @@ describe.concurrent.each(ops.map((op) => [opId(op), op] as const))('%s', (_id, o
       Object.keys(((media as JsonObject).examples ?? {}) as JsonObject).map((name) => ({
         label: `code=${code}, example=${name}`,
         code: Number(code),
-        expected: (locate(`${at}/content/${escapeToken(mediaType)}/examples/${escapeToken(name)}`).node as JsonObject).value,
+        expected: (locate(`${at}/content/${escapeToken(mediaType)}/examples/${escapeToken(name)}`).node as JsonObject)
+          .value,
       })),
     );
   });
@@ -495,59 +573,187 @@ describe.concurrent('documented limits, explicitly', () => {
     return { ...call, params: { ...exampleParams(op(id)), [key]: value } };
   };
   const cases: { name: string; call: () => Call; field: (string | number)[] }[] = [
-    { name: 'createCheckoutSession: transId of 65 characters', call: () => withBody('createCheckoutSession', (b) => { b.transId = 'T'.repeat(65); }), field: ['body', 'transId'] },
-    { name: 'createPayment: transId of 65 characters', call: () => withBody('createPayment', (b) => { b.transId = 'T'.repeat(65); }), field: ['body', 'transId'] },
-    { name: 'createPaymentIntent: transId of 65 characters', call: () => withBody('createPaymentIntent', (b) => { b.transId = 'T'.repeat(65); }), field: ['body', 'transId'] },
-    { name: 'createCheckoutSession: captureMethod DELAYED without delayed.delayedHours', call: () => withBody('createCheckoutSession', (b) => { b.captureMethod = { type: 'DELAYED' }; }), field: ['body', 'captureMethod', 'delayed'] },
-    { name: 'createPayment: captureMethod DELAYED without delayed.delayedHours', call: () => withBody('createPayment', (b) => { b.captureMethod = { type: 'DELAYED' }; }), field: ['body', 'captureMethod', 'delayed'] },
-    { name: 'createPayment: captureMethod DELAYED with an empty delayed', call: () => withBody('createPayment', (b) => { b.captureMethod = { type: 'DELAYED', delayed: {} }; }), field: ['body', 'captureMethod', 'delayed', 'delayedHours'] },
-    { name: 'createPayment: delayedHours 697', call: () => withBody('createPayment', (b) => { b.captureMethod = { type: 'DELAYED', delayed: { delayedHours: 697 } }; }), field: ['body', 'captureMethod', 'delayed', 'delayedHours'] },
-    { name: 'createPayment: delayedHours 0', call: () => withBody('createPayment', (b) => { b.captureMethod = { type: 'DELAYED', delayed: { delayedHours: 0 } }; }), field: ['body', 'captureMethod', 'delayed', 'delayedHours'] },
-    { name: 'createCheckoutSession: currency "EURO"', call: () => withBody('createCheckoutSession', (b) => { (b.amount as JsonObject).currency = 'EURO'; }), field: ['body', 'amount', 'currency'] },
-    { name: 'createPayment: amount.value 10.5 (money is an integer)', call: () => withBody('createPayment', (b) => { (b.amount as JsonObject).value = 10.5; }), field: ['body', 'amount', 'value'] },
-    { name: 'capturePayment: refNr "bad#ref"', call: () => withBody('capturePayment', (b) => { b.refNr = 'bad#ref'; }), field: ['body', 'refNr'] },
-    { name: 'createCheckoutSession: without urls', call: () => withBody('createCheckoutSession', (b) => { delete b.urls; }), field: ['body', 'urls'] },
-    { name: 'createCheckoutSession: allowedPaymentMethods ["PAYU"]', call: () => withBody('createCheckoutSession', (b) => { b.allowedPaymentMethods = ['PAYU']; }), field: ['body', 'allowedPaymentMethods', 0] },
-    { name: 'getPaymentPlan: paymentPlanId of 65 characters', call: () => withParam('getPaymentPlan', 'path:paymentPlanId', 'p'.repeat(65)), field: ['path', 'paymentPlanId'] },
-    { name: 'listCustomers: Page=0', call: () => withParam('listCustomers', 'query:Page', 0), field: ['query', 'Page'] },
-    { name: 'listPaymentPlans: PlanStatus=PAUSED', call: () => withParam('listPaymentPlans', 'query:PlanStatus', 'PAUSED'), field: ['query', 'PlanStatus'] },
-    { name: 'createPayment: Idempotency-Key of 256 characters', call: () => withParam('createPayment', 'header:Idempotency-Key', 'k'.repeat(256)), field: ['header', 'Idempotency-Key'] },
+    {
+      name: 'createCheckoutSession: transId of 65 characters',
+      call: () =>
+        withBody('createCheckoutSession', (b) => {
+          b.transId = 'T'.repeat(65);
+        }),
+      field: ['body', 'transId'],
+    },
+    {
+      name: 'createPayment: transId of 65 characters',
+      call: () =>
+        withBody('createPayment', (b) => {
+          b.transId = 'T'.repeat(65);
+        }),
+      field: ['body', 'transId'],
+    },
+    {
+      name: 'createPaymentIntent: transId of 65 characters',
+      call: () =>
+        withBody('createPaymentIntent', (b) => {
+          b.transId = 'T'.repeat(65);
+        }),
+      field: ['body', 'transId'],
+    },
+    {
+      name: 'createCheckoutSession: captureMethod DELAYED without delayed.delayedHours',
+      call: () =>
+        withBody('createCheckoutSession', (b) => {
+          b.captureMethod = { type: 'DELAYED' };
+        }),
+      field: ['body', 'captureMethod', 'delayed'],
+    },
+    {
+      name: 'createPayment: captureMethod DELAYED without delayed.delayedHours',
+      call: () =>
+        withBody('createPayment', (b) => {
+          b.captureMethod = { type: 'DELAYED' };
+        }),
+      field: ['body', 'captureMethod', 'delayed'],
+    },
+    {
+      name: 'createPayment: captureMethod DELAYED with an empty delayed',
+      call: () =>
+        withBody('createPayment', (b) => {
+          b.captureMethod = { type: 'DELAYED', delayed: {} };
+        }),
+      field: ['body', 'captureMethod', 'delayed', 'delayedHours'],
+    },
+    {
+      name: 'createPayment: delayedHours 697',
+      call: () =>
+        withBody('createPayment', (b) => {
+          b.captureMethod = { type: 'DELAYED', delayed: { delayedHours: 697 } };
+        }),
+      field: ['body', 'captureMethod', 'delayed', 'delayedHours'],
+    },
+    {
+      name: 'createPayment: delayedHours 0',
+      call: () =>
+        withBody('createPayment', (b) => {
+          b.captureMethod = { type: 'DELAYED', delayed: { delayedHours: 0 } };
+        }),
+      field: ['body', 'captureMethod', 'delayed', 'delayedHours'],
+    },
+    {
+      name: 'createCheckoutSession: currency "EURO"',
+      call: () =>
+        withBody('createCheckoutSession', (b) => {
+          (b.amount as JsonObject).currency = 'EURO';
+        }),
+      field: ['body', 'amount', 'currency'],
+    },
+    {
+      name: 'createPayment: amount.value 10.5 (money is an integer)',
+      call: () =>
+        withBody('createPayment', (b) => {
+          (b.amount as JsonObject).value = 10.5;
+        }),
+      field: ['body', 'amount', 'value'],
+    },
+    {
+      name: 'capturePayment: refNr "bad#ref"',
+      call: () =>
+        withBody('capturePayment', (b) => {
+          b.refNr = 'bad#ref';
+        }),
+      field: ['body', 'refNr'],
+    },
+    {
+      name: 'createCheckoutSession: without urls',
+      call: () =>
+        withBody('createCheckoutSession', (b) => {
+          delete b.urls;
+        }),
+      field: ['body', 'urls'],
+    },
+    {
+      name: 'createCheckoutSession: allowedPaymentMethods ["PAYU"]',
+      call: () =>
+        withBody('createCheckoutSession', (b) => {
+          b.allowedPaymentMethods = ['PAYU'];
+        }),
+      field: ['body', 'allowedPaymentMethods', 0],
+    },
+    {
+      name: 'getPaymentPlan: paymentPlanId of 65 characters',
+      call: () => withParam('getPaymentPlan', 'path:paymentPlanId', 'p'.repeat(65)),
+      field: ['path', 'paymentPlanId'],
+    },
+    {
+      name: 'listCustomers: Page=0',
+      call: () => withParam('listCustomers', 'query:Page', 0),
+      field: ['query', 'Page'],
+    },
+    {
+      name: 'listPaymentPlans: PlanStatus=PAUSED',
+      call: () => withParam('listPaymentPlans', 'query:PlanStatus', 'PAUSED'),
+      field: ['query', 'PlanStatus'],
+    },
+    {
+      name: 'createPayment: Idempotency-Key of 256 characters',
+      call: () => withParam('createPayment', 'header:Idempotency-Key', 'k'.repeat(256)),
+      field: ['header', 'Idempotency-Key'],
+    },
   ];
   it.each(cases.map((c) => [c.name, c] as const))('rejects %s', async (_name, c) => {
     const call = c.call();
     const answer = await send(call);
     expect(answer.status, describeAnswer(answer)).toBe(invalidStatus(call.op));
-    expect(namesField(answer.violations, c.field), `sl-violations does not name ${c.field.join('.')}: ${JSON.stringify(answer.violations)}`).toBe(true);
+    expect(
+      namesField(answer.violations, c.field),
+      `sl-violations does not name ${c.field.join('.')}: ${JSON.stringify(answer.violations)}`,
+    ).toBe(true);
   });
 
   it('answers an invalid request with the 422 example where the operation documents a 422 (a decline!), else the 400', async () => {
-    const payment = await send(withBody('createPayment', (b) => { b.transId = 'T'.repeat(65); }));
+    const payment = await send(
+      withBody('createPayment', (b) => {
+        b.transId = 'T'.repeat(65);
+      }),
+    );
     expect(payment.status).toBe(422);
     expect(payment.json).toMatchObject({ status: 'FAILED' });
-    const session = await send(withBody('createCheckoutSession', (b) => { b.transId = 'T'.repeat(65); }));
+    const session = await send(
+      withBody('createCheckoutSession', (b) => {
+        b.transId = 'T'.repeat(65);
+      }),
+    );
     expect(session.status).toBe(400);
   });
 
   it('Prefer does not override validation or credentials', async () => {
-    const invalid = withBody('capturePayment', (b) => { b.refNr = 'bad#ref'; });
+    const invalid = withBody('capturePayment', (b) => {
+      b.refNr = 'bad#ref';
+    });
     const answer = await send({ ...invalid, headers: { Prefer: 'code=200' } });
     expect(answer.status).toBe(422);
-    const anonymous = await send(validCall(op('getCustomer'), { credentials: noCredentials, headers: { Prefer: 'code=200' } }));
+    const anonymous = await send(
+      validCall(op('getCustomer'), { credentials: noCredentials, headers: { Prefer: 'code=200' } }),
+    );
     expect(anonymous.status).toBe(401);
   });
 
-  it.each(['capturePayment', 'refundPayment'])('%s: Prefer: code=422, example=declined returns the declined example', async (id) => {
-    const at = locate(`${op(id).pointer}/responses/422`).pointer;
-    const declinedExample = (locate(`${at}/content/application~1json/examples/declined`).node as JsonObject).value;
-    const answer = await send(validCall(op(id), { headers: { Prefer: 'code=422, example=declined' } }));
-    expect(answer.status).toBe(422);
-    expect(answer.json).toEqual(declinedExample);
-    expect(answer.violations).toEqual([]);
-  });
+  it.each(['capturePayment', 'refundPayment'])(
+    '%s: Prefer: code=422, example=declined returns the declined example',
+    async (id) => {
+      const at = locate(`${op(id).pointer}/responses/422`).pointer;
+      const declinedExample = (locate(`${at}/content/application~1json/examples/declined`).node as JsonObject).value;
+      const answer = await send(validCall(op(id), { headers: { Prefer: 'code=422, example=declined' } }));
+      expect(answer.status).toBe(422);
+      expect(answer.json).toEqual(declinedExample);
+      expect(answer.violations).toEqual([]);
+    },
+  );
 
   it('Prefer: dynamic=true on the examples mock returns a generated body valid against the schema', async () => {
     const plan = op('getPaymentPlan');
-    const [fixed, generated] = [await send(validCall(plan)), await send(validCall(plan, { headers: { Prefer: 'dynamic=true' } }))];
+    const [fixed, generated] = [
+      await send(validCall(plan)),
+      await send(validCall(plan, { headers: { Prefer: 'dynamic=true' } })),
+    ];
     expect(generated.status).toBe(200);
     expect(formatErrors(validator.validate(responseSchemaAt(plan, 200)!, generated.json))).toBe('');
     expect(generated.json).not.toEqual(fixed.json);
@@ -557,6 +763,8 @@ describe.concurrent('documented limits, explicitly', () => {
     const intent = op('confirmPaymentIntent');
     expect(requirementsOf(intent)).toEqual([['bearerAuth']]);
     expect((await send(validCall(intent, { credentials: credentialsFor('basicAuth') }))).status).toBe(401);
-    expect((await send(validCall(intent, { credentials: credentialsFor('bearerAuth') }))).status).toBe(successStatus(intent));
+    expect((await send(validCall(intent, { credentials: credentialsFor('bearerAuth') }))).status).toBe(
+      successStatus(intent),
+    );
   });
 });

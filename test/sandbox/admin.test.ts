@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUIDES_DIR, REPO_ROOT } from '../../generator/support/paths.js';
-import { ADMIN_PREFIX, loadAdminDocument, type AdminOperationId } from '../../sandbox/http/admin.js';
+import { ADMIN_PREFIX, type AdminOperationId, loadAdminDocument } from '../../sandbox/http/admin.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
@@ -18,7 +18,10 @@ let seq = 0;
 const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 /** Every response of an admin operation checked against the admin document (throws naming the violation). */
-async function adminFetch(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
+async function adminFetch(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(url, init);
   const text = await response.text();
   const document = loadAdminDocument();
@@ -28,7 +31,8 @@ async function adminFetch(url: string, init: RequestInit = {}): Promise<{ status
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => (headers[name] = value));
     const violations = checkResponse(document, match.operation.id, response.status, headers, text);
-    if (violations.length > 0) throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
+    if (violations.length > 0)
+      throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
   }
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
@@ -36,46 +40,101 @@ async function adminFetch(url: string, init: RequestInit = {}): Promise<{ status
 describe('the admin document as the sandbox reads it', () => {
   it('has every operation under /_sandbox, and the response check can fail', () => {
     const document = loadAdminDocument();
-    expect([...document.operations.keys()].sort()).toEqual(
-      ['advanceClock', 'getClock', 'getWebhookDelivery', 'listMerchants', 'listWebhookDeliveries', 'resendWebhookDelivery', 'resetData'] satisfies AdminOperationId[],
-    );
+    expect([...document.operations.keys()].sort()).toEqual([
+      'advanceClock',
+      'getClock',
+      'getWebhookDelivery',
+      'listMerchants',
+      'listWebhookDeliveries',
+      'resendWebhookDelivery',
+      'resetData',
+    ] satisfies AdminOperationId[]);
     for (const op of document.operations.values()) expect(op.path.startsWith(`${ADMIN_PREFIX}/`)).toBe(true);
     const json = { 'content-type': 'application/json' };
-    expect(checkResponse(document, 'listMerchants', 200, json, '{"data":[{"merchantId":"m","webhookKind":"enhanced","createdAt":"2026-01-01T00:00:00Z"}]}')).toEqual([]);
-    expect(checkResponse(document, 'listMerchants', 200, json, '{"data":[{"merchantId":"m","apiKey":"sk"}]}').join()).toMatch(/webhookKind/);
+    expect(
+      checkResponse(
+        document,
+        'listMerchants',
+        200,
+        json,
+        '{"data":[{"merchantId":"m","webhookKind":"enhanced","createdAt":"2026-01-01T00:00:00Z"}]}',
+      ),
+    ).toEqual([]);
+    expect(
+      checkResponse(document, 'listMerchants', 200, json, '{"data":[{"merchantId":"m","apiKey":"sk"}]}').join(),
+    ).toMatch(/webhookKind/);
     expect(checkResponse(document, 'listMerchants', 404, json, '{}').join()).toMatch(/does not declare/);
-    expect(checkResponse(document, 'resendWebhookDelivery', 409, json, '{"type":"https://x.example/p","title":"t","status":409}').join()).toMatch(/not application\/problem\+json/);
+    expect(
+      checkResponse(
+        document,
+        'resendWebhookDelivery',
+        409,
+        json,
+        '{"type":"https://x.example/p","title":"t","status":409}',
+      ).join(),
+    ).toMatch(/not application\/problem\+json/);
   });
 
   it('is a page of the docs site that a guide links to, showing every admin operation', () => {
-    const linking = readdirSync(GUIDES_DIR).filter((f) => f.endsWith('.md') && readFileSync(join(GUIDES_DIR, f), 'utf8').includes('](sandbox-admin.html)'));
+    const linking = readdirSync(GUIDES_DIR).filter(
+      (f) => f.endsWith('.md') && readFileSync(join(GUIDES_DIR, f), 'utf8').includes('](sandbox-admin.html)'),
+    );
     expect(linking, 'a guide links the admin reference (docs/guides/*.md: [..](sandbox-admin.html))').not.toEqual([]);
     const page = readFileSync(join(REPO_ROOT, 'generated', 'docs', 'sandbox-admin.html'), 'utf8');
-    for (const id of loadAdminDocument().operations.keys()) expect(page, `generated/docs/sandbox-admin.html shows ${id}`).toContain(`"operationId":"${id}"`);
+    for (const id of loadAdminDocument().operations.keys())
+      expect(page, `generated/docs/sandbox-admin.html shows ${id}`).toContain(`"operationId":"${id}"`);
   });
 });
 
 describe.each(STORES)('admin API on %s', (kind) => {
   const receiver = new Receiver();
   // Retries an hour apart: a failed delivery stays PENDING until the clock is advanced.
-  const sandbox = sandboxPerSuite(async () => {
-    await receiver.start();
-    return dbs.database(kind);
-  }, { webhooks: { maxAttempts: 2, retryBaseMs: HOUR, retryCapMs: 24 * HOUR, timeoutMs: 2_000, pollMs: 25 } });
+  const sandbox = sandboxPerSuite(
+    async () => {
+      await receiver.start();
+      return dbs.database(kind);
+    },
+    { webhooks: { maxAttempts: 2, retryBaseMs: HOUR, retryCapMs: 24 * HOUR, timeoutMs: 2_000, pollMs: 25 } },
+  );
 
-  const admin = (method: string, path: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}) => {
+  const admin = (
+    method: string,
+    path: string,
+    options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
+  ) => {
     const key = options.key === undefined ? sandbox().sandbox.adminKey : options.key;
-    const headers: Record<string, string> = { ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...options.headers };
+    const headers: Record<string, string> = {
+      ...(key !== null ? { authorization: `Bearer ${key}` } : {}),
+      ...options.headers,
+    };
     if (options.body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-    return adminFetch(`${sandbox().url}${ADMIN_PREFIX}${path}`, { method, headers, ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}) });
+    return adminFetch(`${sandbox().url}${ADMIN_PREFIX}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined
+        ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+        : {}),
+    });
   };
   const merchantId = () => sandbox().merchant.merchantId;
-  const details = async (payId: string, root: 'test' | 'live' = 'test') => (await sandbox().call('GET', `/payments/getByPayId/${payId}`, { root })).body;
+  const details = async (payId: string, root: 'test' | 'live' = 'test') =>
+    (await sandbox().call('GET', `/payments/getByPayId/${payId}`, { root })).body;
   /** A HOSTED payment paid on the hosted page: its notification goes to the receiver's `/hooks/<transId>`. */
   const paidHosted = async (id: string) => {
-    const created = await sandbox().call('POST', '/payments', { body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${id}` } } });
+    const created = await sandbox().call('POST', '/payments', {
+      body: {
+        transId: id,
+        amount: { value: 700, currency: 'USD' },
+        urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${id}` },
+      },
+    });
     expect(created.status).toBe(201);
-    const paid = await fetch(created.body._links.redirect.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=CARD&decision=pay', redirect: 'manual' });
+    const paid = await fetch(created.body._links.redirect.href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=CARD&decision=pay',
+      redirect: 'manual',
+    });
     expect(paid.status).toBe(303);
     return created.body.payId as string;
   };
@@ -87,9 +146,13 @@ describe.each(STORES)('admin API on %s', (kind) => {
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="sandbox-admin"');
     expect(none.body).toMatchObject({ status: 401, title: 'Authentication required.' });
     expect((await admin('GET', '/merchants', { key: 'sbx_admin_wrong' })).status).toBe(401);
-    expect((await admin('GET', '/merchants', { key: null, headers: { authorization: sandbox().basic() } })).status).toBe(401);
+    expect(
+      (await admin('GET', '/merchants', { key: null, headers: { authorization: sandbox().basic() } })).status,
+    ).toBe(401);
     expect((await admin('POST', '/reset', { key: 'wrong', body: {} })).status).toBe(401);
-    const onMerchantRoot = await sandbox().call('GET', '/customers', { headers: { authorization: `Bearer ${sandbox().sandbox.adminKey}` } });
+    const onMerchantRoot = await sandbox().call('GET', '/customers', {
+      headers: { authorization: `Bearer ${sandbox().sandbox.adminKey}` },
+    });
     expect(onMerchantRoot.status).toBe(401);
   });
 
@@ -105,7 +168,13 @@ describe.each(STORES)('admin API on %s', (kind) => {
     const zero = await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 0 } });
     expect(zero.status).toBe(400);
     expect(Object.keys(zero.body.errors)).toContain('seconds');
-    expect((await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 1, to: '2030-01-01T00:00:00Z' } })).status).toBe(400);
+    expect(
+      (
+        await admin('POST', `/clocks/${merchantId()}/test/advance`, {
+          body: { seconds: 1, to: '2030-01-01T00:00:00Z' },
+        })
+      ).status,
+    ).toBe(400);
     expect((await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: '{"seconds":' })).status).toBe(400);
     expect((await admin('POST', `/clocks/${merchantId()}/test/advance`)).status).toBe(400);
     const environment = await admin('GET', `/clocks/${merchantId()}/prod`);
@@ -130,7 +199,12 @@ describe.each(STORES)('admin API on %s', (kind) => {
 
   it('shows and advances a clock: a DELAYED payment is captured on the advance; a clock never goes back (409)', async () => {
     const created = await sandbox().call('POST', '/payments', {
-      body: { transId: transId('DELAYED'), amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } },
+      body: {
+        transId: transId('DELAYED'),
+        amount: { value: 2500, currency: 'USD' },
+        captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } },
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+      },
     });
     expect(created.status).toBe(201);
     const before = await admin('GET', `/clocks/${merchantId()}/test`);
@@ -148,7 +222,9 @@ describe.each(STORES)('admin API on %s', (kind) => {
     expect(late.body.clock.now).toBe(to);
     // The clock ran on with the wall clock since the first advance.
     expect(Date.parse(late.body.from)).toBeGreaterThanOrEqual(Date.parse(early.body.clock.now));
-    expect(late.body.captured).toContainEqual(expect.objectContaining({ payId: created.body.payId, amount: { value: 2500, currency: 'USD' } }));
+    expect(late.body.captured).toContainEqual(
+      expect.objectContaining({ payId: created.body.payId, amount: { value: 2500, currency: 'USD' } }),
+    );
     expect((await details(created.body.payId)).state).toBe('CAPTURED');
     const after = await admin('GET', `/clocks/${merchantId()}/test`);
     expect(after.body.offsetMs).toBeGreaterThanOrEqual(2 * HOUR);
@@ -169,7 +245,13 @@ describe.each(STORES)('admin API on %s', (kind) => {
       const d = r.body.data[0];
       return d?.attempts.length === 1 ? d : undefined;
     });
-    expect(pending).toMatchObject({ status: 'PENDING', payId, scope: { merchantId: merchantId(), environment: 'test' }, url: `${receiver.url}/hooks/${id}`, kind: 'enhanced' });
+    expect(pending).toMatchObject({
+      status: 'PENDING',
+      payId,
+      scope: { merchantId: merchantId(), environment: 'test' },
+      url: `${receiver.url}/hooks/${id}`,
+      kind: 'enhanced',
+    });
     expect(pending.attempts[0]).toMatchObject({ statusCode: 500 });
     expect(JSON.parse(pending.body)).toMatchObject({ payId });
 
@@ -187,7 +269,9 @@ describe.each(STORES)('admin API on %s', (kind) => {
     expect(dead.attempts).toHaveLength(2);
     const filtered = await admin('GET', `/webhook-deliveries?status=DEAD&merchantId=${merchantId()}&environment=test`);
     expect(filtered.body.data.map((d: { id: string }) => d.id)).toContain(pending.id);
-    expect((await admin('GET', `/webhook-deliveries?status=DEAD&merchantId=${sandbox().other.merchantId}`)).body.data).toEqual([]);
+    expect(
+      (await admin('GET', `/webhook-deliveries?status=DEAD&merchantId=${sandbox().other.merchantId}`)).body.data,
+    ).toEqual([]);
     expect((await admin('GET', `/webhook-deliveries?payId=${payId}&environment=live`)).body.data).toEqual([]);
 
     const resent = await admin('POST', `/webhook-deliveries/${pending.id}/resend`);
@@ -205,9 +289,17 @@ describe.each(STORES)('admin API on %s', (kind) => {
   });
 
   it('resets one scope (its clock included), leaving the other scopes; then everything, merchants staying', async () => {
-    const mine = await sandbox().call('POST', '/payments', { body: { transId: transId('MINE'), amount: { value: 100, currency: 'EUR' } } });
-    const live = await sandbox().call('POST', '/payments', { root: 'live', body: { transId: transId('LIVE'), amount: { value: 100, currency: 'EUR' } } });
-    const theirs = await sandbox().call('POST', '/payments', { who: sandbox().other, body: { transId: transId('THEIRS'), amount: { value: 100, currency: 'EUR' } } });
+    const mine = await sandbox().call('POST', '/payments', {
+      body: { transId: transId('MINE'), amount: { value: 100, currency: 'EUR' } },
+    });
+    const live = await sandbox().call('POST', '/payments', {
+      root: 'live',
+      body: { transId: transId('LIVE'), amount: { value: 100, currency: 'EUR' } },
+    });
+    const theirs = await sandbox().call('POST', '/payments', {
+      who: sandbox().other,
+      body: { transId: transId('THEIRS'), amount: { value: 100, currency: 'EUR' } },
+    });
     expect([mine.status, live.status, theirs.status]).toEqual([201, 201, 201]);
     await admin('POST', `/clocks/${merchantId()}/test/advance`, { body: { seconds: 60 } });
     // Read before the reset: a document the sandbox has served must not outlive its deletion.
@@ -224,16 +316,28 @@ describe.each(STORES)('admin API on %s', (kind) => {
     expect((await sandbox().call('GET', `/payments/getByPayId/${mine.body.payId}`)).status).toBe(404);
     expect((await sandbox().call('GET', `/payments/getByTransId/${mine.body.transId}`)).status).toBe(404);
     expect((await details(live.body.payId, 'live')).payId).toBe(live.body.payId);
-    expect((await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status).toBe(200);
+    expect(
+      (await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status,
+    ).toBe(200);
     expect((await admin('GET', `/clocks/${merchantId()}/test`)).body.offsetMs).toBe(0);
-    expect(sandbox().sandbox.clocks.now({ merchantId: merchantId(), environment: 'test' }).getTime()).toBeLessThan(Date.now() + 5_000);
+    expect(sandbox().sandbox.clocks.now({ merchantId: merchantId(), environment: 'test' }).getTime()).toBeLessThan(
+      Date.now() + 5_000,
+    );
     // The merchant keeps working: a new payment with the same transId is a new payment.
-    expect((await sandbox().call('POST', '/payments', { body: { transId: mine.body.transId, amount: { value: 100, currency: 'EUR' } } })).status).toBe(201);
+    expect(
+      (
+        await sandbox().call('POST', '/payments', {
+          body: { transId: mine.body.transId, amount: { value: 100, currency: 'EUR' } },
+        })
+      ).status,
+    ).toBe(201);
 
     const all = await admin('POST', '/reset');
     expect(all.status).toBe(200);
     expect(all.body.deleted.payments).toBeGreaterThanOrEqual(3);
-    expect((await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status).toBe(404);
+    expect(
+      (await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: sandbox().other })).status,
+    ).toBe(404);
     expect((await sandbox().call('GET', `/payments/getByPayId/${live.body.payId}`, { root: 'live' })).status).toBe(404);
     expect((await admin('GET', '/merchants')).body.data.length).toBeGreaterThanOrEqual(2);
     expect((await admin('GET', '/webhook-deliveries')).body.data).toEqual([]);

@@ -21,7 +21,11 @@ describe('the bench floor server', () => {
       const response = await fetch(`${server.baseUrl}/api/v2/payments`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': 'MYSHOP-42' },
-        body: JSON.stringify({ transId: 'MYSHOP-42', amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'MANUAL' } }),
+        body: JSON.stringify({
+          transId: 'MYSHOP-42',
+          amount: { value: 2500, currency: 'USD' },
+          captureMethod: { type: 'MANUAL' },
+        }),
       });
       expect(response.status).toBe(201);
       text = await response.text();
@@ -29,14 +33,31 @@ describe('the bench floor server', () => {
       await server.stop();
     }
     const answer = JSON.parse(text) as { payId: string; xId: string; transId: string };
-    expect(answer).toMatchObject({ transId: 'MYSHOP-42', status: 'OK', payId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(answer).toMatchObject({
+      transId: 'MYSHOP-42',
+      status: 'OK',
+      payId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     const db = new Database(file, { readonly: true });
     try {
-      const payment = db.prepare('select trans_id, amount_value, currency, data, document from payments where pay_id = ?').get(answer.payId) as Record<string, string | number>;
+      const payment = db
+        .prepare('select trans_id, amount_value, currency, data, document from payments where pay_id = ?')
+        .get(answer.payId) as Record<string, string | number>;
       expect(payment).toMatchObject({ trans_id: 'MYSHOP-42', amount_value: 2500, currency: 'USD' });
-      expect(JSON.parse(payment.document as string)).toMatchObject({ payId: answer.payId, captureMethod: { type: 'MANUAL' }, operations: [{ xId: answer.xId }] });
-      expect(db.prepare('select pay_id, position from payment_operations where x_id = ?').get(answer.xId)).toEqual({ pay_id: answer.payId, position: 1 });
-      expect(db.prepare('select response_status, response_body from idempotency_keys where idempotency_key = ?').get('MYSHOP-42')).toEqual({ response_status: 201, response_body: text });
+      expect(JSON.parse(payment.document as string)).toMatchObject({
+        payId: answer.payId,
+        captureMethod: { type: 'MANUAL' },
+        operations: [{ xId: answer.xId }],
+      });
+      expect(db.prepare('select pay_id, position from payment_operations where x_id = ?').get(answer.xId)).toEqual({
+        pay_id: answer.payId,
+        position: 1,
+      });
+      expect(
+        db
+          .prepare('select response_status, response_body from idempotency_keys where idempotency_key = ?')
+          .get('MYSHOP-42'),
+      ).toEqual({ response_status: 201, response_body: text });
     } finally {
       db.close();
     }

@@ -73,7 +73,14 @@ describe('the background checkpointer', () => {
     // on the unsettled await (exit code 13) before the worker has closed its connection.
     const store = new URL('../../sandbox/store/index.ts', import.meta.url).href;
     const code = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ database: process.argv[1] })).close(); console.log('closed');`;
-    const result = await runCommand(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, databaseFile()]);
+    const result = await runCommand(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      code,
+      databaseFile(),
+    ]);
     expect(result.stderr).toBe('');
     expect({ code: result.code, stdout: result.stdout.trim() }).toEqual({ code: 0, stdout: 'closed' });
   });

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, killGroup } from '../../scripts/server-process.js';
 import { EVENTS, FIXTURES } from '../../sandbox/cli/fixtures.js';
+import { freePort, killGroup } from '../../scripts/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
@@ -29,9 +29,15 @@ interface Run {
 /** Runs `sandbox/main.ts <args>` in its own process group (killed when it ends or after `timeoutMs`). */
 function run(args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  for (const name of ['SANDBOX_ADMIN_KEY', 'SANDBOX_API_KEY', 'SANDBOX_CLI_CONFIG']) if (!options.env?.[name]) delete env[name];
+  for (const name of ['SANDBOX_ADMIN_KEY', 'SANDBOX_API_KEY', 'SANDBOX_CLI_CONFIG'])
+    if (!options.env?.[name]) delete env[name];
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+      cwd: options.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), options.timeoutMs ?? 60_000);
     let stdout = '';
     let stderr = '';
@@ -77,19 +83,27 @@ describe('sandbox CLI against a running sandbox', () => {
   it('trigger: every event ends in its named state, read back through the merchant API', async () => {
     // Three at a time (each is a process of its own), except those that advance the merchant's
     // clock: they run alone afterwards, since they may expire another's open checkout session.
-    const trigger = (event: string) => cli('trigger', event, ...merchantFlags(), '--webhook-url', `${receiver.url}/trigger`, '--json');
+    const trigger = (event: string) =>
+      cli('trigger', event, ...merchantFlags(), '--webhook-url', `${receiver.url}/trigger`, '--json');
     const events = EVENTS.filter((e) => !FIXTURES[e]!.advancesClock);
     const results: Array<{ event: string; result: Run }> = [];
     await Promise.all(
       [0, 1, 2].map(async () => {
-        for (let event = events.shift(); event !== undefined; event = events.shift()) results.push({ event, result: await trigger(event) });
+        for (let event = events.shift(); event !== undefined; event = events.shift())
+          results.push({ event, result: await trigger(event) });
       }),
     );
-    for (const event of EVENTS.filter((e) => FIXTURES[e]!.advancesClock)) results.push({ event, result: await trigger(event) });
+    for (const event of EVENTS.filter((e) => FIXTURES[e]!.advancesClock))
+      results.push({ event, result: await trigger(event) });
     expect(results.map((r) => r.event).sort()).toEqual([...EVENTS].sort());
     for (const { event, result } of results) {
       expect(result.code, `${event}: ${result.stderr}`).toBe(0);
-      const out = JSON.parse(result.stdout) as { state: string; payId?: string; transId: string; paymentPlanId?: string };
+      const out = JSON.parse(result.stdout) as {
+        state: string;
+        payId?: string;
+        transId: string;
+        paymentPlanId?: string;
+      };
       expect(out.state, event).toBe(FIXTURES[event]!.expected);
       if (event === 'checkout.cancelled') {
         expect((await sandbox.call('GET', `/payments/getByTransId/${out.transId}`)).status).toBe(404);
@@ -97,7 +111,8 @@ describe('sandbox CLI against a running sandbox', () => {
       }
       const details = await sandbox.call('GET', `/payments/getByPayId/${out.payId}`);
       expect(details.body.state, event).toBe(FIXTURES[event]!.expected);
-      if (event === 'plan.billed') expect((await sandbox.call('GET', `/payment-plans/${out.paymentPlanId}`)).body.lastBillingDate).toBeDefined();
+      if (event === 'plan.billed')
+        expect((await sandbox.call('GET', `/payment-plans/${out.paymentPlanId}`)).body.lastBillingDate).toBeDefined();
     }
     // The named states are the ones the issue asks for.
     expect(Object.fromEntries(EVENTS.map((e) => [e, FIXTURES[e]!.expected]))).toEqual({
@@ -119,27 +134,56 @@ describe('sandbox CLI against a running sandbox', () => {
   it('trigger: human output names the payment, its state and the calls made', async () => {
     const r = await cli('trigger', 'payment.authorized', ...merchantFlags());
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^payment\.authorized: payment \S+ \(transId trigger-payment-authorized-[0-9a-f]+\) is AUTHORIZED\n {2}POST \/payments → 201/);
+    expect(r.stdout).toMatch(
+      /^payment\.authorized: payment \S+ \(transId trigger-payment-authorized-[0-9a-f]+\) is AUTHORIZED\n {2}POST \/payments → 201/,
+    );
   }, 60_000);
 
-  it('clock shows the first merchant\'s clock; clock advance moves it and says what ran', async () => {
+  it("clock shows the first merchant's clock; clock advance moves it and says what ran", async () => {
     const shown = await cli('clock', '--merchant', sandbox.other.merchantId, '--json');
     expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ scope: { merchantId: sandbox.other.merchantId, environment: 'test' }, offsetMs: 0 });
-    const advanced = await cli('clock', 'advance', '--hours', '2', '--merchant', sandbox.other.merchantId, '--environment', 'live');
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      scope: { merchantId: sandbox.other.merchantId, environment: 'test' },
+      offsetMs: 0,
+    });
+    const advanced = await cli(
+      'clock',
+      'advance',
+      '--hours',
+      '2',
+      '--merchant',
+      sandbox.other.merchantId,
+      '--environment',
+      'live',
+    );
     expect(advanced.code, advanced.stderr).toBe(0);
     expect(advanced.stdout).toMatch(new RegExp(`^${sandbox.other.merchantId} \\(live\\): \\S+ → \\S+ \\(2h;`));
     expect(advanced.stdout).toContain('nothing fell due');
-    const offset = (await sandbox.sandbox.clocks.get({ merchantId: sandbox.other.merchantId, environment: 'live' })).offsetMs;
+    const offset = (await sandbox.sandbox.clocks.get({ merchantId: sandbox.other.merchantId, environment: 'live' }))
+      .offsetMs;
     expect(offset).toBeGreaterThanOrEqual(2 * 3_600_000);
-    failsWith(await cli('clock', 'advance', '--hours', '1', '--days', '1'), /^sandbox clock: clock advance takes exactly one of --seconds, --hours, --days or --to$/);
+    failsWith(
+      await cli('clock', 'advance', '--hours', '1', '--days', '1'),
+      /^sandbox clock: clock advance takes exactly one of --seconds, --hours, --days or --to$/,
+    );
   }, 60_000);
 
   it('deliveries lists with attempts; `deliveries resend <id> --url … --admin-key …` sends a dead letter again', async () => {
     const transId = `CLI-HOOK-${Date.now()}`;
     receiver.answer(`/hooks/${transId}`, [500]);
-    const created = await sandbox.call('POST', '/payments', { body: { transId, amount: { value: 700, currency: 'USD' }, urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${transId}` } } });
-    await fetch(created.body._links.redirect.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=CARD&decision=pay', redirect: 'manual' });
+    const created = await sandbox.call('POST', '/payments', {
+      body: {
+        transId,
+        amount: { value: 700, currency: 'USD' },
+        urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${transId}` },
+      },
+    });
+    await fetch(created.body._links.redirect.href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=CARD&decision=pay',
+      redirect: 'manual',
+    });
     const payId = created.body.payId as string;
     const [dead] = await eventually('the dead letter', async () => {
       const list = await sandbox.sandbox.store.webhooks.list({ payId });
@@ -148,41 +192,85 @@ describe('sandbox CLI against a running sandbox', () => {
 
     const json = await cli('deliveries', '--pay-id', payId, '--status', 'DEAD', '--json');
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout).data).toEqual([expect.objectContaining({ id: dead!.id, status: 'DEAD', attempts: [expect.objectContaining({ statusCode: 500 })] })]);
+    expect(JSON.parse(json.stdout).data).toEqual([
+      expect.objectContaining({
+        id: dead!.id,
+        status: 'DEAD',
+        attempts: [expect.objectContaining({ statusCode: 500 })],
+      }),
+    ]);
     const table = await cli('deliveries', '--pay-id', payId);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID +PAY ID +MERCHANT +STATUS +ATTEMPTS +NEXT ATTEMPT +URL$/);
-    expect(table.stdout).toMatch(new RegExp(`${dead!.id} +${payId} +${sandbox.merchant.merchantId}/test +DEAD +1 +- +${receiver.url}/hooks/${transId}`));
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `${dead!.id} +${payId} +${sandbox.merchant.merchantId}/test +DEAD +1 +- +${receiver.url}/hooks/${transId}`,
+      ),
+    );
     expect(table.stdout).toMatch(/\n {4}\S+Z {2}500 {2}\d+ ms/);
 
     // The interface the end-to-end tests rely on, in this order.
-    const resent = await run(['deliveries', 'resend', dead!.id, '--url', sandbox.url, '--admin-key', sandbox.sandbox.adminKey], { cwd: scratch });
+    const resent = await run(
+      ['deliveries', 'resend', dead!.id, '--url', sandbox.url, '--admin-key', sandbox.sandbox.adminKey],
+      { cwd: scratch },
+    );
     expect(resent.code, resent.stderr).toBe(0);
     expect(resent.stdout.trim()).toBe(`resent ${dead!.id} to ${receiver.url}/hooks/${transId}: 200 → DELIVERED`);
     expect(receiver.on(`/hooks/${transId}`)).toHaveLength(2);
     expect((await sandbox.sandbox.store.webhooks.find(dead!.id))?.status).toBe('DELIVERED');
-    failsWith(await cli('deliveries', 'resend', 'no-such-delivery'), /^sandbox deliveries: 404 Not found\. No webhook delivery no-such-delivery\.$/);
+    failsWith(
+      await cli('deliveries', 'resend', 'no-such-delivery'),
+      /^sandbox deliveries: 404 Not found\. No webhook delivery no-such-delivery\.$/,
+    );
   }, 60_000);
 
-  it('reset deletes one scope\'s data and says how much', async () => {
-    const created = await sandbox.call('POST', '/payments', { who: sandbox.other, body: { transId: `CLI-RESET-${Date.now()}`, amount: { value: 100, currency: 'EUR' } } });
+  it("reset deletes one scope's data and says how much", async () => {
+    const created = await sandbox.call('POST', '/payments', {
+      who: sandbox.other,
+      body: { transId: `CLI-RESET-${Date.now()}`, amount: { value: 100, currency: 'EUR' } },
+    });
     expect(created.status).toBe(201);
     const r = await cli('reset', '--merchant', sandbox.other.merchantId, '--environment', 'test');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^reset ${sandbox.other.merchantId}, test: deleted \\d+ payments, `));
-    expect((await sandbox.call('GET', `/payments/getByPayId/${created.body.payId}`, { who: sandbox.other })).status).toBe(404);
+    expect(
+      (await sandbox.call('GET', `/payments/getByPayId/${created.body.payId}`, { who: sandbox.other })).status,
+    ).toBe(404);
   }, 60_000);
 
   it('fails with one line and exit 1: a wrong admin key, no sandbox, an unknown event, a wrong API key, a bad option', async () => {
-    failsWith(await run(['deliveries', '--url', sandbox.url, '--admin-key', 'wrong'], { cwd: scratch }), /^sandbox deliveries: the sandbox at http:\/\/127\.0\.0\.1:\d+ refused the admin key \(401\)/);
+    failsWith(
+      await run(['deliveries', '--url', sandbox.url, '--admin-key', 'wrong'], { cwd: scratch }),
+      /^sandbox deliveries: the sandbox at http:\/\/127\.0\.0\.1:\d+ refused the admin key \(401\)/,
+    );
     const closed = `http://127.0.0.1:${await freePort()}`;
-    failsWith(await run(['clock', '--url', closed, '--admin-key', 'k'], { cwd: scratch }), new RegExp(`^sandbox clock: cannot reach the sandbox at ${closed} \\(ECONNREFUSED\\)`));
-    failsWith(await cli('trigger', 'payment.exploded'), new RegExp(`^sandbox trigger: unknown event "payment.exploded"; known events: ${EVENTS.join(', ').replace(/\./g, '\\.')}$`));
-    failsWith(await cli('trigger', 'payment.captured', '--merchant', sandbox.merchant.merchantId, '--api-key', 'sk_wrong'), /^sandbox trigger: the sandbox refused merchant \S+'s API key \(401\)/);
-    failsWith(await cli('trigger', 'payment.captured', '--merchant', sandbox.merchant.merchantId), /^sandbox trigger: no API key for merchant \S+: pass --api-key/);
-    failsWith(await cli('deliveries', '--status', 'LOST'), /^sandbox deliveries: --status must be PENDING, DELIVERED or DEAD, got LOST$/);
+    failsWith(
+      await run(['clock', '--url', closed, '--admin-key', 'k'], { cwd: scratch }),
+      new RegExp(`^sandbox clock: cannot reach the sandbox at ${closed} \\(ECONNREFUSED\\)`),
+    );
+    failsWith(
+      await cli('trigger', 'payment.exploded'),
+      new RegExp(
+        `^sandbox trigger: unknown event "payment.exploded"; known events: ${EVENTS.join(', ').replace(/\./g, '\\.')}$`,
+      ),
+    );
+    failsWith(
+      await cli('trigger', 'payment.captured', '--merchant', sandbox.merchant.merchantId, '--api-key', 'sk_wrong'),
+      /^sandbox trigger: the sandbox refused merchant \S+'s API key \(401\)/,
+    );
+    failsWith(
+      await cli('trigger', 'payment.captured', '--merchant', sandbox.merchant.merchantId),
+      /^sandbox trigger: no API key for merchant \S+: pass --api-key/,
+    );
+    failsWith(
+      await cli('deliveries', '--status', 'LOST'),
+      /^sandbox deliveries: --status must be PENDING, DELIVERED or DEAD, got LOST$/,
+    );
     failsWith(await cli('reset', '--seconds', '5'), /^sandbox reset: --seconds is not an option of `reset`$/);
-    failsWith(await run(['clock'], { cwd: scratch }), /^sandbox clock: no admin key: pass --admin-key or SANDBOX_ADMIN_KEY/);
+    failsWith(
+      await run(['clock'], { cwd: scratch }),
+      /^sandbox clock: no admin key: pass --admin-key or SANDBOX_ADMIN_KEY/,
+    );
   }, 120_000);
 });
 
@@ -194,12 +282,16 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
     // the default file, in a temp working directory: .sandbox/cli.json there
     const env: NodeJS.ProcessEnv = { ...process.env, SANDBOX_ADMIN_KEY: adminKey };
     delete env.SANDBOX_CLI_CONFIG;
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, '--port', String(port), '--db', ':memory:', '--quiet'], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', TSX, MAIN, '--port', String(port), '--db', ':memory:', '--quiet'],
+      {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
@@ -209,7 +301,11 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
       const file = join(cwd, '.sandbox', 'cli.json');
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const config = JSON.parse(await readFile(file, 'utf8'));
-      expect(config).toEqual({ url: `http://127.0.0.1:${port}`, adminKey, merchants: [{ merchantId: 'demo_merchant', apiKey: expect.stringMatching(/^sk_test_/) }] });
+      expect(config).toEqual({
+        url: `http://127.0.0.1:${port}`,
+        adminKey,
+        merchants: [{ merchantId: 'demo_merchant', apiKey: expect.stringMatching(/^sk_test_/) }],
+      });
 
       const clock = await run(['clock'], { cwd });
       expect(clock.code, clock.stderr).toBe(0);

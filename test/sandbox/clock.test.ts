@@ -5,9 +5,9 @@
 // hosted pages expire on it; and the wall clock's passing runs what falls due without an advance.
 import { describe, expect, it } from 'vitest';
 import { ClockError } from '../../sandbox/app/clock.js';
-import { IDEMPOTENCY_RETENTION_MS } from '../../sandbox/http/pipeline.js';
-import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
 import type { Scope } from '../../sandbox/domain/types.js';
+import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
+import { IDEMPOTENCY_RETENTION_MS } from '../../sandbox/http/pipeline.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
@@ -23,12 +23,18 @@ const VISA = '4111111111111111';
 describe.each(STORES)('test clocks on %s', (kind) => {
   const receiver = new Receiver();
   // Retries an hour apart: only the clock can make them due within a test.
-  const sandbox = sandboxPerSuite(async () => {
-    await receiver.start();
-    return dbs.database(kind);
-  }, { webhooks: { maxAttempts: 4, retryBaseMs: HOUR, retryCapMs: DAY, timeoutMs: 2_000, pollMs: 25 } });
+  const sandbox = sandboxPerSuite(
+    async () => {
+      await receiver.start();
+      return dbs.database(kind);
+    },
+    { webhooks: { maxAttempts: 4, retryBaseMs: HOUR, retryCapMs: DAY, timeoutMs: 2_000, pollMs: 25 } },
+  );
 
-  const scope = (environment: Scope['environment'] = 'test'): Scope => ({ merchantId: sandbox().merchant.merchantId, environment });
+  const scope = (environment: Scope['environment'] = 'test'): Scope => ({
+    merchantId: sandbox().merchant.merchantId,
+    environment,
+  });
   const clocks = () => sandbox().sandbox.clocks;
   /** Advances the merchant's test clock by `ms`. */
   const advance = async (ms: number, environment: Scope['environment'] = 'test') => {
@@ -43,7 +49,13 @@ describe.each(STORES)('test clocks on %s', (kind) => {
   const delayed = async (hours: number, extra: Record<string, unknown> = {}, root: 'test' | 'live' = 'test') => {
     const created = await sandbox().call('POST', '/payments', {
       root,
-      body: { transId: transId('DELAYED'), amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'DELAYED', delayed: { delayedHours: hours } }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' }, ...extra },
+      body: {
+        transId: transId('DELAYED'),
+        amount: { value: 2500, currency: 'USD' },
+        captureMethod: { type: 'DELAYED', delayed: { delayedHours: hours } },
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+        ...extra,
+      },
     });
     expect(created.status).toBe(201);
     return details(created.body.payId, root);
@@ -53,9 +65,18 @@ describe.each(STORES)('test clocks on %s', (kind) => {
       body: {
         transId: transId('COF'),
         amount: { value: 1999, currency: 'EUR' },
-        customerInfo: { merchantCustomerId: transId('cust'), firstName: 'Lena', lastName: 'Schmidt', email: 'lena@example.com' },
+        customerInfo: {
+          merchantCustomerId: transId('cust'),
+          firstName: 'Lena',
+          lastName: 'Schmidt',
+          email: 'lena@example.com',
+        },
         credentialOnFile: { initialPayment: true, ...credentialOnFile },
-        paymentMethods: { integrationType: 'DIRECT', type: 'CARD', card: { cardNumber: VISA, expiryDate: '203012', cardHolderName: 'Lena Schmidt' } },
+        paymentMethods: {
+          integrationType: 'DIRECT',
+          type: 'CARD',
+          card: { cardNumber: VISA, expiryDate: '203012', cardHolderName: 'Lena Schmidt' },
+        },
         ...(webhookPath ? { urls: { webhook: `${receiver.url}${webhookPath}` } } : {}),
       },
     });
@@ -73,13 +94,21 @@ describe.each(STORES)('test clocks on %s', (kind) => {
     expect((await details(payment.payId)).state).toBe('AUTHORIZED');
 
     const late = await advance(HOUR + 1_000);
-    expect(late.captured).toContainEqual({ payId: payment.payId, at: payment.captureTime, amount: { value: 2500, currency: 'USD' } });
+    expect(late.captured).toContainEqual({
+      payId: payment.payId,
+      at: payment.captureTime,
+      amount: { value: 2500, currency: 'USD' },
+    });
     const after = await details(payment.payId);
     expect(after).toMatchObject({ state: 'CAPTURED', capturedAmount: { value: 2500, currency: 'USD' } });
     expect(after.operations.map((o: { type: string }) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE']);
 
     const delivery = await eventually('the capture notification', () => receiver.on('/delayed')[0]);
-    const notification = await constructEnhancedNotification(delivery.body, delivery.headers, sandbox().merchant.webhookSecret as string);
+    const notification = await constructEnhancedNotification(
+      delivery.body,
+      delivery.headers,
+      sandbox().merchant.webhookSecret as string,
+    );
     expect(notification).toMatchObject({ payId: payment.payId, state: 'CAPTURED' });
     // Captured once: a further advance does nothing to it.
     expect((await advance(DAY)).captured.map((c) => c.payId)).not.toContain(payment.payId);
@@ -87,9 +116,18 @@ describe.each(STORES)('test clocks on %s', (kind) => {
 
   it('a reversed or fully captured DELAYED payment is left alone', async () => {
     const reversed = await delayed(1);
-    expect((await sandbox().call('POST', `/payments/${reversed.payId}/reversals`, { body: { transId: transId('REV') } })).status).toBe(200);
+    expect(
+      (await sandbox().call('POST', `/payments/${reversed.payId}/reversals`, { body: { transId: transId('REV') } }))
+        .status,
+    ).toBe(200);
     const captured = await delayed(1);
-    expect((await sandbox().call('POST', `/payments/${captured.payId}/captures`, { body: { transId: transId('CAP'), amount: { value: 2500, currency: 'USD' } } })).status).toBe(200);
+    expect(
+      (
+        await sandbox().call('POST', `/payments/${captured.payId}/captures`, {
+          body: { transId: transId('CAP'), amount: { value: 2500, currency: 'USD' } },
+        })
+      ).status,
+    ).toBe(200);
     const result = await advance(2 * HOUR);
     expect(result.captured.map((c) => c.payId)).not.toEqual(expect.arrayContaining([reversed.payId]));
     expect(result.captured.map((c) => c.payId)).not.toEqual(expect.arrayContaining([captured.payId]));
@@ -100,9 +138,16 @@ describe.each(STORES)('test clocks on %s', (kind) => {
   it('the wall clock passing captures too: due a moment after the advance, captured without another', async () => {
     const payment = await delayed(1);
     const { now } = await clocks().get(scope());
-    const result = await clocks().advance(scope(), new Date(Math.max(now.getTime(), Date.parse(payment.captureTime) - 1_500)));
+    const result = await clocks().advance(
+      scope(),
+      new Date(Math.max(now.getTime(), Date.parse(payment.captureTime) - 1_500)),
+    );
     expect(result.captured.map((c) => c.payId)).not.toContain(payment.payId);
-    await eventually('the capture by the ticker', async () => ((await details(payment.payId)).state === 'CAPTURED' ? true : undefined), 15_000);
+    await eventually(
+      'the capture by the ticker',
+      async () => ((await details(payment.payId)).state === 'CAPTURED' ? true : undefined),
+      15_000,
+    );
   });
 
   it('a recurring plan bills on its dates: a plan payment and a notification each; lastBillingDate and nextPaymentDate follow', async () => {
@@ -117,7 +162,11 @@ describe.each(STORES)('test clocks on %s', (kind) => {
     expect(Date.parse(`${billed.recurring.nextPaymentDate}Z`)).toBeGreaterThan(Date.parse(first) + 27 * DAY);
     const payments = await planPayments(id);
     expect(payments.totalNumberOfItems).toBe(2);
-    expect(payments.data[1]).toMatchObject({ payId: one.billed[0]!.payId, amount: { value: 1999, currency: 'EUR' }, billingDate: first });
+    expect(payments.data[1]).toMatchObject({
+      payId: one.billed[0]!.payId,
+      amount: { value: 1999, currency: 'EUR' },
+      billingDate: first,
+    });
     // The billing is a payment of its own, retrievable, charged under a transId naming the plan.
     expect(await details(one.billed[0]!.payId)).toMatchObject({ state: 'CAPTURED', paymentPlanId: id });
 
@@ -132,11 +181,17 @@ describe.each(STORES)('test clocks on %s', (kind) => {
   });
 
   it('an installment plan completes after its last installment and bills no more', async () => {
-    const id = await initialPayment({ type: 'INSTALLMENTS', installments: { total: 3, curIdx: 1, frequency: 'WEEKLY' } });
+    const id = await initialPayment({
+      type: 'INSTALLMENTS',
+      installments: { total: 3, curIdx: 1, frequency: 'WEEKLY' },
+    });
     const result = await advance(30 * DAY);
     expect(result.billed.filter((b) => b.paymentPlanId === id)).toHaveLength(2);
     const done = await plan(id);
-    expect(done).toMatchObject({ planStatus: 'COMPLETED', installments: { totalInstallments: 3, paidInstallments: 3 } });
+    expect(done).toMatchObject({
+      planStatus: 'COMPLETED',
+      installments: { totalInstallments: 3, paidInstallments: 3 },
+    });
     expect(done.installments.nextPaymentDate).toBeUndefined();
     expect((await advance(30 * DAY)).billed.filter((b) => b.paymentPlanId === id)).toEqual([]);
   });
@@ -154,13 +209,23 @@ describe.each(STORES)('test clocks on %s', (kind) => {
     const id = transId('RETRY');
     receiver.answer('/retry', [503]);
     const session = await sandbox().call('POST', '/payments/sessions', {
-      body: { transId: id, amount: { value: 4200, currency: 'EUR' }, urls: { return: `${receiver.url}/return`, cancel: `${receiver.url}/cancel`, webhook: `${receiver.url}/retry` } },
+      body: {
+        transId: id,
+        amount: { value: 4200, currency: 'EUR' },
+        urls: { return: `${receiver.url}/return`, cancel: `${receiver.url}/cancel`, webhook: `${receiver.url}/retry` },
+      },
     });
     expect(session.status).toBe(202);
-    const page = await fetch(session.body._links.redirect.href, { method: 'POST', body: new URLSearchParams({ decision: 'pay', method: 'CARD' }), redirect: 'manual' });
+    const page = await fetch(session.body._links.redirect.href, {
+      method: 'POST',
+      body: new URLSearchParams({ decision: 'pay', method: 'CARD' }),
+      redirect: 'manual',
+    });
     expect(page.status).toBe(303);
     await eventually('the first, failed attempt', () => (receiver.on('/retry').length === 1 ? true : undefined));
-    const [pending] = await sandbox().sandbox.store.webhooks.list({ scope: scope() }).then((all) => all.filter((d) => d.url.endsWith('/retry')));
+    const [pending] = await sandbox()
+      .sandbox.store.webhooks.list({ scope: scope() })
+      .then((all) => all.filter((d) => d.url.endsWith('/retry')));
     expect(pending).toMatchObject({ status: 'PENDING' });
     expect(Date.parse(pending!.nextAttemptAt) - Date.now()).toBeGreaterThan(HOUR - 60_000);
 
@@ -176,7 +241,11 @@ describe.each(STORES)('test clocks on %s', (kind) => {
 
   it('idempotency keys expire when the clock passes their retention', async () => {
     const key = `idem-${transId('k')}`;
-    const body = (id: string) => ({ transId: id, amount: { value: 1000, currency: 'EUR' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } });
+    const body = (id: string) => ({
+      transId: id,
+      amount: { value: 1000, currency: 'EUR' },
+      paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+    });
     const headers = { 'idempotency-key': key };
     expect((await sandbox().call('POST', '/payments', { body: body(transId('IDEM-A')), headers })).status).toBe(201);
     expect((await sandbox().call('POST', '/payments', { body: body(transId('IDEM-B')), headers })).status).toBe(409);
@@ -187,7 +256,10 @@ describe.each(STORES)('test clocks on %s', (kind) => {
   });
 
   it('bearer tokens expire on the clock of their merchant and root', async () => {
-    const token = await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const token = await sandbox().call('POST', '/authorization/oauth/token', {
+      body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(token.status).toBe(200);
     const bearer = { authorization: `Bearer ${token.body.access_token}` };
     expect((await sandbox().call('GET', '/customers', { headers: bearer })).status).toBe(200);
@@ -200,7 +272,11 @@ describe.each(STORES)('test clocks on %s', (kind) => {
   it('a checkout session expires on the clock: its page then says so', async () => {
     const id = transId('EXPIRE');
     const session = await sandbox().call('POST', '/payments/sessions', {
-      body: { transId: id, amount: { value: 990, currency: 'GBP' }, urls: { return: `${receiver.url}/return`, cancel: `${receiver.url}/cancel`, webhook: `${receiver.url}/expire` } },
+      body: {
+        transId: id,
+        amount: { value: 990, currency: 'GBP' },
+        urls: { return: `${receiver.url}/return`, cancel: `${receiver.url}/cancel`, webhook: `${receiver.url}/expire` },
+      },
     });
     const href = session.body._links.redirect.href as string;
     expect((await fetch(href)).status).toBe(200);
@@ -218,7 +294,9 @@ describe.each(STORES)('test clocks on %s', (kind) => {
     expect(result.captured.map((c) => c.payId)).not.toContain(live.payId);
     expect((await details(live.payId, 'live')).state).toBe('AUTHORIZED');
     expect((await clocks().get(scope('live'))).offsetMs).toBe(before.offsetMs);
-    expect((await clocks().get({ merchantId: sandbox().other.merchantId, environment: 'test' })).offsetMs).toBe(other.offsetMs);
+    expect((await clocks().get({ merchantId: sandbox().other.merchantId, environment: 'test' })).offsetMs).toBe(
+      other.offsetMs,
+    );
     expect((await advance(3 * HOUR, 'live')).captured.map((c) => c.payId)).toContain(live.payId);
   });
 

@@ -2,7 +2,12 @@
 // dropped by the writes of a transaction once it has ended, never filled by a read that overlapped
 // such a write, bounded. The sandbox suites hold it end to end (a GET after every kind of write).
 import { describe, expect, it } from 'vitest';
-import { byPayId, byTransId, DocumentCache, WrittenPayments } from '../../sandbox/store/dialects/sqlite/document-cache.js';
+import {
+  byPayId,
+  byTransId,
+  DocumentCache,
+  WrittenPayments,
+} from '../../sandbox/store/dialects/sqlite/document-cache.js';
 
 const scope = { merchantId: 'm_1', environment: 'test' as const };
 const payment = { scope, payId: '0193a2f0c5a84b7d4e1f9a3c6b2d8e0f', transId: 'MYSHOP-42' };
@@ -47,7 +52,9 @@ describe('DocumentCache', () => {
   it('keeps scopes apart: the same payId in another environment is another entry', async () => {
     const cache = new DocumentCache();
     await cache.read(byPayId(scope, payment.payId), async () => 'test');
-    expect(await cache.read(byPayId({ ...scope, environment: 'live' }, payment.payId), async () => 'live')).toBe('live');
+    expect(await cache.read(byPayId({ ...scope, environment: 'live' }, payment.payId), async () => 'live')).toBe(
+      'live',
+    );
   });
 
   it('is not filled by a read that a write overlapped (it may have read the state before the commit)', async () => {
@@ -61,7 +68,9 @@ describe('DocumentCache', () => {
     release();
     expect(await stale).toBe('{"state":"AUTHORIZED"}');
     expect(cache.size).toBe(0);
-    expect(await cache.read(byPayId(scope, payment.payId), async () => '{"state":"CAPTURED"}')).toBe('{"state":"CAPTURED"}');
+    expect(await cache.read(byPayId(scope, payment.payId), async () => '{"state":"CAPTURED"}')).toBe(
+      '{"state":"CAPTURED"}',
+    );
   });
 
   it('forgets everything after a reset, and starts over past its limit', async () => {

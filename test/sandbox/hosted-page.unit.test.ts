@@ -2,7 +2,13 @@
 // the page's own style, labels for every input, no script and no external asset.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { formatMinorUnits, renderHostedMessage, renderHostedPage, type HostedPageView, type RenderedPage } from '../../sandbox/http/hosted-page.js';
+import {
+  formatMinorUnits,
+  type HostedPageView,
+  type RenderedPage,
+  renderHostedMessage,
+  renderHostedPage,
+} from '../../sandbox/http/hosted-page.js';
 
 const view: HostedPageView = {
   merchantId: `shop_"quoted"_'single'`,
@@ -16,10 +22,12 @@ const view: HostedPageView = {
 };
 
 const directives = (page: RenderedPage) =>
-  new Map(page.headers['content-security-policy']!.split(';').map((d) => {
-    const [name, ...values] = d.trim().split(/\s+/);
-    return [name!, values] as const;
-  }));
+  new Map(
+    page.headers['content-security-policy']!.split(';').map((d) => {
+      const [name, ...values] = d.trim().split(/\s+/);
+      return [name!, values] as const;
+    }),
+  );
 
 const styleHash = (html: string) => {
   const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)];
@@ -52,7 +60,9 @@ describe('renderHostedPage', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&amp;co');
     expect(html).toContain('shop_&quot;quoted&quot;_&#39;single&#39;');
     expect(html).not.toContain(`"quoted"`);
-    expect(html).toContain('<form method="post" action="http://127.0.0.1:4020/hosted/sessions/test/shop/cs_1?a=1&amp;b=2">');
+    expect(html).toContain(
+      '<form method="post" action="http://127.0.0.1:4020/hosted/sessions/test/shop/cs_1?a=1&amp;b=2">',
+    );
     const hostile = renderHostedPage({ ...view, methods: ['"><img src=x>'], currency: '<b>' }).html;
     expect(hostile).not.toMatch(/<img|<b>/);
   });
@@ -76,10 +86,17 @@ describe('renderHostedPage', () => {
   });
 
   it('keeps anything but a plain origin out of form-action', () => {
-    const csp = directives(renderHostedPage({
-      ...view,
-      redirectOrigins: ['https://shop.example.com/return?x=1', "https://evil.example;script-src 'unsafe-inline'", 'javascript:alert(1)', 'not a url'],
-    }));
+    const csp = directives(
+      renderHostedPage({
+        ...view,
+        redirectOrigins: [
+          'https://shop.example.com/return?x=1',
+          "https://evil.example;script-src 'unsafe-inline'",
+          'javascript:alert(1)',
+          'not a url',
+        ],
+      }),
+    );
     expect(csp.get('form-action')).toEqual(["'self'", 'https://shop.example.com']);
     expect(csp.has('script-src')).toBe(false);
   });
@@ -126,7 +143,9 @@ describe('renderHostedPage', () => {
 
   it('has the three decision buttons in one form', () => {
     expect(html.match(/<form /g)).toHaveLength(1);
-    const buttons = [...html.matchAll(/<button type="submit"[^>]* name="decision" value="(\w+)">([^<]*)<\/button>/g)].map((m) => [m[1], m[2]]);
+    const buttons = [
+      ...html.matchAll(/<button type="submit"[^>]* name="decision" value="(\w+)">([^<]*)<\/button>/g),
+    ].map((m) => [m[1], m[2]]);
     expect(buttons).toEqual([
       ['pay', 'Pay $25.00'],
       ['decline', 'Decline (simulate a failed payment)'],

@@ -19,14 +19,18 @@ const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++se
 const MAX_ATTEMPTS = 5;
 
 const redirectParameters = () => {
-  const schema = (sandboxContract().document.components as { schemas: Record<string, Record<string, unknown>> }).schemas.PaymentUrls!;
+  const schema = (sandboxContract().document.components as { schemas: Record<string, Record<string, unknown>> }).schemas
+    .PaymentUrls!;
   return schema['x-redirect-parameters'] as { return: string[]; cancel: string[] };
 };
 
 describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
   const receiver = new Receiver();
   const basicMerchant = { ...newMerchant('basic'), webhookKind: 'basic' as const };
-  const rotating = { ...newMerchant('rotating'), webhookSecret: ['whsec_new_0123456789abcdef', 'whsec_old_0123456789abcdef'] };
+  const rotating = {
+    ...newMerchant('rotating'),
+    webhookSecret: ['whsec_new_0123456789abcdef', 'whsec_old_0123456789abcdef'],
+  };
   const sandbox = sandboxPerSuite(() => dbs.database(kind), {
     webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 40, timeoutMs: 2_000, pollMs: 25 },
     merchants: [basicMerchant, rotating],
@@ -35,16 +39,32 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
   beforeAll(() => receiver.start());
   afterAll(() => receiver.stop());
 
-  const urls = (name: string) => ({ return: `https://shop.example.com/done?order=${name}`, cancel: `https://shop.example.com/cancelled`, webhook: `${receiver.url}/hooks/${name}` });
+  const urls = (name: string) => ({
+    return: `https://shop.example.com/done?order=${name}`,
+    cancel: `https://shop.example.com/cancelled`,
+    webhook: `${receiver.url}/hooks/${name}`,
+  });
   /** GET the page (HTML), then post the form as a browser would; the answer is not followed. */
   const page = (href: string) => fetch(href, { redirect: 'manual' });
   const submit = (href: string, form: Record<string, string>) =>
-    fetch(href, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    fetch(href, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
   const deliveries = (payId: string) => sandbox().sandbox.store.webhooks.list({ payId });
 
   it('a checkout session: the page shows the amount and reference, Pay captures, the customer returns with the ids, the signed notification arrives', async () => {
     const id = transId('SESSION');
-    const created = await sandbox().call('POST', '/payments/sessions', { body: { transId: id, amount: { value: 2500, currency: 'USD' }, urls: urls(id), allowedPaymentMethods: ['CARD', 'PAYPAL'] } });
+    const created = await sandbox().call('POST', '/payments/sessions', {
+      body: {
+        transId: id,
+        amount: { value: 2500, currency: 'USD' },
+        urls: urls(id),
+        allowedPaymentMethods: ['CARD', 'PAYPAL'],
+      },
+    });
     expect(created.status).toBe(202);
     const href = created.body._links.redirect.href as string;
     expect(href.startsWith(sandbox().url)).toBe(true);
@@ -66,7 +86,8 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
     expect(location.searchParams.get('transId')).toBe(id);
     expect(location.searchParams.get('status')).toBe('CAPTURED');
     expect(location.searchParams.get('sessionId')).toBe(href.split('/').at(-1));
-    for (const name of location.searchParams.keys()) if (name !== 'order') expect(redirectParameters().return).toContain(name);
+    for (const name of location.searchParams.keys())
+      if (name !== 'order') expect(redirectParameters().return).toContain(name);
     const payId = location.searchParams.get('payId')!;
 
     const retrieved = await sandbox().call('GET', `/payments/getByPayId/${payId}`);
@@ -79,18 +100,28 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
     expect(await again.text()).toMatch(/already been completed/);
     expect((await submit(href, { method: 'CARD', decision: 'pay' })).status).toBe(410);
 
-    const [hook] = await eventually('the notification', () => (receiver.on(`/hooks/${id}`).length > 0 ? receiver.on(`/hooks/${id}`) : undefined));
-    const notification = await constructEnhancedNotification(hook!.body, hook!.headers as Record<string, string>, sandbox().merchant.webhookSecret as string);
+    const [hook] = await eventually('the notification', () =>
+      receiver.on(`/hooks/${id}`).length > 0 ? receiver.on(`/hooks/${id}`) : undefined,
+    );
+    const notification = await constructEnhancedNotification(
+      hook!.body,
+      hook!.headers as Record<string, string>,
+      sandbox().merchant.webhookSecret as string,
+    );
     expect(notification.payId).toBe(payId);
     expect(formatErrors(validator.validateComponent('EnhancedWebhookNotification', JSON.parse(hook!.body)))).toBe('');
     expect(JSON.parse(hook!.body)).toEqual(retrieved.body);
-    const [delivery] = await eventually('the delivery to be saved', async () => ((await deliveries(payId))[0]?.status === 'DELIVERED' ? deliveries(payId) : undefined));
+    const [delivery] = await eventually('the delivery to be saved', async () =>
+      (await deliveries(payId))[0]?.status === 'DELIVERED' ? deliveries(payId) : undefined,
+    );
     expect(delivery!.attempts).toHaveLength(1);
   });
 
   it('a HOSTED payment: Decline fails it, the customer returns with status FAILED, the notification reports it', async () => {
     const id = transId('HOSTED');
-    const created = await sandbox().call('POST', '/payments', { body: { transId: id, amount: { value: 1500, currency: 'EUR' }, urls: urls(id) } });
+    const created = await sandbox().call('POST', '/payments', {
+      body: { transId: id, amount: { value: 1500, currency: 'EUR' }, urls: urls(id) },
+    });
     expect(created.status).toBe(201);
     const href = created.body._links.redirect.href as string;
     const declined = await submit(href, { decision: 'decline' });
@@ -101,16 +132,31 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
     const retrieved = await sandbox().call('GET', `/payments/getByPayId/${created.body.payId}`);
     expect(retrieved.body.state).toBe('FAILED');
     expect(retrieved.body.operations.at(-1)).toMatchObject({ status: 'FAILED' });
-    const [hook] = await eventually('the notification', () => (receiver.on(`/hooks/${id}`).length > 0 ? receiver.on(`/hooks/${id}`) : undefined));
+    const [hook] = await eventually('the notification', () =>
+      receiver.on(`/hooks/${id}`).length > 0 ? receiver.on(`/hooks/${id}`) : undefined,
+    );
     expect(JSON.parse(hook!.body).payId).toBe(created.body.payId);
   });
 
   it('a HOSTED intent confirmation answers with the hosted page; Pay there authorizes with the method the app chose', async () => {
     const id = transId('INTENT');
-    const intent = await sandbox().call('POST', '/payment-intents', { body: { transId: id, amount: { value: 3490, currency: 'EUR' }, captureMethod: { type: 'MANUAL' }, urls: urls(id) } });
+    const intent = await sandbox().call('POST', '/payment-intents', {
+      body: {
+        transId: id,
+        amount: { value: 3490, currency: 'EUR' },
+        captureMethod: { type: 'MANUAL' },
+        urls: urls(id),
+      },
+    });
     expect(intent.status).toBe(201);
-    const token = await sandbox().call('POST', '/authorization/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    const confirmed = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, { headers: { authorization: `Bearer ${token.body.access_token}` }, body: { integrationType: 'HOSTED', type: 'PAYPAL' } });
+    const token = await sandbox().call('POST', '/authorization/oauth/token', {
+      body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const confirmed = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, {
+      headers: { authorization: `Bearer ${token.body.access_token}` },
+      body: { integrationType: 'HOSTED', type: 'PAYPAL' },
+    });
     expect(confirmed.status).toBe(201);
     const href = confirmed.body._links.redirect.href as string;
     expect(href).toBe(`${sandbox().url}/hosted/payments/test/${sandbox().merchant.merchantId}/${confirmed.body.payId}`);
@@ -120,12 +166,17 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
     const paid = await submit(href, { decision: 'pay', method: 'PAYPAL' });
     expect(paid.status).toBe(303);
     expect(new URL(paid.headers.get('location')!).searchParams.get('status')).toBe('AUTHORIZED');
-    expect((await sandbox().call('GET', `/payments/getByPayId/${confirmed.body.payId}`)).body).toMatchObject({ state: 'AUTHORIZED', paymentMethodType: 'PAYPAL' });
+    expect((await sandbox().call('GET', `/payments/getByPayId/${confirmed.body.payId}`)).body).toMatchObject({
+      state: 'AUTHORIZED',
+      paymentMethodType: 'PAYPAL',
+    });
   });
 
   it('a payment link: Cancel returns to urls.cancel with the link id and leaves the link usable; a forged method is refused', async () => {
     const id = transId('LINK');
-    const created = await sandbox().call('POST', '/payments/links', { body: { transId: id, amount: { value: 990, currency: 'GBP' }, urls: urls(id), allowedPaymentMethods: ['CARD'] } });
+    const created = await sandbox().call('POST', '/payments/links', {
+      body: { transId: id, amount: { value: 990, currency: 'GBP' }, urls: urls(id), allowedPaymentMethods: ['CARD'] },
+    });
     expect(created.status).toBe(201);
     const href = created.body.url as string;
     const cancelled = await submit(href, { decision: 'cancel' });
@@ -143,7 +194,11 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
   });
 
   it('pages that do not exist answer 404 in HTML, never a stack trace', async () => {
-    for (const path of ['/hosted/sessions/test/nobody/cs_missing', `/hosted/sessions/test/${sandbox().merchant.merchantId}/cs_missing`, `/hosted/unknown/test/${sandbox().merchant.merchantId}/x`]) {
+    for (const path of [
+      '/hosted/sessions/test/nobody/cs_missing',
+      `/hosted/sessions/test/${sandbox().merchant.merchantId}/cs_missing`,
+      `/hosted/unknown/test/${sandbox().merchant.merchantId}/x`,
+    ]) {
       const r = await page(`${sandbox().url}${path}`);
       expect(r.status, path).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/^text\/html/);
@@ -154,7 +209,9 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
   it('a receiver that fails three times and then answers 200 gets four attempts and one acknowledged delivery', async () => {
     const id = transId('RETRY');
     receiver.answer(`/hooks/${id}`, [500, 503, 500]);
-    const created = await sandbox().call('POST', '/payments', { body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: urls(id) } });
+    const created = await sandbox().call('POST', '/payments', {
+      body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: urls(id) },
+    });
     await submit(created.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
     const delivered = await eventually('the delivery', async () => {
       const [d] = await deliveries(created.body.payId);
@@ -170,9 +227,15 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
   it('a receiver that never acknowledges is dead-lettered after N attempts; a resend delivers it once the receiver is back', async () => {
     const id = transId('DEAD');
     receiver.answer(`/hooks/${id}`, Array(MAX_ATTEMPTS).fill(500));
-    const created = await sandbox().call('POST', '/payments', { body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: urls(id) } });
+    const created = await sandbox().call('POST', '/payments', {
+      body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: urls(id) },
+    });
     await submit(created.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
-    const dead: WebhookDelivery = await eventually('the dead letter', async () => ((await deliveries(created.body.payId))[0]?.status === 'DEAD' ? (await deliveries(created.body.payId))[0] : undefined));
+    const dead: WebhookDelivery = await eventually('the dead letter', async () =>
+      (await deliveries(created.body.payId))[0]?.status === 'DEAD'
+        ? (await deliveries(created.body.payId))[0]
+        : undefined,
+    );
     expect(dead.attempts).toHaveLength(MAX_ATTEMPTS);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.on(`/hooks/${id}`)).toHaveLength(MAX_ATTEMPTS);
@@ -189,20 +252,32 @@ describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
 
   it('per merchant: basic notifications carry the payId unsigned; while a secret rotates, every secret signs', async () => {
     const basicId = transId('BASIC');
-    const b = await sandbox().call('POST', '/payments', { who: basicMerchant, body: { transId: basicId, amount: { value: 100, currency: 'USD' }, urls: urls(basicId) } });
+    const b = await sandbox().call('POST', '/payments', {
+      who: basicMerchant,
+      body: { transId: basicId, amount: { value: 100, currency: 'USD' }, urls: urls(basicId) },
+    });
     await submit(b.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
-    const [basic] = await eventually('the basic notification', () => (receiver.on(`/hooks/${basicId}`).length > 0 ? receiver.on(`/hooks/${basicId}`) : undefined));
+    const [basic] = await eventually('the basic notification', () =>
+      receiver.on(`/hooks/${basicId}`).length > 0 ? receiver.on(`/hooks/${basicId}`) : undefined,
+    );
     expect(JSON.parse(basic!.body)).toEqual({ payId: b.body.payId });
     expect(basic!.headers['x-webhook-signature']).toBeUndefined();
 
     const rotId = transId('ROTATE');
-    const r = await sandbox().call('POST', '/payments', { who: rotating, body: { transId: rotId, amount: { value: 100, currency: 'USD' }, urls: urls(rotId) } });
+    const r = await sandbox().call('POST', '/payments', {
+      who: rotating,
+      body: { transId: rotId, amount: { value: 100, currency: 'USD' }, urls: urls(rotId) },
+    });
     await submit(r.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
-    const [signed] = await eventually('the signed notification', () => (receiver.on(`/hooks/${rotId}`).length > 0 ? receiver.on(`/hooks/${rotId}`) : undefined));
+    const [signed] = await eventually('the signed notification', () =>
+      receiver.on(`/hooks/${rotId}`).length > 0 ? receiver.on(`/hooks/${rotId}`) : undefined,
+    );
     const header = signed!.headers['x-webhook-signature'] as string;
     expect(header.match(/v1=/g)).toHaveLength(2);
     for (const secret of rotating.webhookSecret) {
-      expect((await constructEnhancedNotification(signed!.body, signed!.headers as Record<string, string>, secret)).payId).toBe(r.body.payId);
+      expect(
+        (await constructEnhancedNotification(signed!.body, signed!.headers as Record<string, string>, secret)).payId,
+      ).toBe(r.body.payId);
     }
   });
 });

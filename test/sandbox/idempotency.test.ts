@@ -3,22 +3,34 @@
 // different request is a 409; concurrent requests with one key make one payment; keys are scoped per
 // merchant and root and kept 24 hours; a request that failed validation keeps nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../sandbox/store/store.js';
 import { databases, STORES } from '../support/postgres.js';
 import { conformingFetch, sandboxPerSuite } from '../support/sandbox.js';
-import type { Store } from '../../sandbox/store/store.js';
 
 const dbs = databases();
 let seq = 0;
 const key = () => `key-${process.pid}-${Date.now()}-${++seq}`;
-const payment = (transId: string) => ({ transId, amount: { value: 2500, currency: 'USD' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } });
+const payment = (transId: string) => ({
+  transId,
+  amount: { value: 2500, currency: 'USD' },
+  paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+});
 
 describe.each(STORES)('idempotency on %s', (kind) => {
   const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   /** The raw exchange, to compare bytes. */
   const post = async (path: string, body: unknown, k: string, who = sandbox().merchant, root = sandbox().baseUrl) => {
-    const response = await conformingFetch(`${root}${path}`, { method: 'POST', headers: { authorization: sandbox().basic(who), 'content-type': 'application/json', 'idempotency-key': k }, body: JSON.stringify(body) });
-    return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
+    const response = await conformingFetch(`${root}${path}`, {
+      method: 'POST',
+      headers: { authorization: sandbox().basic(who), 'content-type': 'application/json', 'idempotency-key': k },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: response.status,
+      text: await response.text(),
+      replayed: response.headers.get('idempotent-replayed'),
+    };
   };
 
   it('replays the first response byte for byte, marked as a replay; the operation runs once', async () => {
@@ -41,9 +53,14 @@ describe.each(STORES)('idempotency on %s', (kind) => {
     const k = key();
     const first = await post('/payments', { ...declined, simulationMode: 'INSUFFICIENT_FUNDS' }, k);
     expect(first.status).toBe(422);
-    expect(await post('/payments', { ...declined, simulationMode: 'INSUFFICIENT_FUNDS' }, k)).toEqual({ ...first, replayed: 'true' });
+    expect(await post('/payments', { ...declined, simulationMode: 'INSUFFICIENT_FUNDS' }, k)).toEqual({
+      ...first,
+      replayed: 'true',
+    });
 
-    const payId = JSON.parse((await post('/payments', { ...payment(`IDEM-R-${seq}`), captureMethod: { type: 'AUTOMATIC' } }, key())).text).payId;
+    const payId = JSON.parse(
+      (await post('/payments', { ...payment(`IDEM-R-${seq}`), captureMethod: { type: 'AUTOMATIC' } }, key())).text,
+    ).payId;
     const refundKey = key();
     const refund = { transId: `IDEM-R-${seq}-r`, amount: { value: 500, currency: 'USD' } };
     const r1 = await post(`/payments/${payId}/refunds`, refund, refundKey);
@@ -56,10 +73,26 @@ describe.each(STORES)('idempotency on %s', (kind) => {
   it('the same key with a different body, path or operation is a 409', async () => {
     const k = key();
     expect((await post('/payments', payment(`IDEM-C-${seq}`), k)).status).toBe(201);
-    const changed = await post('/payments', { ...payment(`IDEM-C-${seq}`), amount: { value: 2600, currency: 'USD' } }, k);
+    const changed = await post(
+      '/payments',
+      { ...payment(`IDEM-C-${seq}`), amount: { value: 2600, currency: 'USD' } },
+      k,
+    );
     expect(changed.status).toBe(409);
     expect(JSON.parse(changed.text).detail).toMatch(/different request/);
-    expect((await post('/payments/sessions', { transId: 'x', amount: { value: 1, currency: 'EUR' }, urls: { return: 'https://a.example', cancel: 'https://a.example', webhook: 'https://a.example' } }, k)).status).toBe(409);
+    expect(
+      (
+        await post(
+          '/payments/sessions',
+          {
+            transId: 'x',
+            amount: { value: 1, currency: 'EUR' },
+            urls: { return: 'https://a.example', cancel: 'https://a.example', webhook: 'https://a.example' },
+          },
+          k,
+        )
+      ).status,
+    ).toBe(409);
   });
 
   it('keys are scoped per merchant and per root', async () => {
@@ -99,9 +132,25 @@ describe.each(STORES)('idempotency keys in the store (%s)', (kind) => {
   });
   const scope = { merchantId: 'm', environment: 'test' as const };
   const claim = (k: string, now: string, requestHash = 'h') =>
-    store.idempotency.claim({ scope, key: k, operationId: 'createPayment', requestHash, now, leaseMs: 30_000, retentionMs: 24 * 3_600_000 });
+    store.idempotency.claim({
+      scope,
+      key: k,
+      operationId: 'createPayment',
+      requestHash,
+      now,
+      leaseMs: 30_000,
+      retentionMs: 24 * 3_600_000,
+    });
   const complete = (k: string, token: string, now: string, body = '{}') =>
-    store.transaction((tx) => tx.idempotency.complete({ scope, key: k, token, response: { status: 201, headers: { 'content-type': 'application/json' }, body }, now }));
+    store.transaction((tx) =>
+      tx.idempotency.complete({
+        scope,
+        key: k,
+        token,
+        response: { status: 201, headers: { 'content-type': 'application/json' }, body },
+        now,
+      }),
+    );
 
   it('a key in flight is a conflict until its request completes or gives it up', async () => {
     const t0 = '2026-11-24T10:00:00.000Z';
@@ -112,23 +161,38 @@ describe.each(STORES)('idempotency keys in the store (%s)', (kind) => {
     expect((await claim('flight', '2026-11-24T10:00:11.000Z')).outcome).toBe('claimed');
   });
 
-  it.runIf(kind === 'postgres')('PostgreSQL: after its lease ran out (its process died), a key is taken over, and the old token can no longer complete it', async () => {
-    const t0 = '2026-11-24T10:00:00.000Z';
-    const first = (await claim('lease', t0)) as { token: string };
-    expect((await claim('lease', '2026-11-24T10:00:31.000Z')).outcome).toBe('claimed');
-    await expect(complete('lease', first.token, t0)).rejects.toThrow(/took it over/);
-  });
+  it.runIf(kind === 'postgres')(
+    'PostgreSQL: after its lease ran out (its process died), a key is taken over, and the old token can no longer complete it',
+    async () => {
+      const t0 = '2026-11-24T10:00:00.000Z';
+      const first = (await claim('lease', t0)) as { token: string };
+      expect((await claim('lease', '2026-11-24T10:00:31.000Z')).outcome).toBe('claimed');
+      await expect(complete('lease', first.token, t0)).rejects.toThrow(/took it over/);
+    },
+  );
 
   it('a completed key replays for 24 hours, then the key is new again', async () => {
     const t0 = '2026-11-24T10:00:00.000Z';
     const first = (await claim('retention', t0)) as { token: string };
     await complete('retention', first.token, t0, '{"a":1}');
-    expect(await claim('retention', '2026-11-25T09:59:59.000Z')).toEqual({ outcome: 'replay', response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"a":1}' } });
-    expect(await claim('retention', '2026-11-25T09:59:59.000Z', 'other')).toEqual({ outcome: 'conflict', reason: 'different_request' });
-    const renewed = (await claim('retention', '2026-11-25T10:00:01.000Z', 'other')) as { outcome: string; token: string };
+    expect(await claim('retention', '2026-11-25T09:59:59.000Z')).toEqual({
+      outcome: 'replay',
+      response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"a":1}' },
+    });
+    expect(await claim('retention', '2026-11-25T09:59:59.000Z', 'other')).toEqual({
+      outcome: 'conflict',
+      reason: 'different_request',
+    });
+    const renewed = (await claim('retention', '2026-11-25T10:00:01.000Z', 'other')) as {
+      outcome: string;
+      token: string;
+    };
     expect(renewed.outcome).toBe('claimed');
     await complete('retention', renewed.token, '2026-11-25T10:00:01.000Z', '{"b":2}');
-    expect(await claim('retention', '2026-11-25T10:00:02.000Z', 'other')).toMatchObject({ outcome: 'replay', response: { body: '{"b":2}' } });
+    expect(await claim('retention', '2026-11-25T10:00:02.000Z', 'other')).toMatchObject({
+      outcome: 'replay',
+      response: { body: '{"b":2}' },
+    });
     expect(await store.idempotency.purgeExpired('2026-11-27T00:00:00.000Z')).toBeGreaterThanOrEqual(1);
   });
 
@@ -137,7 +201,13 @@ describe.each(STORES)('idempotency keys in the store (%s)', (kind) => {
     const first = (await claim('rollback', t0)) as { token: string };
     await expect(
       store.transaction(async (tx) => {
-        await tx.idempotency.complete({ scope, key: 'rollback', token: first.token, response: { status: 201, headers: {}, body: '{}' }, now: t0 });
+        await tx.idempotency.complete({
+          scope,
+          key: 'rollback',
+          token: first.token,
+          response: { status: 201, headers: {}, body: '{}' },
+          now: t0,
+        });
         throw new Error('the work failed');
       }),
     ).rejects.toThrow('the work failed');

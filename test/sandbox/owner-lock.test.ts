@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { killGroup } from '../../scripts/server-process.js';
 import { openStore, StoreOpenError } from '../../sandbox/store/index.js';
+import { killGroup } from '../../scripts/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'owner-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,8 +16,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** A process (its own group) that takes the lock on `file` and holds it until killed. */
 function lockHolder(file: string) {
   const script = `import { takeOwnerLock } from ${JSON.stringify(join(REPO_ROOT, 'sandbox/store/dialects/sqlite/owner-lock.ts'))}; if (!takeOwnerLock(process.argv[1])) process.exit(3); console.log('locked'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
   const locked = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
     void exited.then((how) => reject(new Error(`the lock holder exited (${how}) before taking the lock`)));

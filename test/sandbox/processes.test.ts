@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killGroup, type ServerProcess } from '../../scripts/server-process.js';
 import { openStore } from '../../sandbox/store/index.js';
-import { startPostgres, type EmbeddedPostgresServer } from '../../scripts/postgres.js';
+import { type EmbeddedPostgresServer, startPostgres } from '../../scripts/postgres.js';
+import { killGroup, type ServerProcess } from '../../scripts/server-process.js';
 import { checkConformance, newMerchant } from '../support/sandbox.js';
 import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
@@ -44,10 +44,19 @@ const create = async (baseUrl: string, transId: string, key?: string) => {
   const response = await fetch(`${baseUrl}/api/v2/payments`, {
     method: 'POST',
     headers: { authorization: basic, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
-    body: JSON.stringify({ transId, amount: { value: 1234, currency: 'EUR' }, captureMethod: { type: 'MANUAL' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } }),
+    body: JSON.stringify({
+      transId,
+      amount: { value: 1234, currency: 'EUR' },
+      captureMethod: { type: 'MANUAL' },
+      paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+    }),
   });
   await checkConformance('createPayment', response);
-  return { status: response.status, body: (await response.json()) as { payId?: string }, replayed: response.headers.get('idempotent-replayed') };
+  return {
+    status: response.status,
+    body: (await response.json()) as { payId?: string },
+    replayed: response.headers.get('idempotent-replayed'),
+  };
 };
 
 describe('two sandbox processes on one PostgreSQL database', () => {
@@ -55,9 +64,14 @@ describe('two sandbox processes on one PostgreSQL database', () => {
     const database = await postgres.createDatabase();
     const [a, b] = await Promise.all([sandboxProcess(database), sandboxProcess(database)]);
     const key = `race-${Date.now()}`;
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => create(i % 2 === 0 ? a.baseUrl : b.baseUrl, 'RACE-1', key)));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => create(i % 2 === 0 ? a.baseUrl : b.baseUrl, 'RACE-1', key)),
+    );
     const statuses = answers.map((x) => x.status);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(','),
+    ).toBe(true);
     const payIds = new Set(answers.filter((x) => x.status === 201).map((x) => x.body.payId));
     expect(payIds.size).toBe(1);
     expect(answers.filter((x) => x.status === 201 && x.replayed === null)).toHaveLength(1);
@@ -67,7 +81,16 @@ describe('two sandbox processes on one PostgreSQL database', () => {
     const store = await openStore({ database });
     try {
       const scope = { merchantId: merchant.merchantId, environment: 'test' as const };
-      expect(await store.transaction((tx) => tx.payments.findDuplicates(scope, { amountValue: 1234, currency: 'EUR', transId: 'RACE-1', since: '2000-01-01T00:00:00.000Z' }))).toHaveLength(1);
+      expect(
+        await store.transaction((tx) =>
+          tx.payments.findDuplicates(scope, {
+            amountValue: 1234,
+            currency: 'EUR',
+            transId: 'RACE-1',
+            since: '2000-01-01T00:00:00.000Z',
+          }),
+        ),
+      ).toHaveLength(1);
     } finally {
       await store.close();
     }
@@ -88,7 +111,11 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 during a load of creates
         amount: { value: 990, currency: 'EUR' },
         customerInfo: { merchantCustomerId: 'c-1' },
         credentialOnFile: { type: 'UNSCHEDULED', initialPayment: true, unscheduled: { subType: 'MIT' } },
-        paymentMethods: { integrationType: 'DIRECT', type: 'CARD', card: { cardNumber: '4111111111111111', expiryDate: '202912' } },
+        paymentMethods: {
+          integrationType: 'DIRECT',
+          type: 'CARD',
+          card: { cardNumber: '4111111111111111', expiryDate: '202912' },
+        },
       }),
     });
     expect(stored.status).toBe(201);
@@ -131,7 +158,9 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 during a load of creates
           const payment = await tx.payments.get(scope, payId);
           const operations = await tx.operations.listByPayment(scope, payId);
           expect(payment?.state).toBe('AUTHORIZED');
-          expect(operations.map((o) => o.xId)).toEqual(JSON.parse(documents.get(payId)!).operations.map((o: { xId: string }) => o.xId));
+          expect(operations.map((o) => o.xId)).toEqual(
+            JSON.parse(documents.get(payId)!).operations.map((o: { xId: string }) => o.xId),
+          );
         }
       });
     } finally {
@@ -139,13 +168,21 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 during a load of creates
     }
     // The sandbox starts again on the same data and serves it.
     const again = await sandboxProcess(database);
-    const first = await fetch(`${again.baseUrl}/api/v2/payments/getByPayId/${acknowledged[0]}`, { headers: { authorization: basic } });
+    const first = await fetch(`${again.baseUrl}/api/v2/payments/getByPayId/${acknowledged[0]}`, {
+      headers: { authorization: basic },
+    });
     expect(first.status).toBe(200);
     await again.stop();
     if (kind === 'sqlite') {
       const files = [database, `${database}-wal`].filter((f) => existsSync(f));
-      expect(files.some((f) => readFileSync(f).includes(Buffer.from('411111111111'))), 'the card number in the database').toBe(false);
-      expect(files.some((f) => readFileSync(f).includes(Buffer.from('KILL-CARD'))), 'the scan sees the data').toBe(true);
+      expect(
+        files.some((f) => readFileSync(f).includes(Buffer.from('411111111111'))),
+        'the card number in the database',
+      ).toBe(false);
+      expect(
+        files.some((f) => readFileSync(f).includes(Buffer.from('KILL-CARD'))),
+        'the scan sees the data',
+      ).toBe(true);
     }
   });
 });
@@ -155,7 +192,10 @@ describe('npm run sandbox fails with one line', () => {
     [['--port', 'eighty'], /^sandbox: --port must be a port number, got eighty\n$/],
     [['--colour'], /^sandbox: Unknown option '--colour'.*--help lists the options\)\n$/],
     [['--merchants', '/nonexistent.json'], /^sandbox: cannot read --merchants \/nonexistent\.json: ENOENT/],
-    [['--db', 'postgres://nobody:secret@127.0.0.1:1/none'], /^sandbox: cannot connect to PostgreSQL at postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /],
+    [
+      ['--db', 'postgres://nobody:secret@127.0.0.1:1/none'],
+      /^sandbox: cannot connect to PostgreSQL at postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /,
+    ],
     [['--db', '/dev/null/x.db'], /^sandbox: cannot open the SQLite database at \/dev\/null\/x\.db: /],
   ])('%j', async (args, message) => {
     const { code, stderr } = await runSandboxCommand(args);
@@ -170,10 +210,19 @@ async function payOnHostedPage(baseUrl: string, transId: string, webhook: string
   const created = await fetch(`${baseUrl}/api/v2/payments`, {
     method: 'POST',
     headers: { authorization: basic, 'content-type': 'application/json' },
-    body: JSON.stringify({ transId, amount: { value: 500, currency: 'EUR' }, urls: { return: 'https://shop.example.com/done', cancel: 'https://shop.example.com/cancel', webhook } }),
+    body: JSON.stringify({
+      transId,
+      amount: { value: 500, currency: 'EUR' },
+      urls: { return: 'https://shop.example.com/done', cancel: 'https://shop.example.com/cancel', webhook },
+    }),
   });
   const body = (await created.json()) as { payId: string; _links: { redirect: { href: string } } };
-  const paid = await fetch(body._links.redirect.href, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=CARD&decision=pay' });
+  const paid = await fetch(body._links.redirect.href, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'method=CARD&decision=pay',
+  });
   expect(paid.status).toBe(303);
   return body.payId;
 }
@@ -213,7 +262,10 @@ describe('webhook delivery across processes', () => {
       const database = await postgres.createDatabase();
       const [a, b] = await Promise.all([sandboxProcess(database), sandboxProcess(database)]);
       const payIds: string[] = [];
-      for (let i = 0; i < 10; i++) payIds.push(await payOnHostedPage(i % 2 === 0 ? a.baseUrl : b.baseUrl, `TWO-HOOK-${Date.now()}-${i}`, receiver.url));
+      for (let i = 0; i < 10; i++)
+        payIds.push(
+          await payOnHostedPage(i % 2 === 0 ? a.baseUrl : b.baseUrl, `TWO-HOOK-${Date.now()}-${i}`, receiver.url),
+        );
       await until('ten deliveries', () => receiver.received.length >= 10);
       await new Promise((r) => setTimeout(r, 1_000)); // a duplicate would arrive meanwhile
       expect(receiver.received.map((r) => r.payId).sort()).toEqual([...payIds].sort());

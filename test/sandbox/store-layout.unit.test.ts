@@ -18,7 +18,10 @@ interface StoreFile {
 
 /** What only a dialect folder may say, with the reason. */
 const DIALECT_ONLY: Array<{ pattern: RegExp; what: string }> = [
-  { pattern: /from\s+['"](better-sqlite3|pg)['"]|import\(\s*['"](better-sqlite3|pg)['"]\s*\)/, what: 'imports a database driver' },
+  {
+    pattern: /from\s+['"](better-sqlite3|pg)['"]|import\(\s*['"](better-sqlite3|pg)['"]\s*\)/,
+    what: 'imports a database driver',
+  },
   { pattern: /\b(SqliteDialect|PostgresDialect)\b/, what: "names one of Kysely's dialects" },
   { pattern: /\.\s*(forUpdate|skipLocked)\s*\(/, what: 'takes a row lock' },
   { pattern: /===?\s*['"](sqlite|postgres)['"]|['"](sqlite|postgres)['"]\s*===?/, what: 'branches on the database' },
@@ -31,11 +34,14 @@ function problems(files: StoreFile[]): string[] {
     if (lines > MAX_LINES) out.push(`${path}: ${lines} lines (at most ${MAX_LINES})`);
     const inDialect = path.startsWith(`${STORE}/dialects/`);
     if (!inDialect) {
-      for (const { pattern, what } of DIALECT_ONLY) if (pattern.test(text)) out.push(`${path} ${what}: that belongs in ${STORE}/dialects/`);
-      if (path !== `${STORE}/index.ts` && /from\s+['"][./]*\/?dialects\//.test(text)) out.push(`${path} imports a dialect folder: only ${STORE}/index.ts picks one`);
+      for (const { pattern, what } of DIALECT_ONLY)
+        if (pattern.test(text)) out.push(`${path} ${what}: that belongs in ${STORE}/dialects/`);
+      if (path !== `${STORE}/index.ts` && /from\s+['"][./]*\/?dialects\//.test(text))
+        out.push(`${path} imports a dialect folder: only ${STORE}/index.ts picks one`);
     } else {
       const [own] = path.slice(`${STORE}/dialects/`.length).split('/');
-      for (const [, other] of text.matchAll(/from\s+['"]\.\.\/(\w+)\//g)) if (other !== own) out.push(`${path} imports the ${other} dialect`);
+      for (const [, other] of text.matchAll(/from\s+['"]\.\.\/(\w+)\//g))
+        if (other !== own) out.push(`${path} imports the ${other} dialect`);
     }
   }
   return out;
@@ -64,12 +70,30 @@ describe('the store layout', () => {
     const found = problems([
       { path: `${STORE}/kysely-store.ts`, text: long },
       { path: `${STORE}/dialects/sqlite/group-commit.ts`, text: long.split('\n').slice(1).join('\n') },
-      { path: `${STORE}/repositories/payments.ts`, text: "import Database from 'better-sqlite3';\nconst row = await query.forUpdate().execute();\n" },
-      { path: `${STORE}/repositories/webhooks.ts`, text: "const rows = await (dialect === 'postgres' ? due.skipLocked() : due).execute();\n" },
-      { path: `${STORE}/query.ts`, text: "import pg from 'pg';\nimport { inProcessClaims } from './dialects/sqlite/claims.js';\n" },
-      { path: `${STORE}/index.ts`, text: "import { Kysely, SqliteDialect } from 'kysely';\nimport { openSqlite } from './dialects/sqlite/open.js';\n" },
-      { path: `${STORE}/dialects/postgres/claims.ts`, text: "import { GroupCommit } from '../sqlite/group-commit.js';\n" },
-      { path: `${STORE}/dialects/postgres/row-locks.ts`, text: "import pg from 'pg';\nexport const lock = (q) => q.forUpdate().skipLocked();\n" },
+      {
+        path: `${STORE}/repositories/payments.ts`,
+        text: "import Database from 'better-sqlite3';\nconst row = await query.forUpdate().execute();\n",
+      },
+      {
+        path: `${STORE}/repositories/webhooks.ts`,
+        text: "const rows = await (dialect === 'postgres' ? due.skipLocked() : due).execute();\n",
+      },
+      {
+        path: `${STORE}/query.ts`,
+        text: "import pg from 'pg';\nimport { inProcessClaims } from './dialects/sqlite/claims.js';\n",
+      },
+      {
+        path: `${STORE}/index.ts`,
+        text: "import { Kysely, SqliteDialect } from 'kysely';\nimport { openSqlite } from './dialects/sqlite/open.js';\n",
+      },
+      {
+        path: `${STORE}/dialects/postgres/claims.ts`,
+        text: "import { GroupCommit } from '../sqlite/group-commit.js';\n",
+      },
+      {
+        path: `${STORE}/dialects/postgres/row-locks.ts`,
+        text: "import pg from 'pg';\nexport const lock = (q) => q.forUpdate().skipLocked();\n",
+      },
     ]);
     expect(found).toEqual([
       `${STORE}/kysely-store.ts: ${MAX_LINES + 1} lines (at most ${MAX_LINES})`,

@@ -23,45 +23,81 @@ beforeAll(async () => {
     }
     return conformingFetch(request);
   };
-  client = createPaymentClient({ merchantId: t.merchant.merchantId, apiKey: t.merchant.apiKey, baseUrl: t.baseUrl, fetch: recording, maxAttempts: 1 });
+  client = createPaymentClient({
+    merchantId: t.merchant.merchantId,
+    apiKey: t.merchant.apiKey,
+    baseUrl: t.baseUrl,
+    fetch: recording,
+    maxAttempts: 1,
+  });
 });
 afterAll(async () => {
   await t?.stop();
 });
 
 const cof = (type: 'UNSCHEDULED' | 'RECURRING') =>
-  type === 'RECURRING' ? { type, initialPayment: true, recurring: { frequency: 'MONTHLY' as const } } : { type, initialPayment: true, unscheduled: { subType: 'MIT' as const } };
+  type === 'RECURRING'
+    ? { type, initialPayment: true, recurring: { frequency: 'MONTHLY' as const } }
+    : { type, initialPayment: true, unscheduled: { subType: 'MIT' as const } };
 
 describe('the SDK against the sandbox', () => {
   it('a card payment: create, retrieve, capture in parts, refund, update', async () => {
-    const created = await client.payments.create({ transId: 'SDK-1', amount: { value: 2500, currency: 'USD' }, captureMethod: { type: 'MANUAL' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } });
+    const created = await client.payments.create({
+      transId: 'SDK-1',
+      amount: { value: 2500, currency: 'USD' },
+      captureMethod: { type: 'MANUAL' },
+      paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+    });
     const payId = created.payId!;
     expect((await client.payments.retrieve(payId)).state).toBe('AUTHORIZED');
     await client.payments.capture(payId, { transId: 'SDK-1-C1', amount: { value: 1000, currency: 'USD' } });
     await client.payments.capture(payId, { transId: 'SDK-1-C2', amount: { value: 1500, currency: 'USD' } });
     await client.payments.refund(payId, { transId: 'SDK-1-R', amount: { value: 500, currency: 'USD' } });
     const updated = await client.payments.update(payId, { metadata: { order: '42' } });
-    expect(updated).toMatchObject({ state: 'PARTIALLY_REFUNDED', capturedAmount: { value: 2500 }, refundedAmount: { value: 500 }, metadata: { order: '42' } });
+    expect(updated).toMatchObject({
+      state: 'PARTIALLY_REFUNDED',
+      capturedAmount: { value: 2500 },
+      refundedAmount: { value: 500 },
+      metadata: { order: '42' },
+    });
     expect((await client.payments.retrieveByTransId('SDK-1')).payId).toBe(payId);
   });
 
   it('refusals arrive as typed errors: 422 with the operation result, 400 with the fields, 404', async () => {
-    const payId = (await client.payments.create({ transId: 'SDK-2', amount: { value: 100, currency: 'EUR' }, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } })).payId!;
+    const payId = (
+      await client.payments.create({
+        transId: 'SDK-2',
+        amount: { value: 100, currency: 'EUR' },
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+      })
+    ).payId!;
     const reversal = await client.payments.reverse(payId, { transId: 'SDK-2-V' }).catch((e: unknown) => e);
     expect(reversal).toBeInstanceOf(PaymentApiError);
     expect((reversal as PaymentApiError).status).toBe(422);
-    expect((reversal as PaymentApiError).operationResult).toMatchObject({ payId, status: 'FAILED', responseCode: '22000004' });
-    const invalid = await client.payments.create({ transId: 'x'.repeat(65), amount: { value: 1, currency: 'EUR' } }).catch((e: unknown) => e);
+    expect((reversal as PaymentApiError).operationResult).toMatchObject({
+      payId,
+      status: 'FAILED',
+      responseCode: '22000004',
+    });
+    const invalid = await client.payments
+      .create({ transId: 'x'.repeat(65), amount: { value: 1, currency: 'EUR' } })
+      .catch((e: unknown) => e);
     expect((invalid as PaymentApiError).fieldErrors).toHaveProperty('transId');
     const missing = await client.payments.retrieve('nothere').catch((e: unknown) => e);
     expect((missing as PaymentApiError).status).toBe(404);
     expect((missing as PaymentApiError).traceId).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const decline = await client.payments.incrementAuthorization(payId, { transId: 'SDK-2-I', amount: { value: 1, currency: 'EUR' } }).catch((e: unknown) => e);
+    const decline = await client.payments
+      .incrementAuthorization(payId, { transId: 'SDK-2-I', amount: { value: 1, currency: 'EUR' } })
+      .catch((e: unknown) => e);
     expect((decline as PaymentApiError).operationResult?.responseCode).toBe('22000002'); // captured already: AUTOMATIC
   });
 
   it('the same idempotency key replays: one payment, the same answer', async () => {
-    const request = { transId: 'SDK-3', amount: { value: 990, currency: 'EUR' }, paymentMethods: { integrationType: 'DIRECT' as const, type: 'CARD' as const } };
+    const request = {
+      transId: 'SDK-3',
+      amount: { value: 990, currency: 'EUR' },
+      paymentMethods: { integrationType: 'DIRECT' as const, type: 'CARD' as const },
+    };
     const a = await client.payments.create(request, { idempotencyKey: 'sdk-order-3' });
     const b = await client.payments.create(request, { idempotencyKey: 'sdk-order-3' });
     expect(b).toEqual(a);
@@ -69,7 +105,13 @@ describe('the SDK against the sandbox', () => {
 
   it('listAll walks real pages: every plan once', async () => {
     for (let i = 0; i < 25; i++) {
-      await client.payments.create({ transId: `SDK-PLAN-${i}`, amount: { value: 100 + i, currency: 'EUR' }, customerInfo: { merchantCustomerId: 'sdk-customer' }, credentialOnFile: cof('UNSCHEDULED'), paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } });
+      await client.payments.create({
+        transId: `SDK-PLAN-${i}`,
+        amount: { value: 100 + i, currency: 'EUR' },
+        customerInfo: { merchantCustomerId: 'sdk-customer' },
+        credentialOnFile: cof('UNSCHEDULED'),
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+      });
     }
     const ids: string[] = [];
     for await (const plan of client.paymentPlans.listAll({ MerchantCustomerId: 'sdk-customer' })) ids.push(plan.id!);
@@ -99,30 +141,73 @@ describe('the SDK against the sandbox', () => {
   });
 
   it('OAuth mode, the X-API-Key mode, and the bearer-only intent confirmation', async () => {
-    const oauth = createPaymentClient({ merchantId: t.merchant.merchantId, apiKey: t.merchant.apiKey, auth: 'oauth', baseUrl: t.baseUrl, fetch: conformingFetch });
+    const oauth = createPaymentClient({
+      merchantId: t.merchant.merchantId,
+      apiKey: t.merchant.apiKey,
+      auth: 'oauth',
+      baseUrl: t.baseUrl,
+      fetch: conformingFetch,
+    });
     expect((await oauth.customers.list()).page).toBe(1);
     const keyOnly = createPaymentClient({ apiKey: t.merchant.apiKey, baseUrl: t.baseUrl, fetch: conformingFetch });
     expect((await keyOnly.paymentPlans.list()).page).toBe(1);
     const intent = await client.paymentIntents.create({ transId: 'SDK-PI', amount: { value: 1234, currency: 'EUR' } });
     const confirmed = await client.paymentIntents.confirm(intent.id, { integrationType: 'DIRECT', type: 'CARD' });
     expect(confirmed.status).toBe('OK');
-    expect(await client.authorization.createToken({ grant_type: 'client_credentials' })).toMatchObject({ token_type: 'Bearer' });
+    expect(await client.authorization.createToken({ grant_type: 'client_credentials' })).toMatchObject({
+      token_type: 'Bearer',
+    });
   });
 
   it('the other methods: sessions, links, unreferenced refunds, confirmation, services', async () => {
-    expect((await client.checkoutSessions.create({ transId: 'SDK-S', amount: { value: 100, currency: 'EUR' }, urls: { return: 'https://shop.example/ok', cancel: 'https://shop.example/cancel', webhook: 'https://shop.example/hook' } }))._links.redirect.href).toContain('/hosted/sessions/');
-    expect((await client.paymentLinks.create({ transId: 'SDK-L', amount: { value: 100, currency: 'EUR' } })).status).toBe('ACTIVE');
-    expect((await client.refunds.create({ transId: 'SDK-U', amount: { value: 100, currency: 'EUR' }, paymentMethods: { card: {} } })).status).toBe('OK');
-    const klarna = await client.payments.create({ transId: 'SDK-K', amount: { value: 100, currency: 'EUR' }, paymentMethods: { integrationType: 'DIRECT', type: 'KLARNA' } });
+    expect(
+      (
+        await client.checkoutSessions.create({
+          transId: 'SDK-S',
+          amount: { value: 100, currency: 'EUR' },
+          urls: {
+            return: 'https://shop.example/ok',
+            cancel: 'https://shop.example/cancel',
+            webhook: 'https://shop.example/hook',
+          },
+        })
+      )._links.redirect.href,
+    ).toContain('/hosted/sessions/');
+    expect(
+      (await client.paymentLinks.create({ transId: 'SDK-L', amount: { value: 100, currency: 'EUR' } })).status,
+    ).toBe('ACTIVE');
+    expect(
+      (
+        await client.refunds.create({
+          transId: 'SDK-U',
+          amount: { value: 100, currency: 'EUR' },
+          paymentMethods: { card: {} },
+        })
+      ).status,
+    ).toBe('OK');
+    const klarna = await client.payments.create({
+      transId: 'SDK-K',
+      amount: { value: 100, currency: 'EUR' },
+      paymentMethods: { integrationType: 'DIRECT', type: 'KLARNA' },
+    });
     expect((await client.payments.confirm(klarna.payId!, { transId: 'SDK-K-C' })).status).toBe('OK');
     expect((await client.services.checkDccBin({ bin: '450875' })).cardCountry).toBe('GBR');
-    expect((await client.services.createDccQuote({ bin: '450875', amount: { value: 1000, currency: 'EUR' } })).convertedAmount?.currency).toBe('GBP');
-    expect((await client.services.checkDuplication({ transId: 'SDK-K', amount: { value: 100, currency: 'EUR' } })).duplicate).toBe(true);
+    expect(
+      (await client.services.createDccQuote({ bin: '450875', amount: { value: 1000, currency: 'EUR' } }))
+        .convertedAmount?.currency,
+    ).toBe('GBP');
+    expect(
+      (await client.services.checkDuplication({ transId: 'SDK-K', amount: { value: 100, currency: 'EUR' } })).duplicate,
+    ).toBe(true);
     const pseudo = await client.services.createPseudoNumber({ cardNumber: '4242424242424242' });
     expect((await client.services.checkAccountUpdates({ pseudoNumber: pseudo.pseudoNumber })).result).toBe('NO_CHANGE');
   });
 
   it('every method of the SDK was called against the sandbox', () => {
-    expect([...called].sort()).toEqual(Object.values(operations).map((o) => o.sdkMethod).sort());
+    expect([...called].sort()).toEqual(
+      Object.values(operations)
+        .map((o) => o.sdkMethod)
+        .sort(),
+    );
   });
 });

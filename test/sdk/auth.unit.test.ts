@@ -2,9 +2,18 @@
 // operation gets, the OAuth token cache (cached, refreshed once on 401, single flight), and
 // credentials that cannot work failing before anything is sent.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { operations, type OperationInfo } from '../../generated/operations.js';
+import { type OperationInfo, operations } from '../../generated/operations.js';
 import { createPaymentClient, PaymentApiError, PaymentCredentialsError, PaymentError } from '../../src/client/index.js';
-import { methodOf, placeholderArgs, reply, startFakeApi, tokenReply, type FakeApi, type FakeHandler, type RecordedRequest } from '../support/fake-api.js';
+import {
+  type FakeApi,
+  type FakeHandler,
+  methodOf,
+  placeholderArgs,
+  type RecordedRequest,
+  reply,
+  startFakeApi,
+  tokenReply,
+} from '../support/fake-api.js';
 
 const TOKEN_PATH = operations.createAccessToken.path;
 const merchantId = 'merchant-4711';
@@ -23,7 +32,9 @@ afterEach(async () => {
 /** Tokens tok-1, tok-2, … from the token endpoint; every other path answers the handler (default 200 {}). */
 async function start(handler: FakeHandler = () => reply(200, { ok: true }), tokenDelayMs = 0): Promise<FakeApi> {
   let tokens = 0;
-  api = await startFakeApi((req, i) => (req.path === TOKEN_PATH ? { ...tokenReply(++tokens), delayMs: tokenDelayMs } : handler(req, i)));
+  api = await startFakeApi((req, i) =>
+    req.path === TOKEN_PATH ? { ...tokenReply(++tokens), delayMs: tokenDelayMs } : handler(req, i),
+  );
   return api;
 }
 
@@ -60,7 +71,9 @@ describe('HTTP Basic (default with merchantId + apiKey)', () => {
   it('authenticates raw openapi-fetch calls too', async () => {
     const a = await start();
     const client = createPaymentClient({ merchantId, apiKey, baseUrl: a.baseUrl });
-    const { data } = await client.raw.GET('/payment-plans/{paymentPlanId}', { params: { path: { paymentPlanId: 'pp_1' } } });
+    const { data } = await client.raw.GET('/payment-plans/{paymentPlanId}', {
+      params: { path: { paymentPlanId: 'pp_1' } },
+    });
     expect(data).toEqual({ ok: true });
     expect(apiCalls(a).map(authOf)).toEqual([basic]);
   });
@@ -88,7 +101,13 @@ describe("OAuth (auth: 'oauth')", () => {
   it('refreshes the token shortly before it expires (tokenRefreshSkewMs)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const a = await start();
-    const client = createPaymentClient({ merchantId, apiKey, auth: 'oauth', baseUrl: a.baseUrl, tokenRefreshSkewMs: 30_000 });
+    const client = createPaymentClient({
+      merchantId,
+      apiKey,
+      auth: 'oauth',
+      baseUrl: a.baseUrl,
+      tokenRefreshSkewMs: 30_000,
+    });
     await client.payments.retrieve('pay-1'); // tok-1, expires_in 3600 s
     vi.setSystemTime(Date.now() + 3_560_000); // 40 s before expiry: still fresh
     await client.payments.retrieve('pay-1');
@@ -98,7 +117,11 @@ describe("OAuth (auth: 'oauth')", () => {
   });
 
   it('refreshes once after a 401 and retries the call once, even a POST without an idempotency key', async () => {
-    const a = await start((req) => (authOf(req) === 'Bearer tok-1' ? reply(401, { title: 'Unauthorized', status: 401 }) : reply(200, { payId: 'pay-1' })));
+    const a = await start((req) =>
+      authOf(req) === 'Bearer tok-1'
+        ? reply(401, { title: 'Unauthorized', status: 401 })
+        : reply(200, { payId: 'pay-1' }),
+    );
     const client = createPaymentClient({ merchantId, apiKey, auth: 'oauth', baseUrl: a.baseUrl });
     const result = await client.payments.capture('pay-1', { transId: 't-1', amount: { value: 100, currency: 'EUR' } });
     expect(result).toEqual({ payId: 'pay-1' });
@@ -135,7 +158,11 @@ describe("OAuth (auth: 'oauth')", () => {
   });
 
   it('surfaces a token endpoint failure as a PaymentApiError of createAccessToken', async () => {
-    api = await startFakeApi((req) => (req.path === TOKEN_PATH ? reply(401, { error: 'invalid_client', error_description: 'Unknown merchant' }) : reply(200, {})));
+    api = await startFakeApi((req) =>
+      req.path === TOKEN_PATH
+        ? reply(401, { error: 'invalid_client', error_description: 'Unknown merchant' })
+        : reply(200, {}),
+    );
     const client = createPaymentClient({ merchantId, apiKey, auth: 'oauth', baseUrl: api.baseUrl });
     const error = await client.payments.retrieve('pay-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PaymentApiError);
@@ -147,13 +174,18 @@ describe("OAuth (auth: 'oauth')", () => {
 
 describe('API key alone ({ apiKey })', () => {
   it('sends X-API-Key to every operation that accepts apiKeyAuth, and fails every other one before sending', async () => {
-    const a = await start((req) => reply(req.method === 'DELETE' ? 204 : 200, req.method === 'DELETE' ? undefined : {}));
+    const a = await start((req) =>
+      reply(req.method === 'DELETE' ? 204 : 200, req.method === 'DELETE' ? undefined : {}),
+    );
     const client = createPaymentClient({ apiKey, baseUrl: a.baseUrl });
     const withKey = allOperations.filter((o) => accepts(o, 'apiKeyAuth'));
     expect(withKey.length).toBeGreaterThan(0);
     for (const info of allOperations) {
       const before = a.requests.length;
-      const outcome = await methodOf(client, info.sdkMethod)(...placeholderArgs(info)).then(
+      const outcome = await methodOf(
+        client,
+        info.sdkMethod,
+      )(...placeholderArgs(info)).then(
         () => 'sent',
         (e: unknown) => e,
       );
@@ -183,7 +215,11 @@ describe('API key alone ({ apiKey })', () => {
   it('names the problem clearly (payments.capture with an API key alone)', async () => {
     const fetchSpy = vi.fn(globalThis.fetch);
     const client = createPaymentClient({ apiKey, baseUrl: 'http://127.0.0.1:9', fetch: fetchSpy });
-    await expect(client.payments.capture('pay-1', { transId: 't-1', amount: { value: 1, currency: 'EUR' } })).rejects.toThrow(/payments\.capture \(capturePayment\) accepts basicAuth or bearerAuth; this client has an API key alone/);
+    await expect(
+      client.payments.capture('pay-1', { transId: 't-1', amount: { value: 1, currency: 'EUR' } }),
+    ).rejects.toThrow(
+      /payments\.capture \(capturePayment\) accepts basicAuth or bearerAuth; this client has an API key alone/,
+    );
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
@@ -211,7 +247,13 @@ describe('environment and baseUrl', () => {
     }) as typeof fetch;
     await createPaymentClient({ merchantId, apiKey, fetch: fakeFetch }).payments.retrieve('p1');
     await createPaymentClient({ merchantId, apiKey, environment: 'live', fetch: fakeFetch }).payments.retrieve('p1');
-    await createPaymentClient({ merchantId, apiKey, environment: 'live', baseUrl: 'http://localhost:4010/', fetch: fakeFetch }).payments.retrieve('p1');
+    await createPaymentClient({
+      merchantId,
+      apiKey,
+      environment: 'live',
+      baseUrl: 'http://localhost:4010/',
+      fetch: fakeFetch,
+    }).payments.retrieve('p1');
     expect(seen).toEqual([
       'https://test.payment-service.example/api/v2/payments/getByPayId/p1',
       'https://api.payment-service.example/api/v2/payments/getByPayId/p1',

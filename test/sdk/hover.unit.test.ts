@@ -13,7 +13,15 @@ void client.paymentPlans.listAll;
 `;
 
 function quickInfo(word: string): { signature: string; documentation: string; tags: string } {
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'], types: [] };
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: true,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: [],
+  };
   const host: ts.LanguageServiceHost = {
     getScriptFileNames: () => [FILE],
     getScriptVersion: () => '1',
@@ -43,17 +51,23 @@ function quickInfo(word: string): { signature: string; documentation: string; ta
 describe('hover over a resource method', () => {
   it('shows client.payments.capture with named parameters, its summary, description, errors and link', () => {
     const hover = quickInfo('capture;');
-    expect(hover.signature).toBe('(method) PaymentsResource.capture(id: string, body: CaptureRequest, options?: CallOptions): Promise<OperationResult>');
+    expect(hover.signature).toBe(
+      '(method) PaymentsResource.capture(id: string, body: CaptureRequest, options?: CallOptions): Promise<OperationResult>',
+    );
     expect(hover.documentation).toMatch(/^Capture a payment\n\nInferred: request and response bodies are not shown/);
     expect(hover.documentation).toContain('`POST /payments/{id}/captures`');
     expect(hover.tags).toContain('@param id - The `payId` of the payment.');
     expect(hover.tags).toContain('@throws {PaymentApiError} 422: Operation declined or rejected.');
-    expect(hover.tags).toContain('@see {@link https://developer.payment-service.example/docs/api-v2/#/payments/capturepayment Capture a payment in the API reference}');
+    expect(hover.tags).toContain(
+      '@see {@link https://developer.payment-service.example/docs/api-v2/#/payments/capturepayment Capture a payment in the API reference}',
+    );
   });
 
   it('shows the page walkers too', () => {
     const hover = quickInfo('listAll;');
-    expect(hover.signature).toMatch(/^\(method\) PaymentPlansResource\.listAll\(filter\?: ListFilter<"listPaymentPlans">, options\?: CallOptions\): AsyncGenerator</);
+    expect(hover.signature).toMatch(
+      /^\(method\) PaymentPlansResource\.listAll\(filter\?: ListFilter<"listPaymentPlans">, options\?: CallOptions\): AsyncGenerator</,
+    );
     expect(hover.documentation).toMatch(/^List payment plans: every item of every page, as you iterate\./);
   });
 });

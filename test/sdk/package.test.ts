@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeApi, type FakeApi } from '../support/fake-api.js';
+import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -23,7 +23,11 @@ interface Run {
 }
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -43,10 +47,17 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sdk-package-'));
   const pack = await npm(['pack', '--json', '--pack-destination', dir], ROOT);
   expect(pack.code, pack.stderr).toBe(0);
-  const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   tarball = join(dir, result!.filename);
   files = result!.files.map((f) => f.path).sort();
-  api = await startFakeApi((req) => (req.path === '/payment-plans/pp_1' ? reply(200, { id: 'pp_1', planStatus: 'ACTIVE', auth: String(req.headers.authorization) }) : reply(404, { title: 'no' })));
+  api = await startFakeApi((req) =>
+    req.path === '/payment-plans/pp_1'
+      ? reply(200, { id: 'pp_1', planStatus: 'ACTIVE', auth: String(req.headers.authorization) })
+      : reply(404, { title: 'no' }),
+  );
 }, 120_000);
 afterAll(async () => {
   await api?.close();
@@ -77,7 +88,12 @@ console.log(JSON.stringify({ plan, signed: header.startsWith('t=') }));
 describe('the packed SDK', () => {
   it('holds the built SDK, its declarations, the contract, README and license, and nothing else', () => {
     const built = (folder: string) =>
-      readdirSync(join(ROOT, folder)).filter((f) => f.endsWith('.ts')).flatMap((f) => [`dist/${folder}/${f.replace(/\.ts$/, '.js')}`, `dist/${folder}/${f.replace(/\.ts$/, '.d.ts')}`]);
+      readdirSync(join(ROOT, folder))
+        .filter((f) => f.endsWith('.ts'))
+        .flatMap((f) => [
+          `dist/${folder}/${f.replace(/\.ts$/, '.js')}`,
+          `dist/${folder}/${f.replace(/\.ts$/, '.d.ts')}`,
+        ]);
     const expected = [
       'LICENSE',
       'README.md',
@@ -93,13 +109,21 @@ describe('the packed SDK', () => {
 
   it('works from an .mjs file of a project made by npm init -y', async () => {
     const cwd = await project('esm');
-    await writeFile(join(cwd, 'index.mjs'), CALL(`import { createPaymentClient } from '${NAME}';\nimport { signWebhook } from '${NAME}/webhooks';`));
+    await writeFile(
+      join(cwd, 'index.mjs'),
+      CALL(`import { createPaymentClient } from '${NAME}';\nimport { signWebhook } from '${NAME}/webhooks';`),
+    );
     const out = await run(process.execPath, ['index.mjs'], cwd, { BASE_URL: api.baseUrl });
     expect(out.stderr).toBe('');
-    expect(JSON.parse(out.stdout)).toEqual({ plan: { id: 'pp_1', planStatus: 'ACTIVE', auth: 'undefined' }, signed: true });
+    expect(JSON.parse(out.stdout)).toEqual({
+      plan: { id: 'pp_1', planStatus: 'ACTIVE', auth: 'undefined' },
+      signed: true,
+    });
     expect(api.to('/payment-plans/pp_1').at(-1)!.headers['x-api-key']).toBe('key-1');
     // the contract ships with it
-    expect(JSON.parse(await readFile(join(cwd, 'node_modules', NAME, 'generated', 'openapi.json'), 'utf8')).info.version).toBe('2.0.0');
+    expect(
+      JSON.parse(await readFile(join(cwd, 'node_modules', NAME, 'generated', 'openapi.json'), 'utf8')).info.version,
+    ).toBe('2.0.0');
   });
 
   it('works with require() (Node ≥ 20.19 loads the ES module)', async () => {
@@ -118,7 +142,18 @@ describe('the packed SDK', () => {
     ['bundler', { module: 'esnext', moduleResolution: 'bundler' }, { type: 'module' }],
   ])('compiles with --strict and runs in a TypeScript project (moduleResolution %s)', async (name, settings, pkg) => {
     const cwd = await project(`ts-${name}`, pkg);
-    const tsconfig = { compilerOptions: { target: 'es2022', strict: true, skipLibCheck: false, outDir: 'out', lib: ['es2023', 'dom'], types: [], ...settings }, files: ['index.ts'] };
+    const tsconfig = {
+      compilerOptions: {
+        target: 'es2022',
+        strict: true,
+        skipLibCheck: false,
+        outDir: 'out',
+        lib: ['es2023', 'dom'],
+        types: [],
+        ...settings,
+      },
+      files: ['index.ts'],
+    };
     await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify(tsconfig));
     await writeFile(
       join(cwd, 'index.ts'),
@@ -141,8 +176,26 @@ export const neverCalled = () => client.paymentPlans.retrieve(42);
 
   it('resolves its types under the old node10 resolution too (typesVersions)', async () => {
     const cwd = await project('ts-node10');
-    await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'commonjs', moduleResolution: 'node10', strict: true, noEmit: true, lib: ['es2023', 'dom'], types: [], ignoreDeprecations: '5.0' }, files: ['index.ts'] }));
-    await writeFile(join(cwd, 'index.ts'), `import type { PaymentClient } from '${NAME}';\nimport type { WebhookSignatureError } from '${NAME}/webhooks';\nimport type { PaymentDetails } from '${NAME}/types';\nexport type T = [PaymentClient, WebhookSignatureError, PaymentDetails];\n`);
+    await writeFile(
+      join(cwd, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          strict: true,
+          noEmit: true,
+          lib: ['es2023', 'dom'],
+          types: [],
+          ignoreDeprecations: '5.0',
+        },
+        files: ['index.ts'],
+      }),
+    );
+    await writeFile(
+      join(cwd, 'index.ts'),
+      `import type { PaymentClient } from '${NAME}';\nimport type { WebhookSignatureError } from '${NAME}/webhooks';\nimport type { PaymentDetails } from '${NAME}/types';\nexport type T = [PaymentClient, WebhookSignatureError, PaymentDetails];\n`,
+    );
     const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(existsSync(join(cwd, 'node_modules', NAME, 'dist', 'src', 'webhooks', 'index.d.ts'))).toBe(true);

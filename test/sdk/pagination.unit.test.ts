@@ -1,9 +1,9 @@
 // listAll companions: one per paged list operation of operations.ts, walking Page=1..totalNumberOfPages
 // and stopping on an empty page.
 import { afterEach, describe, expect, it } from 'vitest';
-import { operations, type OperationInfo } from '../../generated/operations.js';
+import { type OperationInfo, operations } from '../../generated/operations.js';
 import { createPaymentClient, listAllName } from '../../src/client/index.js';
-import { reply, startFakeApi, type FakeApi } from '../support/fake-api.js';
+import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -21,11 +21,16 @@ describe('listAll companions', () => {
   });
 
   it('exist for every paged operation and for no other', () => {
-    const client = createPaymentClient({ merchantId: 'm', apiKey: 'k' }) as unknown as Record<string, Record<string, unknown>>;
+    const client = createPaymentClient({ merchantId: 'm', apiKey: 'k' }) as unknown as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(paged.length).toBeGreaterThan(0);
     for (const info of Object.values(operations) as OperationInfo[]) {
       const [resource, method] = info.sdkMethod.split('.') as [string, string];
-      expect(typeof client[resource]![listAllName(method)], info.sdkMethod).toBe(info.pagination ? 'function' : 'undefined');
+      expect(typeof client[resource]![listAllName(method)], info.sdkMethod).toBe(
+        info.pagination ? 'function' : 'undefined',
+      );
     }
   });
 

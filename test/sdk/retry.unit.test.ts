@@ -1,11 +1,18 @@
 // Retries, timeouts, idempotency keys and errors of the client SDK, against a local fake server.
 // Error bodies are the contract's own examples (components.examples of the bundle).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createPaymentClient, PaymentApiError, PaymentError, PaymentNetworkError, PaymentTimeoutError, type PaymentClientSettings } from '../../src/client/index.js';
-import { parseRetryAfter } from '../../src/client/retry.js';
-import { reply, startFakeApi, type FakeApi, type FakeHandler } from '../support/fake-api.js';
 import { freePort } from '../../scripts/server-process.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
+import {
+  createPaymentClient,
+  PaymentApiError,
+  type PaymentClientSettings,
+  PaymentError,
+  PaymentNetworkError,
+  PaymentTimeoutError,
+} from '../../src/client/index.js';
+import { parseRetryAfter } from '../../src/client/retry.js';
+import { type FakeApi, type FakeHandler, reply, startFakeApi } from '../support/fake-api.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const examples = (loadBundle().components as JsonObject).examples as Record<string, { value: JsonObject }>;
 const example = (name: string) => structuredClone(examples[name]!.value);
@@ -24,14 +31,28 @@ afterEach(async () => {
 async function clientFor(handler: FakeHandler, settings: PaymentClientSettings = {}) {
   api = await startFakeApi(handler);
   // Tiny back-off so that retry tests take milliseconds.
-  return createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: api.baseUrl, retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...settings });
+  return createPaymentClient({
+    merchantId: 'm',
+    apiKey: 'k',
+    baseUrl: api.baseUrl,
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 5,
+    ...settings,
+  });
 }
 
 /** Answers the statuses in turn (the last one repeats), with `success` for a 2xx. */
-const sequence = (statuses: number[], success: unknown = { payId: 'pay-1' }): FakeHandler => (_req, i) => {
-  const status = statuses[Math.min(i, statuses.length - 1)]!;
-  return status < 300 ? reply(status, success) : reply(status, status === 500 ? { responseCode: '99', responseDescription: 'Internal error' } : example('TooManyRequests'));
-};
+const sequence =
+  (statuses: number[], success: unknown = { payId: 'pay-1' }): FakeHandler =>
+  (_req, i) => {
+    const status = statuses[Math.min(i, statuses.length - 1)]!;
+    return status < 300
+      ? reply(status, success)
+      : reply(
+          status,
+          status === 500 ? { responseCode: '99', responseDescription: 'Internal error' } : example('TooManyRequests'),
+        );
+  };
 
 describe('retries', () => {
   it('retries an idempotent POST on 500, 500 → 200 with the SAME Idempotency-Key on every attempt', async () => {
@@ -75,7 +96,9 @@ describe('retries', () => {
 
   it('never retries PATCH or DELETE either', async () => {
     const client = await clientFor(sequence([503]));
-    await expect(client.customers.update('cus_1', { email: 'a@example.com' } as never)).rejects.toBeInstanceOf(PaymentApiError);
+    await expect(client.customers.update('cus_1', { email: 'a@example.com' } as never)).rejects.toBeInstanceOf(
+      PaymentApiError,
+    );
     await expect(client.customers.delete('cus_1')).rejects.toBeInstanceOf(PaymentApiError);
     expect(api!.requests.map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
   });
@@ -84,7 +107,10 @@ describe('retries', () => {
     const client = await clientFor(sequence([503]), { maxAttempts: 4 });
     await expect(client.paymentPlans.retrieve('pp_1')).rejects.toMatchObject({ status: 503, attempts: 4 });
     expect(api!.requests).toHaveLength(4);
-    await expect(client.paymentPlans.retrieve('pp_1', { maxAttempts: 1 })).rejects.toMatchObject({ status: 503, attempts: 1 });
+    await expect(client.paymentPlans.retrieve('pp_1', { maxAttempts: 1 })).rejects.toMatchObject({
+      status: 503,
+      attempts: 1,
+    });
     expect(api!.requests).toHaveLength(5);
   });
 
@@ -107,7 +133,9 @@ describe('Retry-After', () => {
   });
 
   it('waits Retry-After seconds before the next attempt (not the tiny back-off)', async () => {
-    const client = await clientFor((_req, i) => (i === 0 ? reply(429, example('PlanTooManyRequests'), { 'Retry-After': '1' }) : reply(200, { id: 'pp_1' })));
+    const client = await clientFor((_req, i) =>
+      i === 0 ? reply(429, example('PlanTooManyRequests'), { 'Retry-After': '1' }) : reply(200, { id: 'pp_1' }),
+    );
     const start = performance.now();
     await client.paymentPlans.retrieve('pp_1');
     expect(performance.now() - start).toBeGreaterThanOrEqual(950);
@@ -115,7 +143,11 @@ describe('Retry-After', () => {
   });
 
   it('honours an HTTP-date Retry-After', async () => {
-    const client = await clientFor((_req, i) => (i === 0 ? reply(429, {}, { 'Retry-After': new Date(Date.now() + 2000).toUTCString() }) : reply(200, { id: 'pp_1' })));
+    const client = await clientFor((_req, i) =>
+      i === 0
+        ? reply(429, {}, { 'Retry-After': new Date(Date.now() + 2000).toUTCString() })
+        : reply(200, { id: 'pp_1' }),
+    );
     const start = performance.now();
     await client.paymentPlans.retrieve('pp_1');
     // HTTP-dates have whole seconds: the wait is between 1 and 2 s.
@@ -166,15 +198,23 @@ describe('timeouts, aborts, network errors', () => {
     expect(error).not.toBeInstanceOf(PaymentError);
     expect(api!.requests).toHaveLength(1);
     await expect.poll(() => api!.requests[0]!.closedByClient, { timeout: 1_000 }).toBe(true);
-    await expect(client.paymentPlans.retrieve('pp_1', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(client.paymentPlans.retrieve('pp_1', { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(api!.requests).toHaveLength(1);
   });
 
   it("aborts during the back-off too, and with abortOnTimeout the caller's signal still works", async () => {
-    const client = await clientFor(() => reply(503, {}), { retryBaseDelayMs: 5_000, retryMaxDelayMs: 5_000, abortOnTimeout: true });
+    const client = await clientFor(() => reply(503, {}), {
+      retryBaseDelayMs: 5_000,
+      retryMaxDelayMs: 5_000,
+      abortOnTimeout: true,
+    });
     vi.spyOn(Math, 'random').mockReturnValue(0.9); // a 4.5 s back-off
     const start = performance.now();
-    await expect(client.paymentPlans.retrieve('pp_1', { signal: AbortSignal.timeout(200), maxAttempts: 5 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(
+      client.paymentPlans.retrieve('pp_1', { signal: AbortSignal.timeout(200), maxAttempts: 5 }),
+    ).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(performance.now() - start).toBeLessThan(2_000);
     expect(api!.requests).toHaveLength(1);
   });
@@ -195,7 +235,9 @@ describe('timeouts, aborts, network errors', () => {
 describe('errors', () => {
   it('422 → PaymentApiError with the operation result and its provider decline details', async () => {
     const client = await clientFor(() => reply(422, example('OperationDeclined')));
-    const error = (await client.payments.refund('pay-1', { transId: 'ORD-1-R', amount: { value: 100, currency: 'EUR' } } as never).catch((e: unknown) => e)) as PaymentApiError;
+    const error = (await client.payments
+      .refund('pay-1', { transId: 'ORD-1-R', amount: { value: 100, currency: 'EUR' } } as never)
+      .catch((e: unknown) => e)) as PaymentApiError;
     expect(error).toBeInstanceOf(PaymentApiError);
     expect(error.status).toBe(422);
     expect(error.operationId).toBe('refundPayment');
@@ -221,7 +263,9 @@ describe('errors', () => {
 
   it('legacy refund 400 { field, error } → fieldErrors', async () => {
     const client = await clientFor(() => reply(400, example('LegacyRefundValidationError')));
-    const error = (await client.payments.refund('pay-1', { transId: 'ORD-1-R' } as never).catch((e: unknown) => e)) as PaymentApiError;
+    const error = (await client.payments
+      .refund('pay-1', { transId: 'ORD-1-R' } as never)
+      .catch((e: unknown) => e)) as PaymentApiError;
     expect(error.fieldErrors).toEqual({ 'amount.value': ['The refund amount exceeds the captured amount.'] });
     expect(error.body).toEqual(example('LegacyRefundValidationError'));
   });
@@ -237,7 +281,9 @@ describe('errors', () => {
 
   it('keeps a non-JSON body as text', async () => {
     const client = await clientFor(() => reply(502, 'Bad gateway'));
-    const error = (await client.paymentPlans.retrieve('pp_1', { maxAttempts: 1 }).catch((e: unknown) => e)) as PaymentApiError;
+    const error = (await client.paymentPlans
+      .retrieve('pp_1', { maxAttempts: 1 })
+      .catch((e: unknown) => e)) as PaymentApiError;
     expect(error.status).toBe(502);
     expect(error.body).toBe('Bad gateway');
     expect(error.fieldErrors).toEqual({});

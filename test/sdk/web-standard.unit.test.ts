@@ -11,6 +11,8 @@ describe('src/client uses no Node.js globals', () => {
   const files = readdirSync(CLIENT_DIR, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
 
   it.each(files)('%s', (file) => {
-    expect(readFileSync(join(CLIENT_DIR, file), 'utf8'), file).not.toMatch(/\b(Buffer|process|require|__dirname)\s*[.(]/);
+    expect(readFileSync(join(CLIENT_DIR, file), 'utf8'), file).not.toMatch(
+      /\b(Buffer|process|require|__dirname)\s*[.(]/,
+    );
   });
 });

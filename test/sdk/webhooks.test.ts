@@ -1,13 +1,16 @@
 // The webhook helpers (src/webhooks): the contract's inferred X-Webhook-Signature scheme, the
 // payload parsers, and the example receiver in examples/webhook-server.ts.
 import { createHmac } from 'node:crypto';
-import { builtinModules } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { builtinModules } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { createWebhookServer, type PaymentEvent } from '../../examples/webhook-server.js';
+import type { BasicWebhookNotification, EnhancedWebhookNotification, webhooks } from '../../generated/types.js';
 import {
   constructEnhancedNotification,
+  type HeadersLike,
   parseBasicNotification,
   parseEnhancedNotification,
   signWebhook,
@@ -15,13 +18,10 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WebhookPayloadError,
   WebhookSignatureError,
-  type HeadersLike,
   type WebhookSignatureErrorCode,
 } from '../../src/webhooks/index.js';
-import type { BasicWebhookNotification, EnhancedWebhookNotification, webhooks } from '../../generated/types.js';
-import { createWebhookServer, type PaymentEvent } from '../../examples/webhook-server.js';
-import { loadBundle, type JsonObject } from '../support/openapi.js';
-import { deref, operationById, parametersOf, type ParameterObject } from '../../tooling/openapi/walker.js';
+import { deref, operationById, type ParameterObject, parametersOf } from '../../tooling/openapi/walker.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const SECRET = 'whsec_test_2f0c5a8e4b7d4e1f';
 const OLD_SECRET = 'whsec_old_9a3c6b2d8e0f1a7c';
@@ -108,7 +108,10 @@ describe('verifyWebhookSignature', () => {
 
   it('rejects a tampered body, including a re-serialised one', async () => {
     const header = await signWebhook(BODY, SECRET, { timestamp: NOW });
-    await expectCode(verifyWebhookSignature(BODY.replace('11900', '1'), headers(header), SECRET, { now }), 'no_matching_signature');
+    await expectCode(
+      verifyWebhookSignature(BODY.replace('11900', '1'), headers(header), SECRET, { now }),
+      'no_matching_signature',
+    );
     // Same JSON value, different bytes: the raw body must be verified, not JSON.stringify(JSON.parse(body)).
     const reserialised = JSON.stringify(JSON.parse(BODY), null, 1);
     await expectCode(verifyWebhookSignature(reserialised, headers(header), SECRET, { now }), 'no_matching_signature');
@@ -119,12 +122,16 @@ describe('verifyWebhookSignature', () => {
     for (let i = 0; i < right.length; i++) {
       const forged = Buffer.from(right);
       forged[i]! ^= 0x01;
-      const error = await rejection(verifyWebhookSignature(BODY, headers(`t=${NOW},v1=${forged.toString('hex')}`), SECRET, { now }));
+      const error = await rejection(
+        verifyWebhookSignature(BODY, headers(`t=${NOW},v1=${forged.toString('hex')}`), SECRET, { now }),
+      );
       expect(error.code, `byte ${i}`).toBe('no_matching_signature');
     }
     // Alongside a wrong v1, the right one still counts (rotation), and a forged one never does.
     const wrong = 'f'.repeat(64);
-    await expect(verifyWebhookSignature(BODY, headers(`t=${NOW},v1=${wrong},v1=${right.toString('hex')}`), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
+    await expect(
+      verifyWebhookSignature(BODY, headers(`t=${NOW},v1=${wrong},v1=${right.toString('hex')}`), SECRET, { now }),
+    ).resolves.toEqual({ timestamp: NOW });
   });
 
   it('leaves the comparison to crypto.subtle.verify (constant time), never recomputing and comparing itself', async () => {
@@ -146,12 +153,18 @@ describe('verifyWebhookSignature', () => {
 
   it('rejects a different t than the one signed (t is part of the signed string)', async () => {
     const v1 = hmacHex(SECRET, NOW, BODY);
-    await expectCode(verifyWebhookSignature(BODY, headers(`t=${NOW - 1},v1=${v1}`), SECRET, { now }), 'no_matching_signature');
+    await expectCode(
+      verifyWebhookSignature(BODY, headers(`t=${NOW - 1},v1=${v1}`), SECRET, { now }),
+      'no_matching_signature',
+    );
   });
 
   it('rejects a wrong secret without leaking the expected signature', async () => {
     const header = await signWebhook(BODY, 'whsec_someone_else', { timestamp: NOW });
-    const error = await expectCode(verifyWebhookSignature(BODY, headers(header), SECRET, { now }), 'no_matching_signature');
+    const error = await expectCode(
+      verifyWebhookSignature(BODY, headers(header), SECRET, { now }),
+      'no_matching_signature',
+    );
     const expected = hmacHex(SECRET, NOW, BODY);
     expect(error.message).not.toContain(expected);
     expect(error.message).not.toContain(SECRET);
@@ -160,7 +173,10 @@ describe('verifyWebhookSignature', () => {
 
   describe('timestamp tolerance (300 s default, both directions)', () => {
     const at = async (t: number, options: { toleranceSeconds?: number } = {}) =>
-      verifyWebhookSignature(BODY, headers(await signWebhook(BODY, SECRET, { timestamp: t })), SECRET, { now, ...options });
+      verifyWebhookSignature(BODY, headers(await signWebhook(BODY, SECRET, { timestamp: t })), SECRET, {
+        now,
+        ...options,
+      });
 
     it('rejects a stale timestamp (now - 301 s) with a valid signature', async () => {
       const error = await expectCode(at(NOW - 301), 'timestamp_out_of_tolerance');
@@ -202,8 +218,12 @@ describe('verifyWebhookSignature', () => {
       const header = await signWebhook(BODY, [OLD_SECRET, SECRET], { timestamp: NOW });
       expect(header.match(/v1=/g)).toHaveLength(2);
       await expect(verifyWebhookSignature(BODY, headers(header), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, headers(header), OLD_SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, headers(header), [SECRET], { now })).resolves.toEqual({ timestamp: NOW });
+      await expect(verifyWebhookSignature(BODY, headers(header), OLD_SECRET, { now })).resolves.toEqual({
+        timestamp: NOW,
+      });
+      await expect(verifyWebhookSignature(BODY, headers(header), [SECRET], { now })).resolves.toEqual({
+        timestamp: NOW,
+      });
       await expectCode(verifyWebhookSignature(BODY, headers(header), 'whsec_third', { now }), 'no_matching_signature');
     });
 
@@ -211,7 +231,9 @@ describe('verifyWebhookSignature', () => {
       const receiver = ['whsec_unused', OLD_SECRET, SECRET];
       for (const signer of [OLD_SECRET, SECRET]) {
         const header = await signWebhook(BODY, signer, { timestamp: NOW });
-        await expect(verifyWebhookSignature(BODY, headers(header), receiver, { now })).resolves.toEqual({ timestamp: NOW });
+        await expect(verifyWebhookSignature(BODY, headers(header), receiver, { now })).resolves.toEqual({
+          timestamp: NOW,
+        });
       }
       const foreign = await signWebhook(BODY, 'whsec_foreign', { timestamp: NOW });
       await expectCode(verifyWebhookSignature(BODY, headers(foreign), receiver, { now }), 'no_matching_signature');
@@ -275,23 +297,41 @@ describe('verifyWebhookSignature', () => {
   describe('header containers', () => {
     it('Node IncomingHttpHeaders: lower-case key, string or array value', async () => {
       const header = await signWebhook(BODY, SECRET, { timestamp: NOW });
-      const nodeHeaders: import('node:http').IncomingHttpHeaders = { 'x-webhook-signature': header, 'content-type': 'application/json' };
+      const nodeHeaders: import('node:http').IncomingHttpHeaders = {
+        'x-webhook-signature': header,
+        'content-type': 'application/json',
+      };
       await expect(verifyWebhookSignature(BODY, nodeHeaders, SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, { 'x-webhook-signature': [header] }, SECRET, { now })).resolves.toEqual({ timestamp: NOW });
+      await expect(verifyWebhookSignature(BODY, { 'x-webhook-signature': [header] }, SECRET, { now })).resolves.toEqual(
+        { timestamp: NOW },
+      );
     });
 
     it('Fetch Headers and mixed-case record keys', async () => {
       const header = await signWebhook(BODY, SECRET, { timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, new Headers({ 'X-Webhook-Signature': header }), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, new Headers([['x-WEBHOOK-signature', header]]), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, { 'X-WEBHOOK-SIGNATURE': header }, SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, new Map([['x-webhook-signature', header]]), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
+      await expect(
+        verifyWebhookSignature(BODY, new Headers({ 'X-Webhook-Signature': header }), SECRET, { now }),
+      ).resolves.toEqual({ timestamp: NOW });
+      await expect(
+        verifyWebhookSignature(BODY, new Headers([['x-WEBHOOK-signature', header]]), SECRET, { now }),
+      ).resolves.toEqual({ timestamp: NOW });
+      await expect(verifyWebhookSignature(BODY, { 'X-WEBHOOK-SIGNATURE': header }, SECRET, { now })).resolves.toEqual({
+        timestamp: NOW,
+      });
+      await expect(
+        verifyWebhookSignature(BODY, new Map([['x-webhook-signature', header]]), SECRET, { now }),
+      ).resolves.toEqual({ timestamp: NOW });
     });
 
     it('tolerates HTTP list whitespace, but two header fields (two t=) are malformed', async () => {
       const header = await signWebhook(BODY, [OLD_SECRET, SECRET], { timestamp: NOW });
-      await expect(verifyWebhookSignature(BODY, headers(` ${header.replaceAll(',', ', ')} `), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
-      await expectCode(verifyWebhookSignature(BODY, { 'x-webhook-signature': [header, header] }, SECRET, { now }), 'malformed_header');
+      await expect(
+        verifyWebhookSignature(BODY, headers(` ${header.replaceAll(',', ', ')} `), SECRET, { now }),
+      ).resolves.toEqual({ timestamp: NOW });
+      await expectCode(
+        verifyWebhookSignature(BODY, { 'x-webhook-signature': [header, header] }, SECRET, { now }),
+        'malformed_header',
+      );
       const fetchHeaders = new Headers();
       fetchHeaders.append(WEBHOOK_SIGNATURE_HEADER, header);
       fetchHeaders.append(WEBHOOK_SIGNATURE_HEADER, header);
@@ -306,23 +346,36 @@ describe('verifyWebhookSignature', () => {
       const bytes = new TextEncoder().encode(body);
       const fromBytes = await verifyWebhookSignature(bytes, headers(header), SECRET, { now });
       expect(fromBytes).toEqual(await verifyWebhookSignature(body, headers(header), SECRET, { now }));
-      await expect(verifyWebhookSignature(Buffer.from(body), headers(header), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
+      await expect(verifyWebhookSignature(Buffer.from(body), headers(header), SECRET, { now })).resolves.toEqual({
+        timestamp: NOW,
+      });
       // A view into a larger buffer: only its own bytes count.
       const padded = new Uint8Array(bytes.length + 8);
       padded.set(bytes, 4);
-      await expect(verifyWebhookSignature(padded.subarray(4, 4 + bytes.length), headers(header), SECRET, { now })).resolves.toEqual({ timestamp: NOW });
+      await expect(
+        verifyWebhookSignature(padded.subarray(4, 4 + bytes.length), headers(header), SECRET, { now }),
+      ).resolves.toEqual({ timestamp: NOW });
     });
 
     it('refuses an already parsed body', async () => {
       const header = await signWebhook(BODY, SECRET, { timestamp: NOW });
-      await expect(verifyWebhookSignature(JSON.parse(BODY) as never, headers(header), SECRET, { now })).rejects.toThrow(/raw body/);
+      await expect(verifyWebhookSignature(JSON.parse(BODY) as never, headers(header), SECRET, { now })).rejects.toThrow(
+        /raw body/,
+      );
     });
   });
 });
 
 describe('parsers', () => {
   const notObjects = ['null', '[]', '[{"payId":"x"}]', '"payId"', '42', 'true'];
-  const withoutPayId = ['{}', '{"payid":"x"}', '{"payId":""}', '{"payId":42}', '{"payId":null}', '{"payId":{"id":"x"}}'];
+  const withoutPayId = [
+    '{}',
+    '{"payid":"x"}',
+    '{"payId":""}',
+    '{"payId":42}',
+    '{"payId":null}',
+    '{"payId":{"id":"x"}}',
+  ];
 
   it.each([
     ['parseBasicNotification', parseBasicNotification],
@@ -385,10 +438,16 @@ describe('constructEnhancedNotification', () => {
     try {
       const garbage = '{not json';
       const header = await signWebhook(garbage, 'whsec_someone_else', { timestamp: NOW });
-      await expectCode(constructEnhancedNotification(garbage, headers(header), SECRET, { now }), 'no_matching_signature');
+      await expectCode(
+        constructEnhancedNotification(garbage, headers(header), SECRET, { now }),
+        'no_matching_signature',
+      );
       await expectCode(constructEnhancedNotification(garbage, {}, SECRET, { now }), 'missing_header');
       const stale = await signWebhook(garbage, SECRET, { timestamp: NOW - 301 });
-      await expectCode(constructEnhancedNotification(garbage, headers(stale), SECRET, { now }), 'timestamp_out_of_tolerance');
+      await expectCode(
+        constructEnhancedNotification(garbage, headers(stale), SECRET, { now }),
+        'timestamp_out_of_tolerance',
+      );
       expect(parse).not.toHaveBeenCalled();
     } finally {
       parse.mockRestore();
@@ -412,7 +471,12 @@ describe('constructEnhancedNotification', () => {
     for (const value of examples) {
       const rawBody = JSON.stringify(value);
       const header = await signWebhook(rawBody, [OLD_SECRET, SECRET], { timestamp: NOW });
-      const notification = await constructEnhancedNotification(Buffer.from(rawBody), { 'x-webhook-signature': header }, SECRET, { now });
+      const notification = await constructEnhancedNotification(
+        Buffer.from(rawBody),
+        { 'x-webhook-signature': header },
+        SECRET,
+        { now },
+      );
       expect(notification.payId).toBe(value.payId);
       expect(notification).toEqual(value);
     }
@@ -427,7 +491,9 @@ describe('portability', () => {
     const builtins = new Set(builtinModules);
     for (const file of files) {
       // Strip comments so that prose may mention Node.
-      const code = readFileSync(join(dir, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+      const code = readFileSync(join(dir, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:])\/\/.*$/gm, '$1');
       expect(code, file).not.toMatch(/['"]node:/);
       const specifiers = [...code.matchAll(/(?:from|import|require)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
       for (const s of specifiers) {
@@ -442,19 +508,29 @@ describe('examples/webhook-server.ts', () => {
   it('answers 2xx to a signed enhanced and a basic notification, 400 to a tampered one', async () => {
     const events: PaymentEvent[] = [];
     const retrieve = vi.fn(async (payId: string) => ({ payId, status: 'OK' }));
-    const server = createWebhookServer({ secret: SECRET, client: { payments: { retrieve } }, onPayment: (e) => void events.push(e) });
+    const server = createWebhookServer({
+      secret: SECRET,
+      client: { payments: { retrieve } },
+      onPayment: (e) => void events.push(e),
+    });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
       const post = (path: string, body: string, h: Record<string, string> = {}) =>
-        fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...h } });
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...h },
+        });
 
       const signed = await signWebhook(BODY, SECRET); // the real clock: the server uses its own
       const ok = await post('/webhooks/enhanced', BODY, { [WEBHOOK_SIGNATURE_HEADER]: signed });
       expect(ok.status).toBe(200);
 
-      const tampered = await post('/webhooks/enhanced', BODY.replace('11900', '1'), { [WEBHOOK_SIGNATURE_HEADER]: signed });
+      const tampered = await post('/webhooks/enhanced', BODY.replace('11900', '1'), {
+        [WEBHOOK_SIGNATURE_HEADER]: signed,
+      });
       expect(tampered.status).toBe(400);
       expect(await tampered.text()).toBe('no_matching_signature');
       const unsigned = await post('/webhooks/enhanced', BODY);
@@ -504,9 +580,12 @@ describe('examples/webhook-server.ts', () => {
     const doc = readFileSync(join(root, 'docs', 'webhooks.md'), 'utf8');
     expect(doc, 'docs/webhooks.md links examples/webhook-server.ts').toContain('](../examples/webhook-server.ts)');
     // An excerpt: a ```ts block right after a paragraph whose last line links the program and ends with ':'.
-    const excerpts = [...doc.matchAll(/^[^\n]*\]\(\.\.\/examples\/webhook-server\.ts\)[^\n]*:\n\n```ts\n([\s\S]*?)\n```/gm)].map((m) => m[1]!);
+    const excerpts = [
+      ...doc.matchAll(/^[^\n]*\]\(\.\.\/examples\/webhook-server\.ts\)[^\n]*:\n\n```ts\n([\s\S]*?)\n```/gm),
+    ].map((m) => m[1]!);
     expect(excerpts.length, 'the Node http excerpt').toBeGreaterThan(0);
     const example = readFileSync(join(root, 'examples', 'webhook-server.ts'), 'utf8');
-    for (const excerpt of excerpts) expect(example).toContain(excerpt.replace(`'@payment-service/api-v2/webhooks'`, `'../src/webhooks/index.js'`));
+    for (const excerpt of excerpts)
+      expect(example).toContain(excerpt.replace(`'@payment-service/api-v2/webhooks'`, `'../src/webhooks/index.js'`));
   });
 });

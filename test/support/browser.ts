@@ -9,7 +9,9 @@ import type { LaunchOptions } from 'playwright-core';
  * first browser context closes), plus flags that stop Chromium from calling Google's services,
  * which this machine's closed network refuses.
  */
-export async function chromiumLaunchOptions(): Promise<Required<Pick<LaunchOptions, 'executablePath' | 'args' | 'headless'>>> {
+export async function chromiumLaunchOptions(): Promise<
+  Required<Pick<LaunchOptions, 'executablePath' | 'args' | 'headless'>>
+> {
   return {
     executablePath: await sparticuz.executablePath(),
     args: [

@@ -4,7 +4,15 @@
 import type { ApiDocument, OperationContract } from '../../sandbox/contract/api-document.js';
 
 /** Headers of HTTP itself, which the contract does not list. */
-const STANDARD_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary']);
+const STANDARD_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'vary',
+]);
 
 interface Matcher<Id extends string> {
   method: string;
@@ -20,7 +28,9 @@ function matchersOf<Id extends string>(document: ApiDocument<Id>): Matcher<Id>[]
   if (!matchers) {
     matchers = [...document.operations.values()].map((operation) => {
       const names: string[] = [];
-      const source = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'));
+      const source = operation.path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'));
       return { method: operation.method, pattern: new RegExp(`^${source}$`), names, operation };
     });
     routers.set(document, matchers as Matcher<string>[]);
@@ -43,15 +53,27 @@ export function matchOperation<Id extends string>(
     .filter((h): h is { m: Matcher<Id>; groups: RegExpExecArray } => h.groups !== null)
     .sort((a, b) => a.m.names.length - b.m.names.length)[0];
   if (!hit) return undefined;
-  return { operation: hit.m.operation, params: Object.fromEntries(hit.m.names.map((n, i) => [n, decodeURIComponent(hit.groups[i + 1]!)])) };
+  return {
+    operation: hit.m.operation,
+    params: Object.fromEntries(hit.m.names.map((n, i) => [n, decodeURIComponent(hit.groups[i + 1]!)])),
+  };
 }
 
 /** Everything wrong with a response of an operation (empty when it conforms). */
-export function checkResponse<Id extends string>(document: ApiDocument<Id>, operationId: Id, status: number, headers: Record<string, string>, body: string): string[] {
+export function checkResponse<Id extends string>(
+  document: ApiDocument<Id>,
+  operationId: Id,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): string[] {
   const op = document.operations.get(operationId);
   if (!op) return [`${operationId} is not an operation of the contract`];
   const response = op.responses.get(status);
-  if (!response) return [`${operationId} answered ${status}, which the contract does not declare (it declares ${[...op.responses.keys()].join(', ')})`];
+  if (!response)
+    return [
+      `${operationId} answered ${status}, which the contract does not declare (it declares ${[...op.responses.keys()].join(', ')})`,
+    ];
   const problems: string[] = [];
   for (const name of Object.keys(headers).map((h) => h.toLowerCase())) {
     if (!STANDARD_HEADERS.has(name) && !name.startsWith('access-control-') && !response.headers.includes(name)) {
@@ -63,7 +85,8 @@ export function checkResponse<Id extends string>(document: ApiDocument<Id>, oper
     return problems;
   }
   const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-  if (contentType.split(';')[0]!.trim().toLowerCase() !== response.mediaType) problems.push(`${operationId} ${status}: content-type ${contentType || '(none)'}, not ${response.mediaType}`);
+  if (contentType.split(';')[0]!.trim().toLowerCase() !== response.mediaType)
+    problems.push(`${operationId} ${status}: content-type ${contentType || '(none)'}, not ${response.mediaType}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -72,7 +95,8 @@ export function checkResponse<Id extends string>(document: ApiDocument<Id>, oper
   }
   const validate = document.validator(response.schemaPointer);
   if (!validate(parsed)) {
-    for (const e of validate.errors ?? []) problems.push(`${operationId} ${status}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    for (const e of validate.errors ?? [])
+      problems.push(`${operationId} ${status}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
   }
   return problems;
 }

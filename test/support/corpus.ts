@@ -11,7 +11,23 @@
 //   extra-property    an example with an undeclared property, where the schema forbids them.
 //
 // Deterministic: the same contract gives the same corpus, in the same order.
-import { componentsOf, deref, derefLenient, escapeToken, isObject, locate, operations, parsePointer, propertiesOf, requiredOf, schemaTypes, toPointer, tryResolve, walkSchemas, type JsonObject } from '../../tooling/openapi/walker.js';
+import {
+  componentsOf,
+  deref,
+  derefLenient,
+  escapeToken,
+  isObject,
+  type JsonObject,
+  locate,
+  operations,
+  parsePointer,
+  propertiesOf,
+  requiredOf,
+  schemaTypes,
+  toPointer,
+  tryResolve,
+  walkSchemas,
+} from '../../tooling/openapi/walker.js';
 
 export interface CorpusValue {
   /** component schema name, e.g. 'CheckoutSessionRequest' */
@@ -28,14 +44,17 @@ const SCHEMA_PREFIX = '#/components/schemas/';
 
 /** The component name a (possibly referenced) schema is, or undefined for an inline schema. */
 const componentOf = (schema: unknown) =>
-  isObject(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith(SCHEMA_PREFIX) ? schema.$ref.slice(SCHEMA_PREFIX.length) : undefined;
+  isObject(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith(SCHEMA_PREFIX)
+    ? schema.$ref.slice(SCHEMA_PREFIX.length)
+    : undefined;
 
 /** The schema (or an allOf member) has keywords that may require more than `required` says: no minimal variant. */
 function conditional(root: JsonObject, schema: unknown, seen = new Set<unknown>()): boolean {
   const s = derefLenient<unknown>(root, schema);
   if (!isObject(s) || seen.has(s)) return false;
   seen.add(s);
-  if (['oneOf', 'anyOf', 'if', 'minProperties', 'dependentRequired', 'not'].some((k) => s[k] !== undefined)) return true;
+  if (['oneOf', 'anyOf', 'if', 'minProperties', 'dependentRequired', 'not'].some((k) => s[k] !== undefined))
+    return true;
   return Array.isArray(s.allOf) && s.allOf.some((m) => conditional(root, m, seen));
 }
 
@@ -70,17 +89,23 @@ export function buildCorpus(doc: JsonObject): CorpusValue[] {
     if (!isObject(s)) return;
     for (const member of Array.isArray(s.allOf) ? s.allOf : []) collect(member, value, label, depth + 1);
     if (isObject(value)) {
-      for (const [key, sub] of propertiesOf(doc, s)) if (key in value) collect(sub, value[key], `${label}.${key}`, depth + 1);
+      for (const [key, sub] of propertiesOf(doc, s))
+        if (key in value) collect(sub, value[key], `${label}.${key}`, depth + 1);
     }
-    if (Array.isArray(value) && s.items !== undefined) value.forEach((item, i) => collect(s.items, item, `${label}[${i}]`, depth + 1));
+    if (Array.isArray(value) && s.items !== undefined)
+      value.forEach((item, i) => collect(s.items, item, `${label}[${i}]`, depth + 1));
   };
 
   // The schemas' own examples, everywhere in the document.
   walkSchemas(doc, (schema, path) => {
-    if (Array.isArray(schema.examples)) schema.examples.forEach((value, i) => collect(schema, value, `${path.join('/')}/examples/${i}`));
+    if (Array.isArray(schema.examples))
+      schema.examples.forEach((value, i) => collect(schema, value, `${path.join('/')}/examples/${i}`));
   });
   for (const [name, schema] of Object.entries(schemas)) {
-    if (isObject(schema) && Array.isArray(schema.examples)) schema.examples.forEach((value, i) => collect({ $ref: `${SCHEMA_PREFIX}${name}` }, value, `${name}.examples[${i}]`));
+    if (isObject(schema) && Array.isArray(schema.examples))
+      schema.examples.forEach((value, i) =>
+        collect({ $ref: `${SCHEMA_PREFIX}${name}` }, value, `${name}.examples[${i}]`),
+      );
   }
   // The Example Objects of request and response bodies (and the named examples), with their schemas.
   walkMedia(doc, (mediaSchema, example, label) => collect(mediaSchema, example, label));
@@ -96,18 +121,42 @@ export function buildCorpus(doc: JsonObject): CorpusValue[] {
       corpus.push({ schema: name, kind: 'example', label, value });
       if (!isObject(value)) continue;
       const minimal = Object.fromEntries(Object.entries(value).filter(([k]) => required.has(k)));
-      if (!conditional(doc, schema) && Object.keys(minimal).length < Object.keys(value).length) corpus.push({ schema: name, kind: 'valid', label: `${label} with its required properties only`, value: minimal });
+      if (!conditional(doc, schema) && Object.keys(minimal).length < Object.keys(value).length)
+        corpus.push({
+          schema: name,
+          kind: 'valid',
+          label: `${label} with its required properties only`,
+          value: minimal,
+        });
       for (const key of required) {
         if (!(key in value)) continue;
         const { [key]: _, ...rest } = value;
-        corpus.push({ schema: name, kind: 'missing-required', label: `${label} without ${key}`, value: rest, property: key });
+        corpus.push({
+          schema: name,
+          kind: 'missing-required',
+          label: `${label} without ${key}`,
+          value: rest,
+          property: key,
+        });
       }
       for (const key of Object.keys(value)) {
         const sub = properties.get(key);
         if (sub === undefined) continue;
-        corpus.push({ schema: name, kind: 'wrong-type', label: `${label} with ${key} of another type`, value: { ...value, [key]: otherType(doc, sub) }, property: key });
+        corpus.push({
+          schema: name,
+          kind: 'wrong-type',
+          label: `${label} with ${key} of another type`,
+          value: { ...value, [key]: otherType(doc, sub) },
+          property: key,
+        });
       }
-      if (closed) corpus.push({ schema: name, kind: 'extra-property', label: `${label} with an undeclared property`, value: { ...value, undeclaredProperty: 1 } });
+      if (closed)
+        corpus.push({
+          schema: name,
+          kind: 'extra-property',
+          label: `${label} with an undeclared property`,
+          value: { ...value, undeclaredProperty: 1 },
+        });
     }
   }
   return corpus;
@@ -132,10 +181,12 @@ function walkMedia(doc: JsonObject, visit: (schema: unknown, example: unknown, l
   for (const { operation, tokens } of operations(doc)) {
     const holders: Array<[unknown, (string | number)[]]> = [];
     if (operation.requestBody !== undefined) holders.push([operation.requestBody, [...tokens, 'requestBody']]);
-    for (const [status, response] of Object.entries(operation.responses ?? {})) holders.push([response, [...tokens, 'responses', status]]);
+    for (const [status, response] of Object.entries(operation.responses ?? {}))
+      holders.push([response, [...tokens, 'responses', status]]);
     for (const [holder, at] of holders) {
       const h = derefLenient<unknown>(doc, holder);
-      if (isObject(h) && isObject(h.content)) for (const mediaType of Object.keys(h.content)) media(toPointer([...at, 'content', mediaType]));
+      if (isObject(h) && isObject(h.content))
+        for (const mediaType of Object.keys(h.content)) media(toPointer([...at, 'content', mediaType]));
     }
   }
 }
@@ -176,38 +227,84 @@ const FORMAT_BREAKERS: Record<string, string> = {
  * Every keyword probe the examples of the contract allow. `matches(pointer, value)` is a JSON
  * Schema validator's verdict for the schema at `pointer` (for `if` and `oneOf` branches).
  */
-export function buildKeywordProbes(doc: JsonObject, corpus: CorpusValue[], matches: (pointer: string, value: unknown) => boolean): KeywordProbe[] {
-  interface Occurrence { schema: string; root: unknown; path: (string | number)[]; pointer: string; node: JsonObject; value: unknown }
+export function buildKeywordProbes(
+  doc: JsonObject,
+  corpus: CorpusValue[],
+  matches: (pointer: string, value: unknown) => boolean,
+): KeywordProbe[] {
+  interface Occurrence {
+    schema: string;
+    root: unknown;
+    path: (string | number)[];
+    pointer: string;
+    node: JsonObject;
+    value: unknown;
+  }
   const occurrences: Occurrence[] = [];
   const valuesAt = new Map<string, unknown[]>();
-  const visit = (schema: string, root: unknown, ref: unknown, at: string, value: unknown, path: (string | number)[], depth = 0): void => {
+  const visit = (
+    schema: string,
+    root: unknown,
+    ref: unknown,
+    at: string,
+    value: unknown,
+    path: (string | number)[],
+    depth = 0,
+  ): void => {
     const resolved = tryResolve<unknown>(doc, ref, parsePointer(at));
     if (depth > 20 || !resolved || !isObject(resolved.node) || value === undefined) return;
     const [node, pointer] = [resolved.node, resolved.tokens ? toPointer(resolved.tokens) : at];
     occurrences.push({ schema, root, path, pointer, node, value });
     valuesAt.set(pointer, [...(valuesAt.get(pointer) ?? []), value]);
-    if (Array.isArray(node.allOf)) node.allOf.forEach((member, i) => visit(schema, root, member, `${pointer}/allOf/${i}`, value, path, depth + 1));
+    if (Array.isArray(node.allOf))
+      node.allOf.forEach((member, i) => visit(schema, root, member, `${pointer}/allOf/${i}`, value, path, depth + 1));
     if (isObject(value) && isObject(node.properties)) {
-      for (const [key, sub] of Object.entries(node.properties)) if (key in value) visit(schema, root, sub, `${pointer}/properties/${escapeToken(key)}`, value[key], [...path, key], depth + 1);
+      for (const [key, sub] of Object.entries(node.properties))
+        if (key in value)
+          visit(schema, root, sub, `${pointer}/properties/${escapeToken(key)}`, value[key], [...path, key], depth + 1);
     }
-    if (Array.isArray(value) && node.items !== undefined) value.forEach((item, i) => visit(schema, root, node.items, `${pointer}/items`, item, [...path, i], depth + 1));
+    if (Array.isArray(value) && node.items !== undefined)
+      value.forEach((item, i) => visit(schema, root, node.items, `${pointer}/items`, item, [...path, i], depth + 1));
   };
   for (const example of corpus) {
-    if (example.kind === 'example' && isObject(example.value)) visit(example.schema, example.value, { $ref: `${SCHEMA_PREFIX}${escapeToken(example.schema)}` }, '', example.value, []);
+    if (example.kind === 'example' && isObject(example.value))
+      visit(
+        example.schema,
+        example.value,
+        { $ref: `${SCHEMA_PREFIX}${escapeToken(example.schema)}` },
+        '',
+        example.value,
+        [],
+      );
   }
 
   const replacements = ({ node, value, pointer }: Occurrence): Replacement[] => {
     const out: Replacement[] = [];
-    const invalid = (keyword: string, replacement: unknown, note: string, failsOn = [keyword]) => out.push({ keyword, replacement, note, valid: false, failsOn });
-    if (typeof node.minProperties === 'number' && node.minProperties > 0 && isObject(value) && requiredOf(doc, node).size === 0) invalid('minProperties', {}, 'an empty object');
+    const invalid = (keyword: string, replacement: unknown, note: string, failsOn = [keyword]) =>
+      out.push({ keyword, replacement, note, valid: false, failsOn });
+    if (
+      typeof node.minProperties === 'number' &&
+      node.minProperties > 0 &&
+      isObject(value) &&
+      requiredOf(doc, node).size === 0
+    )
+      invalid('minProperties', {}, 'an empty object');
     if (typeof node.maxProperties === 'number' && isObject(value) && Object.keys(value).length > 0) {
       const filler = Object.values(value)[0];
       const grown: JsonObject = { ...value };
-      for (let i = 1; Object.keys(grown).length <= node.maxProperties; i++) grown[`extra${i}`] = filler as JsonObject[string];
+      for (let i = 1; Object.keys(grown).length <= node.maxProperties; i++)
+        grown[`extra${i}`] = filler as JsonObject[string];
       invalid('maxProperties', grown, `${node.maxProperties + 1} properties`);
     }
-    if (node.uniqueItems === true && Array.isArray(value) && value.length > 0) invalid('uniqueItems', [...value, value[0]], 'its first item twice');
-    if (isObject(node.if) && isObject(node.then) && Array.isArray(node.then.required) && isObject(value) && matches(`${pointer}/if`, value)) {
+    if (node.uniqueItems === true && Array.isArray(value) && value.length > 0)
+      invalid('uniqueItems', [...value, value[0]], 'its first item twice');
+    if (
+      isObject(node.if) &&
+      isObject(node.then) &&
+      Array.isArray(node.then.required) &&
+      isObject(value) &&
+      matches(`${pointer}/if`, value)
+    ) {
       const key = node.then.required.map(String).find((k) => k in value);
       if (key !== undefined) {
         const { [key]: _, ...rest } = value;
@@ -223,9 +320,17 @@ export function buildKeywordProbes(doc: JsonObject, corpus: CorpusValue[], match
     }
     if (typeof node.format === 'string' && typeof value === 'string' && FORMAT_BREAKERS[node.format] !== undefined) {
       invalid(`format: ${node.format}`, FORMAT_BREAKERS[node.format], `"${FORMAT_BREAKERS[node.format]}"`, ['format']);
-      if (node.format === 'date-time' && value.endsWith('Z')) out.push({ keyword: 'format: date-time', replacement: `${value.slice(0, -1)}+01:00`, note: 'with a UTC offset', valid: true, failsOn: [] });
+      if (node.format === 'date-time' && value.endsWith('Z'))
+        out.push({
+          keyword: 'format: date-time',
+          replacement: `${value.slice(0, -1)}+01:00`,
+          note: 'with a UTC offset',
+          valid: true,
+          failsOn: [],
+        });
     }
-    if (node.format === 'int64' && typeof value === 'number') invalid('format: int64', String(value), 'as a numeric string', ['type']);
+    if (node.format === 'int64' && typeof value === 'number')
+      invalid('format: int64', String(value), 'as a numeric string', ['type']);
     return out;
   };
 
@@ -237,7 +342,13 @@ export function buildKeywordProbes(doc: JsonObject, corpus: CorpusValue[], match
       if (seen.has(key)) continue;
       seen.add(key);
       const where = occurrence.path.length > 0 ? occurrence.path.join('.') : 'the value';
-      probes.push({ schema: occurrence.schema, at: occurrence.pointer, label: `${occurrence.schema} with ${where} ${note}`, value: replaceAt(occurrence.root, occurrence.path, replacement), ...probe });
+      probes.push({
+        schema: occurrence.schema,
+        at: occurrence.pointer,
+        label: `${occurrence.schema} with ${where} ${note}`,
+        value: replaceAt(occurrence.root, occurrence.path, replacement),
+        ...probe,
+      });
     }
   }
   return probes;

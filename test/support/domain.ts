@@ -4,7 +4,14 @@
 // test moves it, and ids that count per kind (pay_0001, op_0001, …) so that runs repeat exactly.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { codeTables, type DomainContext, type IdKind, type ResponseCode, type ResponseCodeName, type SimulationCode } from '../../sandbox/domain/context.js';
+import {
+  codeTables,
+  type DomainContext,
+  type IdKind,
+  type ResponseCode,
+  type ResponseCodeName,
+  type SimulationCode,
+} from '../../sandbox/domain/context.js';
 import type { NewPayment } from '../../sandbox/domain/payments.js';
 import type { PaymentOperation, Scope } from '../../sandbox/domain/types.js';
 
@@ -23,12 +30,16 @@ let tables: ContractCodeTables | undefined;
 /** The contract's tables as the bundle holds them (read once per test file). */
 export function contractCodeTables(): ContractCodeTables {
   if (tables) return tables;
-  const document = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as { components?: { schemas?: Record<string, Record<string, unknown>> } };
+  const document = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as {
+    components?: { schemas?: Record<string, Record<string, unknown>> };
+  };
   const schemas = document.components?.schemas ?? {};
-  const codesOf = (schema: string, extension: string) => (schemas[schema]?.[extension] as { codes?: unknown } | undefined)?.codes;
+  const codesOf = (schema: string, extension: string) =>
+    (schemas[schema]?.[extension] as { codes?: unknown } | undefined)?.codes;
   const responseCodes = codesOf('ResultCode', 'x-response-codes') as Record<string, ResponseCode> | undefined;
   const simulationCodes = codesOf('SimulationMode', 'x-simulation-codes') as SimulationCode[] | undefined;
-  if (!responseCodes || !simulationCodes) throw new Error(`${BUNDLE_PATH} lacks x-response-codes on ResultCode or x-simulation-codes on SimulationMode`);
+  if (!responseCodes || !simulationCodes)
+    throw new Error(`${BUNDLE_PATH} lacks x-response-codes on ResultCode or x-simulation-codes on SimulationMode`);
   tables = { responseCodes, simulationCodes };
   return tables;
 }

@@ -6,21 +6,24 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { createPaymentClient, type PaymentClient, type RequestBody } from '../../src/client/index.js';
 import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
-import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
+import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
+import { createPaymentClient, type PaymentClient, type RequestBody } from '../../src/client/index.js';
 import { chromiumLaunchOptions } from './browser.js';
 import { checkResponse, matchOperation } from './contract-check.js';
-import { startExampleReceiver, type ExampleReceiver } from './example-receiver.js';
+import { type ExampleReceiver, startExampleReceiver } from './example-receiver.js';
 import { MerchantSite } from './merchant-site.js';
 import { conformingFetch, newMerchant, sandboxContract } from './sandbox.js';
 
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-output', 'e2e');
 
 /** A merchant whose webhook URLs receive signed (enhanced) notifications. */
-export const enhancedMerchant = (name: string, webhookSecret = `whsec_${randomBytes(16).toString('hex')}`): MerchantCredentials & { webhookSecret: string } => ({
+export const enhancedMerchant = (
+  name: string,
+  webhookSecret = `whsec_${randomBytes(16).toString('hex')}`,
+): MerchantCredentials & { webhookSecret: string } => ({
   ...newMerchant(name),
   webhookSecret,
   webhookKind: 'enhanced',
@@ -32,17 +35,32 @@ export const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}
 
 /** The SDK, on `baseUrl`, with every response of the sandbox held to the contract; no retries. */
 export function sdk(baseUrl: string, merchant: MerchantCredentials): PaymentClient {
-  return createPaymentClient({ merchantId: merchant.merchantId, apiKey: merchant.apiKey, baseUrl, fetch: conformingFetch, maxAttempts: 1 });
+  return createPaymentClient({
+    merchantId: merchant.merchantId,
+    apiKey: merchant.apiKey,
+    baseUrl,
+    fetch: conformingFetch,
+    maxAttempts: 1,
+  });
 }
 
 /**
  * A request to a sandbox's admin API (`${url}/_sandbox…`, Bearer admin key), its response held to
  * the admin document (sandbox/admin/openapi.yaml): one it does not declare throws, naming why.
  */
-export async function adminCall(url: string, adminKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function adminCall(
+  url: string,
+  adminKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${url}${ADMIN_PREFIX}${path}`, {
     method,
-    headers: { authorization: `Bearer ${adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${adminKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
@@ -52,7 +70,8 @@ export async function adminCall(url: string, adminKey: string, method: string, p
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   const violations = checkResponse(document, match.operation.id, response.status, headers, text);
-  if (violations.length > 0) throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
+  if (violations.length > 0)
+    throw new Error(`the admin API sent a response its document does not declare:\n  ${violations.join('\n  ')}`);
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
@@ -73,7 +92,12 @@ export interface E2E {
   /** A full-page screenshot to test-output/e2e/<file>-<name>.png. */
   screenshot(page: Page, name: string): Promise<void>;
   /** A checkout session created with the SDK: the shop's return and cancel URLs, the example receiver as webhook unless given. */
-  checkout(prefix: string, extra?: Partial<RequestBody<'createCheckoutSession'>> & { webhook?: string }, client?: PaymentClient, shop?: MerchantSite): Promise<{ transId: string; href: string; sessionId: string }>;
+  checkout(
+    prefix: string,
+    extra?: Partial<RequestBody<'createCheckoutSession'>> & { webhook?: string },
+    client?: PaymentClient,
+    shop?: MerchantSite,
+  ): Promise<{ transId: string; href: string; sessionId: string }>;
 }
 
 /**
@@ -93,8 +117,16 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
     mkdirSync(SCREENSHOTS, { recursive: true });
     // Settled, not Promise.all: whatever started is assigned, so afterAll stops it even if another failed.
     const started = await Promise.allSettled([
-      chromiumLaunchOptions().then((launch) => chromium.launch(launch)).then((b) => (browser = b)),
-      startSandbox({ port: 0, database: ':memory:', merchants: [merchant], contract: sandboxContract(), ...(options.webhooks ? { webhooks: options.webhooks } : {}) }).then((s) => (sandbox = s)),
+      chromiumLaunchOptions()
+        .then((launch) => chromium.launch(launch))
+        .then((b) => (browser = b)),
+      startSandbox({
+        port: 0,
+        database: ':memory:',
+        merchants: [merchant],
+        contract: sandboxContract(),
+        ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      }).then((s) => (sandbox = s)),
       new MerchantSite().start().then((s) => (site = s)),
       startExampleReceiver({ secret: merchant.webhookSecret }).then((r) => (example = r)),
     ]);
@@ -114,7 +146,10 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
       site,
       example,
       async newPage(opts = {}) {
-        const context = await b.newContext({ viewport: { width: 720, height: 900 }, ...(opts.bypassCSP ? { bypassCSP: true } : {}) });
+        const context = await b.newContext({
+          viewport: { width: 720, height: 900 },
+          ...(opts.bypassCSP ? { bypassCSP: true } : {}),
+        });
         contexts.push(context);
         context.setDefaultTimeout(15_000);
         return context.newPage();
@@ -160,11 +195,19 @@ export async function shownDetails(page: Page): Promise<Record<string, string>> 
 }
 
 /** Opens the hosted page and checks what it shows: the merchant, the amount with its currency, the reference. */
-export async function openHostedPage(page: Page, href: string, expected: { merchantId: string; amount: string; currency: string; reference: string }): Promise<void> {
+export async function openHostedPage(
+  page: Page,
+  href: string,
+  expected: { merchantId: string; amount: string; currency: string; reference: string },
+): Promise<void> {
   const response = await page.goto(href);
   expect(response?.status()).toBe(200);
   await page.getByRole('heading', { level: 1, name: `Pay ${expected.merchantId}` }).waitFor();
-  expect(await shownDetails(page)).toEqual({ Merchant: expected.merchantId, Amount: `${expected.amount} (${expected.currency})`, Reference: expected.reference });
+  expect(await shownDetails(page)).toEqual({
+    Merchant: expected.merchantId,
+    Amount: `${expected.amount} (${expected.currency})`,
+    Reference: expected.reference,
+  });
   expect(await page.getByRole('button', { name: `Pay ${expected.amount}` }).isEnabled()).toBe(true);
 }
 

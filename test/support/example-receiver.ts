@@ -38,18 +38,28 @@ export interface ExampleReceiver {
 
 export async function startExampleReceiver(options: ExampleReceiverOptions): Promise<ExampleReceiver> {
   const port = await freePort(options.host ?? LOOPBACK);
-  const child = spawn(process.execPath, ['--import', WATCHDOG, '--import', 'tsx', join(ROOT, 'examples/webhook-server.ts')], {
-    cwd: ROOT,
-    detached: true, // its own process group: stop() kills the group
-    stdio: ['pipe', 'pipe', 'pipe'], // stdin never closed by us: the watchdog ends the child when this process is gone
-    env: {
-      ...process.env,
-      HOST: options.host ?? LOOPBACK,
-      PORT: String(port),
-      WEBHOOK_SECRET: options.secret,
-      ...(options.api ? { PAYMENT_API_BASE_URL: options.api.baseUrl, PAYMENT_MERCHANT_ID: options.api.merchantId, PAYMENT_API_KEY: options.api.apiKey } : {}),
+  const child = spawn(
+    process.execPath,
+    ['--import', WATCHDOG, '--import', 'tsx', join(ROOT, 'examples/webhook-server.ts')],
+    {
+      cwd: ROOT,
+      detached: true, // its own process group: stop() kills the group
+      stdio: ['pipe', 'pipe', 'pipe'], // stdin never closed by us: the watchdog ends the child when this process is gone
+      env: {
+        ...process.env,
+        HOST: options.host ?? LOOPBACK,
+        PORT: String(port),
+        WEBHOOK_SECRET: options.secret,
+        ...(options.api
+          ? {
+              PAYMENT_API_BASE_URL: options.api.baseUrl,
+              PAYMENT_MERCHANT_ID: options.api.merchantId,
+              PAYMENT_API_KEY: options.api.apiKey,
+            }
+          : {}),
+      },
     },
-  });
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not spawn examples/webhook-server.ts');
   const exitHook = () => killGroup(pid, 'SIGKILL');
@@ -75,7 +85,10 @@ export async function startExampleReceiver(options: ExampleReceiverOptions): Pro
       if (!hasExited()) {
         killGroup(pid, 'SIGTERM');
         let timer: NodeJS.Timeout | undefined;
-        const late = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(r, STOP_GRACE_MS, true)))]);
+        const late = await Promise.race([
+          exited.then(() => false),
+          new Promise<boolean>((r) => (timer = setTimeout(r, STOP_GRACE_MS, true))),
+        ]);
         clearTimeout(timer);
         if (late) killGroup(pid, 'SIGKILL');
         await exited;
@@ -90,8 +103,11 @@ export async function startExampleReceiver(options: ExampleReceiverOptions): Pro
     await eventually(
       `examples/webhook-server.ts to listen on ${url}`,
       async () => {
-        if (hasExited()) throw new Error(`examples/webhook-server.ts exited before listening:\n${[...stdout, ...stderr].join('\n')}`);
-        const answer = await fetch(`${url}/webhooks/enhanced`, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
+        if (hasExited())
+          throw new Error(`examples/webhook-server.ts exited before listening:\n${[...stdout, ...stderr].join('\n')}`);
+        const answer = await fetch(`${url}/webhooks/enhanced`, { signal: AbortSignal.timeout(1_000) }).catch(
+          () => undefined,
+        );
         return answer?.status === 405 ? true : undefined;
       },
       30_000,
@@ -115,9 +131,15 @@ export async function startExampleReceiver(options: ExampleReceiverOptions): Pro
     accepted,
     async waitForAccepted(payId, count = 1, timeoutMs = 15_000) {
       try {
-        await eventually(`${count} accepted notification(s) for ${payId}`, () => (accepted().filter((p) => p === payId).length >= count ? true : undefined), timeoutMs);
+        await eventually(
+          `${count} accepted notification(s) for ${payId}`,
+          () => (accepted().filter((p) => p === payId).length >= count ? true : undefined),
+          timeoutMs,
+        );
       } catch (err) {
-        throw new Error(`${(err as Error).message} from examples/webhook-server.ts; its stdout: ${JSON.stringify(stdout.slice(-5))}, stderr: ${JSON.stringify(stderr.slice(-5))}`);
+        throw new Error(
+          `${(err as Error).message} from examples/webhook-server.ts; its stdout: ${JSON.stringify(stdout.slice(-5))}, stderr: ${JSON.stringify(stderr.slice(-5))}`,
+        );
       }
     },
     stop,

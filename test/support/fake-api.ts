@@ -36,7 +36,11 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-export const reply = (status: number, body?: unknown, headers?: Record<string, string>): FakeReply => ({ status, body, headers });
+export const reply = (status: number, body?: unknown, headers?: Record<string, string>): FakeReply => ({
+  status,
+  body,
+  headers,
+});
 
 export async function startFakeApi(handler: FakeHandler): Promise<FakeApi> {
   const requests: RecordedRequest[] = [];
@@ -45,7 +49,14 @@ export async function startFakeApi(handler: FakeHandler): Promise<FakeApi> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString(), closedByClient: false };
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        closedByClient: false,
+      };
       res.on('close', () => {
         if (!res.writableFinished) recorded.closedByClient = true;
       });
@@ -56,7 +67,11 @@ export async function startFakeApi(handler: FakeHandler): Promise<FakeApi> {
         if (res.destroyed) return;
         const text = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
         const type = typeof r.body === 'string' ? 'text/plain' : 'application/json';
-        res.writeHead(r.status, { ...(text ? { 'Content-Type': type } : {}), 'Content-Length': Buffer.byteLength(text), ...r.headers });
+        res.writeHead(r.status, {
+          ...(text ? { 'Content-Type': type } : {}),
+          'Content-Length': Buffer.byteLength(text),
+          ...r.headers,
+        });
         res.end(text);
       } catch (err) {
         res.writeHead(599).end(String(err));
@@ -79,11 +94,19 @@ export async function startFakeApi(handler: FakeHandler): Promise<FakeApi> {
 
 /** The token endpoint's answer: a fresh token per request (`tok-1`, `tok-2`, …). */
 export function tokenReply(n: number, expiresIn = 3600): FakeReply {
-  return reply(200, { access_token: `tok-${n}`, token_type: 'Bearer', expires_in: expiresIn }, { 'Cache-Control': 'no-store' });
+  return reply(
+    200,
+    { access_token: `tok-${n}`, token_type: 'Bearer', expires_in: expiresIn },
+    { 'Cache-Control': 'no-store' },
+  );
 }
 
 /** Positional arguments for any operation (the fake API does not validate them): path ids, a body, a query. */
-export function placeholderArgs(info: { pathParams: readonly string[]; requestBody: unknown; queryParams: readonly string[] }): unknown[] {
+export function placeholderArgs(info: {
+  pathParams: readonly string[];
+  requestBody: unknown;
+  queryParams: readonly string[];
+}): unknown[] {
   const args: unknown[] = info.pathParams.map((name) => `${name}-1`);
   if (info.requestBody) args.push({});
   if (info.queryParams.length > 0) args.push({});

@@ -3,9 +3,9 @@
 // clear message, before vitest's own "No test files found" and stack trace could bury it.
 import { relative, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
 import { BundleError, bundleContract } from '../../generator/steps/bundle.js';
 import { DEFAULT_ROOT } from '../../generator/support/paths.js';
-import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,7 +24,10 @@ export default async function setup(project: TestProject): Promise<void> {
     const lines = whyItDoesNotBundle(root, err);
     process.stderr.write(
       `The contract does not bundle: ${lines[0]} — fix it, then npm run generate\n` +
-        lines.slice(1, 6).map((l) => `  also: ${l}\n`).join('') +
+        lines
+          .slice(1, 6)
+          .map((l) => `  also: ${l}\n`)
+          .join('') +
         '(npm run lint lists every problem; no test ran)\n',
     );
     // Exit here: thrown, the error would come after vitest's misleading "No test files found".
@@ -34,7 +37,9 @@ export default async function setup(project: TestProject): Promise<void> {
 
 /** lint's `file:line:col error rule message` lines: a YAML mistake where it is (with its hint), else the bundler's problems, each once. */
 function whyItDoesNotBundle(root: string, err: BundleError): string[] {
-  const syntax = checkSourceSyntax(root).map((p) => `${relative(process.cwd(), p.file)}:${p.line}:${p.col} error yaml-syntax ${p.message}`);
+  const syntax = checkSourceSyntax(root).map(
+    (p) => `${relative(process.cwd(), p.file)}:${p.line}:${p.col} error yaml-syntax ${p.message}`,
+  );
   if (syntax.length > 0) return syntax;
   const lines = [...new Set(err.problems.map((p) => `${p.file}:${p.line}:${p.col} error bundle ${p.message}`))];
   return lines.length > 0 ? lines : [err.message.split('\n')[0]!];

@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const INTERFACE_DOCUMENT_PATH = fileURLToPath(new URL('../../interface/payment-service-interface.md', import.meta.url));
+export const INTERFACE_DOCUMENT_PATH = fileURLToPath(
+  new URL('../../interface/payment-service-interface.md', import.meta.url),
+);
 export const interfaceDocument = readFileSync(INTERFACE_DOCUMENT_PATH, 'utf8');
 
 export interface EndpointRow {

@@ -23,13 +23,20 @@ export class MerchantSite {
       const url = new URL(request.url ?? '/', 'http://merchant.invalid');
       const visit: Visit = { path: url.pathname, query: Object.fromEntries(url.searchParams) };
       this.visits.push(visit);
-      const title = visit.path === '/cancel' ? 'Checkout cancelled' : visit.path === '/return' ? 'Thank you for your order' : 'Shop';
+      const title =
+        visit.path === '/cancel'
+          ? 'Checkout cancelled'
+          : visit.path === '/return'
+            ? 'Thank you for your order'
+            : 'Shop';
       const rows = Object.entries(visit.query)
         .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd data-param="${escapeHtml(k)}">${escapeHtml(v)}</dd>`)
         .join('');
       response
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-        .end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><dl>${rows}</dl></main></body></html>`);
+        .end(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><dl>${rows}</dl></main></body></html>`,
+        );
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -38,7 +45,10 @@ export class MerchantSite {
 
   /** The merchant's URLs for one order (its own `order` parameter is kept by the redirect). */
   urls(order: string) {
-    return { return: `${this.url}/return?order=${encodeURIComponent(order)}`, cancel: `${this.url}/cancel?order=${encodeURIComponent(order)}` };
+    return {
+      return: `${this.url}/return?order=${encodeURIComponent(order)}`,
+      cancel: `${this.url}/cancel?order=${encodeURIComponent(order)}`,
+    };
   }
 
   /** The visits of one order. */

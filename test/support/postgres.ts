@@ -1,8 +1,8 @@
 // PostgreSQL for test files whose suites run on both stores (the server: scripts/postgres.ts).
 import { afterAll } from 'vitest';
-import { startPostgres, type EmbeddedPostgresServer } from '../../scripts/postgres.js';
+import { type EmbeddedPostgresServer, startPostgres } from '../../scripts/postgres.js';
 
-export { startPostgres, type EmbeddedPostgresServer };
+export { type EmbeddedPostgresServer, startPostgres };
 
 /**
  * For a test file whose suites run on both stores: call at the top level. The PostgreSQL server

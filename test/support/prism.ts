@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPrism as startPrismProcess, type StartPrismOptions } from '../../scripts/prism.js';
+import { type StartPrismOptions, startPrism as startPrismProcess } from '../../scripts/prism.js';
 import { loadBundle } from './openapi.js';
 
 export interface PrismServer {

@@ -17,8 +17,15 @@ const ROOT = join(import.meta.dirname, '..', '..');
  * Runs `sandbox/main.ts <args…>` (what `npx tsx sandbox/main.ts` and `npm run sandbox --` run) to its
  * end: a command, not a server. `env` adds to (and overrides) SANDBOX_CLI_CONFIG=none.
  */
-export function runSandboxCommand(args: string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<CommandResult> {
-  return runCommand(process.execPath, [...sandboxNodeOptions(), SANDBOX_ENTRY, ...args], { env: { ...NO_CLI_CONFIG, ...env }, timeoutMs });
+export function runSandboxCommand(
+  args: string[],
+  timeoutMs = 20_000,
+  env: Record<string, string> = {},
+): Promise<CommandResult> {
+  return runCommand(process.execPath, [...sandboxNodeOptions(), SANDBOX_ENTRY, ...args], {
+    env: { ...NO_CLI_CONFIG, ...env },
+    timeoutMs,
+  });
 }
 
 export interface CommandResult {
@@ -32,9 +39,18 @@ export interface CommandResult {
  * Runs `command args…` to its end in a process group of its own (working directory: the
  * repository), killed after `timeoutMs` whatever happens: a hung child must not outlive the test.
  */
-export function runCommand(command: string, args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CommandResult> {
   return new Promise((done) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), options.timeoutMs ?? 20_000);
     let stdout = '';
     let stderr = '';
@@ -69,7 +85,12 @@ export async function holdingReceiver(options: { hold: number; forward?: string 
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
       const body = Buffer.concat(chunks);
-      received.push({ payId: (JSON.parse(body.toString('utf8')) as { payId: string }).payId, at: Date.now(), headers: request.headers, body: body.toString('utf8') });
+      received.push({
+        payId: (JSON.parse(body.toString('utf8')) as { payId: string }).payId,
+        at: Date.now(),
+        headers: request.headers,
+        body: body.toString('utf8'),
+      });
       if (held < options.hold) {
         held++;
         return;

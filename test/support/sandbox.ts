@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
-import { loadContract, type Contract } from '../../sandbox/contract/contract.js';
+import { type Contract, loadContract } from '../../sandbox/contract/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
-import { startSandbox, type MerchantCredentials, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
+import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
 import { checkResponse, matchOperation } from './contract-check.js';
 
 let contract: Contract | undefined;
@@ -23,7 +23,10 @@ export class ConformanceError extends Error {
 }
 
 /** The operation a request to the sandbox addresses, or undefined (not an operation: a hosted page, a typo). */
-export function operationOf(url: string, method: string): { operationId: OperationId; environment: string } | undefined {
+export function operationOf(
+  url: string,
+  method: string,
+): { operationId: OperationId; environment: string } | undefined {
   const path = new URL(url).pathname;
   const root = ROOTS.find((r) => path.startsWith(`${r.root}/`));
   if (!root) return undefined;
@@ -61,7 +64,11 @@ export interface TestSandbox {
   /** Basic credentials of `merchant` (or of `other`). */
   basic(who?: MerchantCredentials): string;
   /** JSON request to the test root (or a full URL) through conformingFetch. */
-  call(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; who?: MerchantCredentials; root?: 'test' | 'live' }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string>; who?: MerchantCredentials; root?: 'test' | 'live' },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
@@ -72,7 +79,9 @@ export const newMerchant = (name: string): MerchantCredentials => ({
 });
 
 /** Two merchants (`merchant`, `other`) on a fresh database (`:memory:` unless given). */
-export async function startTestSandbox(options: { database?: string; webhooks?: SandboxOptions['webhooks']; merchants?: MerchantCredentials[] } = {}): Promise<TestSandbox> {
+export async function startTestSandbox(
+  options: { database?: string; webhooks?: SandboxOptions['webhooks']; merchants?: MerchantCredentials[] } = {},
+): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
   const other = newMerchant('other');
   const sandbox = await startSandbox({
@@ -82,7 +91,8 @@ export async function startTestSandbox(options: { database?: string; webhooks?: 
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
-  const basic = (who: MerchantCredentials = merchant) => `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;
+  const basic = (who: MerchantCredentials = merchant) =>
+    `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;
   return {
     url: sandbox.url,
     baseUrl: `${sandbox.url}/api/v2`,
@@ -94,11 +104,14 @@ export async function startTestSandbox(options: { database?: string; webhooks?: 
     async call(method, path, opts = {}) {
       const base = opts.root === 'live' ? `${sandbox.url}/live/api/v2` : `${sandbox.url}/api/v2`;
       const headers: Record<string, string> = { authorization: basic(opts.who), ...opts.headers };
-      if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
       const response = await conformingFetch(path.startsWith('http') ? path : `${base}${path}`, {
         method,
         headers,
-        ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+        ...(opts.body !== undefined
+          ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
+          : {}),
       });
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
@@ -111,7 +124,10 @@ export async function startTestSandbox(options: { database?: string; webhooks?: 
  * For a suite on one store: a sandbox on `database()` starts before the suite's tests and stops
  * after them. Call inside the suite; the returned function gives the running sandbox.
  */
-export function sandboxPerSuite(database: () => Promise<string>, options: Omit<Parameters<typeof startTestSandbox>[0] & object, 'database'> = {}): () => TestSandbox {
+export function sandboxPerSuite(
+  database: () => Promise<string>,
+  options: Omit<Parameters<typeof startTestSandbox>[0] & object, 'database'> = {},
+): () => TestSandbox {
   let sandbox: TestSandbox | undefined;
   beforeAll(async () => {
     sandbox = await startTestSandbox({ ...options, database: await database() });

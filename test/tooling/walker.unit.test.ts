@@ -1,7 +1,7 @@
 // The OpenAPI walker's traversal of every object (tooling/openapi/walker.ts, walkObjects): what it
 // visits, where, in which order, and which data it leaves alone; and its map of one kind of components.
 import { describe, expect, it } from 'vitest';
-import { componentsOf, toPointer, walkObjects, type JsonObject } from '../../tooling/openapi/walker.js';
+import { componentsOf, type JsonObject, toPointer, walkObjects } from '../../tooling/openapi/walker.js';
 
 const visited = (root: unknown, options?: { data?: boolean }): string[] => {
   const out: string[] = [];
@@ -20,7 +20,10 @@ const document: JsonObject = {
             'application/json': {
               schema: { $ref: '#/components/schemas/Payment' },
               example: { amount: { value: 1 } },
-              examples: { small: { summary: 'A small one', value: { amount: { value: 1 } } }, shared: { $ref: '#/components/examples/Big' } },
+              examples: {
+                small: { summary: 'A small one', value: { amount: { value: 1 } } },
+                shared: { $ref: '#/components/examples/Big' },
+              },
             },
           },
         },
@@ -82,18 +85,22 @@ describe('walkObjects', () => {
     walkObjects(copy, (node) => {
       if (node['x-provenance'] === 'inferred') node.description = `(inferred) ${String(node.description)}`;
     });
-    expect(((copy.components as JsonObject).examples as Record<string, JsonObject>).Big!.description).toBe('(inferred) A big one');
+    expect(((copy.components as JsonObject).examples as Record<string, JsonObject>).Big!.description).toBe(
+      '(inferred) A big one',
+    );
   });
 
   it('with { data: true } walks the data too: every object of a JSON value', () => {
     const all = visited(document, { data: true });
-    expect(all).toEqual(expect.arrayContaining([
-      '#/paths/~1payments/post/requestBody/content/application~1json/example/amount',
-      '#/paths/~1payments/post/requestBody/content/application~1json/examples/small/value/amount',
-      '#/components/schemas/Payment/examples/0/amount',
-      '#/components/schemas/Payment/properties/default/default',
-      '#/components/examples/Big/value/amount',
-    ]));
+    expect(all).toEqual(
+      expect.arrayContaining([
+        '#/paths/~1payments/post/requestBody/content/application~1json/example/amount',
+        '#/paths/~1payments/post/requestBody/content/application~1json/examples/small/value/amount',
+        '#/components/schemas/Payment/examples/0/amount',
+        '#/components/schemas/Payment/properties/default/default',
+        '#/components/examples/Big/value/amount',
+      ]),
+    );
     expect(all.length).toBe(visited(document).length + 10);
   });
 

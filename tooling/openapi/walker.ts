@@ -20,7 +20,15 @@ export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 
 
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-export type { OpenAPI3, OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SecurityRequirementObject };
+export type {
+  OpenAPI3,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  SchemaObject,
+  SecurityRequirementObject,
+};
 
 /** A JSON object: what every OpenAPI object is once parsed. */
 export type JsonObject = Record<string, unknown>;
@@ -84,7 +92,11 @@ export class UnresolvedReferenceError extends Error {
     readonly ref: string,
     readonly reason: 'missing' | 'external' | 'circular',
   ) {
-    super(reason === 'external' ? `external $ref ${ref}: bundle the document first` : `${reason === 'missing' ? 'unresolvable' : 'circular'} $ref ${ref}`);
+    super(
+      reason === 'external'
+        ? `external $ref ${ref}: bundle the document first`
+        : `${reason === 'missing' ? 'unresolvable' : 'circular'} $ref ${ref}`,
+    );
     this.name = 'UnresolvedReferenceError';
   }
 }
@@ -153,7 +165,8 @@ export function locate<T = unknown>(root: unknown, pointer: string): { node: T; 
   for (const token of parsePointer(pointer)) {
     if (node === undefined) throw new Error(`cannot resolve ${pointer}: nothing at ${toPointer(tokens)}`);
     hop();
-    if (typeof node !== 'object' || node === null) throw new Error(`cannot resolve ${pointer}: nothing at ${toPointer(tokens)}`);
+    if (typeof node !== 'object' || node === null)
+      throw new Error(`cannot resolve ${pointer}: nothing at ${toPointer(tokens)}`);
     node = (node as Record<string, unknown>)[token];
     tokens = [...tokens, token];
   }
@@ -184,7 +197,10 @@ export interface OperationEntry {
  * HTTP_METHODS order within a path item. A path item that is a `$ref` is followed; an operation
  * reached twice through references is listed once, where it lives.
  */
-export function operations(root: OpenAPI3 | JsonObject, sections: readonly OperationSection[] = ['paths', 'webhooks']): OperationEntry[] {
+export function operations(
+  root: OpenAPI3 | JsonObject,
+  sections: readonly OperationSection[] = ['paths', 'webhooks'],
+): OperationEntry[] {
   const out: OperationEntry[] = [];
   const seen = new Set<string>();
   for (const section of sections) {
@@ -200,7 +216,15 @@ export function operations(root: OpenAPI3 | JsonObject, sections: readonly Opera
         const pointer = toPointer(tokens);
         if (seen.has(pointer)) continue;
         seen.add(pointer);
-        out.push({ section, key, method, operation: operation as OperationObject, pathItem: pathItem as PathItemObject, tokens, pointer });
+        out.push({
+          section,
+          key,
+          method,
+          operation: operation as OperationObject,
+          pathItem: pathItem as PathItemObject,
+          tokens,
+          pointer,
+        });
       }
     }
   }
@@ -215,7 +239,10 @@ export function operationById(root: OpenAPI3 | JsonObject, operationId: string):
 }
 
 /** The parameters of an operation, resolved: the path item's, overridden by the operation's of the same name and location. */
-export function parametersOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEntry, 'operation' | 'pathItem'>): ParameterObject[] {
+export function parametersOf(
+  root: OpenAPI3 | JsonObject,
+  entry: Pick<OperationEntry, 'operation' | 'pathItem'>,
+): ParameterObject[] {
   const byKey = new Map<string, ParameterObject>();
   for (const raw of [...(entry.pathItem.parameters ?? []), ...(entry.operation.parameters ?? [])]) {
     const parameter = deref<ParameterObject>(root, raw);
@@ -225,7 +252,10 @@ export function parametersOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationE
 }
 
 /** The security alternatives of an operation: its own `security`, else the document's. */
-export function securityOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEntry, 'operation'>): SecurityRequirementObject[] {
+export function securityOf(
+  root: OpenAPI3 | JsonObject,
+  entry: Pick<OperationEntry, 'operation'>,
+): SecurityRequirementObject[] {
   return (entry.operation.security ?? (root as OpenAPI3).security ?? []) as SecurityRequirementObject[];
 }
 
@@ -234,8 +264,16 @@ export function securityOf(root: OpenAPI3 | JsonObject, entry: Pick<OperationEnt
 
 /** The kinds of the Components Object, each a map from names to objects (or `$ref`s). */
 export type ComponentKind =
-  | 'schemas' | 'responses' | 'parameters' | 'examples' | 'requestBodies' | 'headers'
-  | 'securitySchemes' | 'links' | 'callbacks' | 'pathItems';
+  | 'schemas'
+  | 'responses'
+  | 'parameters'
+  | 'examples'
+  | 'requestBodies'
+  | 'headers'
+  | 'securitySchemes'
+  | 'links'
+  | 'callbacks'
+  | 'pathItems';
 
 /**
  * The components of one kind by name, in document order (each lives at
@@ -253,8 +291,17 @@ export function componentsOf(root: OpenAPI3 | JsonObject, kind: ComponentKind): 
 
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
 const SCHEMA_SINGLE = [
-  'items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains',
-  'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema',
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
 ] as const;
 const SCHEMA_LISTS = ['prefixItems', 'allOf', 'anyOf', 'oneOf'] as const;
 
@@ -267,7 +314,8 @@ export function subschemas(schema: JsonObject): Array<[unknown, (string | number
   }
   for (const k of SCHEMA_SINGLE) {
     const sub = schema[k];
-    if (Array.isArray(sub)) sub.forEach((s, i) => out.push([s, [k, i]])); // draft-04 tuple `items`
+    if (Array.isArray(sub))
+      sub.forEach((s, i) => out.push([s, [k, i]])); // draft-04 tuple `items`
     else if (sub !== undefined) out.push([sub, [k]]);
   }
   for (const k of SCHEMA_LISTS) {
@@ -277,7 +325,11 @@ export function subschemas(schema: JsonObject): Array<[unknown, (string | number
   return out;
 }
 
-export type SchemaVisitor = (schema: SchemaObject & JsonObject, tokens: (string | number)[], parent: JsonObject | undefined) => void;
+export type SchemaVisitor = (
+  schema: SchemaObject & JsonObject,
+  tokens: (string | number)[],
+  parent: JsonObject | undefined,
+) => void;
 
 /**
  * Calls `visit` for every schema object in the document where it physically lives: under
@@ -331,13 +383,18 @@ export function walkSchemas(root: OpenAPI3 | JsonObject, visit: SchemaVisitor): 
   };
   const pathItem = (item: unknown, tokens: (string | number)[]): void => {
     if (!isObject(item) || item.$ref !== undefined) return;
-    (Array.isArray(item.parameters) ? item.parameters : []).forEach((p, i) => parameterOrHeader(p, [...tokens, 'parameters', i]));
+    (Array.isArray(item.parameters) ? item.parameters : []).forEach((p, i) =>
+      parameterOrHeader(p, [...tokens, 'parameters', i]),
+    );
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!isObject(op)) continue;
-      (Array.isArray(op.parameters) ? op.parameters : []).forEach((p, i) => parameterOrHeader(p, [...tokens, method, 'parameters', i]));
+      (Array.isArray(op.parameters) ? op.parameters : []).forEach((p, i) =>
+        parameterOrHeader(p, [...tokens, method, 'parameters', i]),
+      );
       requestBody(op.requestBody, [...tokens, method, 'requestBody']);
-      if (isObject(op.responses)) for (const [code, r] of Object.entries(op.responses)) response(r, [...tokens, method, 'responses', code]);
+      if (isObject(op.responses))
+        for (const [code, r] of Object.entries(op.responses)) response(r, [...tokens, method, 'responses', code]);
       callbacks(op.callbacks, [...tokens, method, 'callbacks']);
     }
   };
@@ -368,9 +425,26 @@ const DATA_KEYWORDS = new Set(['example', 'default', 'enum', 'const']);
  * keywords (a property called `default`, the `default` response, a media type).
  */
 const NAME_MAPS = new Set([
-  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'paths', 'webhooks',
-  'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links',
-  'callbacks', 'pathItems', 'content', 'encoding', 'variables', 'mapping',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'paths',
+  'webhooks',
+  'schemas',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'content',
+  'encoding',
+  'variables',
+  'mapping',
 ]);
 
 export type ObjectVisitor = (node: JsonObject, tokens: (string | number)[]) => void;
@@ -404,7 +478,12 @@ export function walkObjects(root: unknown, visit: ObjectVisitor, options: WalkOb
       const at = [...tokens, key];
       if (data || kind === 'names') walk(child, at, 'object');
       else if (kind === 'examples') walk(child, at, 'example');
-      else if (DATA_KEYWORDS.has(key) || (key === 'value' && kind === 'example') || (key === 'examples' && !isObject(child))) continue;
+      else if (
+        DATA_KEYWORDS.has(key) ||
+        (key === 'value' && kind === 'example') ||
+        (key === 'examples' && !isObject(child))
+      )
+        continue;
       else walk(child, at, key === 'examples' ? 'examples' : NAME_MAPS.has(key) ? 'names' : 'object');
     }
   };
@@ -422,7 +501,8 @@ export function propertiesOf(root: unknown, schema: unknown): Map<string, unknow
     const s = derefLenient<unknown>(root, node);
     if (!isObject(s) || seen.has(s)) return;
     seen.add(s);
-    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) if (!out.has(name)) out.set(name, sub);
+    if (isObject(s.properties))
+      for (const [name, sub] of Object.entries(s.properties)) if (!out.has(name)) out.set(name, sub);
     if (Array.isArray(s.allOf)) s.allOf.forEach(visit);
   };
   visit(schema);

@@ -1,7 +1,7 @@
 // house-bounded-strings: a string schema (parameters' and headers' schemas included) says what
 // it may hold, with at least one of enum, const, pattern, format, maxLength; or it is an
 // anyOf/oneOf whose every branch is bounded (or not a string).
-import { derefLenient, isObject, schemaTypes, walkSchemas, type JsonObject } from '../../../tooling/openapi/walker.js';
+import { derefLenient, isObject, type JsonObject, schemaTypes, walkSchemas } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const BOUNDS = ['enum', 'const', 'pattern', 'format', 'maxLength'];
@@ -32,7 +32,8 @@ const houseBoundedStrings: HouseRule = (doc) => {
     if (!schemaTypes(schema).includes('string')) return;
     if (!bounded(schema as JsonObject)) {
       results.push({
-        message: 'String schema must carry enum, const, pattern, format or maxLength (or be an anyOf/oneOf of bounded branches).',
+        message:
+          'String schema must carry enum, const, pattern, format or maxLength (or be an anyOf/oneOf of bounded branches).',
         path,
       });
     }

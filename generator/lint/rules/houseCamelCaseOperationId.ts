@@ -10,7 +10,8 @@ const houseCamelCaseOperationId: HouseRule = (doc) => {
     const id = operation.operationId;
     if (typeof id !== 'string' || !CAMEL.test(id)) {
       results.push({
-        message: id === undefined ? 'Operation has no operationId.' : `operationId "${id}" is not camelCase (${CAMEL}).`,
+        message:
+          id === undefined ? 'Operation has no operationId.' : `operationId "${id}" is not camelCase (${CAMEL}).`,
         path: id === undefined ? tokens : [...tokens, 'operationId'],
       });
     }

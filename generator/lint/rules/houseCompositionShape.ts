@@ -10,8 +10,19 @@ import { isObject, walkSchemas } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const BESIDE_ALL_OF = new Set([
-  'allOf', 'type', 'title', 'description', 'examples', 'example', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment',
-  'unevaluatedProperties', 'discriminator',
+  'allOf',
+  'type',
+  'title',
+  'description',
+  'examples',
+  'example',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  'unevaluatedProperties',
+  'discriminator',
 ]);
 const CONDITIONAL = new Set(['if', 'then', 'else', 'not', 'anyOf', 'oneOf']);
 
@@ -21,7 +32,10 @@ const houseCompositionShape: HouseRule = (doc) => {
     if (Array.isArray(schema.allOf)) {
       for (const key of Object.keys(schema)) {
         if (!BESIDE_ALL_OF.has(key) && !key.startsWith('x-')) {
-          results.push({ message: `\`${key}\` stands beside \`allOf\`: move it into an allOf member of its own (generators drop what stands beside allOf).`, path: [...path, key] });
+          results.push({
+            message: `\`${key}\` stands beside \`allOf\`: move it into an allOf member of its own (generators drop what stands beside allOf).`,
+            path: [...path, key],
+          });
         }
       }
     }
@@ -29,7 +43,10 @@ const houseCompositionShape: HouseRule = (doc) => {
       const own = isObject(schema.properties) ? schema.properties : {};
       const missing = schema.required.filter((name) => !(String(name) in own));
       if (missing.length > 0) {
-        results.push({ message: `\`required\` names ${missing.map((n) => `\`${String(n)}\``).join(', ')}, not declared in this schema's own properties: repeat the property beside its \`required\`.`, path: [...path, 'required'] });
+        results.push({
+          message: `\`required\` names ${missing.map((n) => `\`${String(n)}\``).join(', ')}, not declared in this schema's own properties: repeat the property beside its \`required\`.`,
+          path: [...path, 'required'],
+        });
       }
     }
   });

@@ -13,13 +13,23 @@ const houseInferredHasReason: HouseRule = (doc) => {
     const provenance = node['x-provenance'];
     const description = typeof node.description === 'string' ? node.description.trimStart() : undefined;
     if (provenance !== undefined && provenance !== 'inferred') {
-      results.push({ message: `x-provenance must be "inferred" (got ${JSON.stringify(provenance)}); documented items carry no x-provenance.`, path: [...path, 'x-provenance'] });
+      results.push({
+        message: `x-provenance must be "inferred" (got ${JSON.stringify(provenance)}); documented items carry no x-provenance.`,
+        path: [...path, 'x-provenance'],
+      });
     }
     if (provenance === 'inferred' && !(description ?? '').startsWith('Inferred:')) {
-      results.push({ message: 'Item marked x-provenance: inferred needs a description starting with "Inferred:" that gives the reason.', path: description === undefined ? path : [...path, 'description'] });
+      results.push({
+        message:
+          'Item marked x-provenance: inferred needs a description starting with "Inferred:" that gives the reason.',
+        path: description === undefined ? path : [...path, 'description'],
+      });
     }
     if (provenance !== 'inferred' && description?.startsWith('Inferred:')) {
-      results.push({ message: 'Description starts with "Inferred:" but the item lacks x-provenance: inferred.', path: [...path, 'description'] });
+      results.push({
+        message: 'Description starts with "Inferred:" but the item lacks x-provenance: inferred.',
+        path: [...path, 'description'],
+      });
     }
   });
   return results;

@@ -6,7 +6,15 @@
 // A property whose resolved schema is an object or array (e.g. `amount: {$ref: Amount}`) or a
 // string/boolean is not a number and is skipped; a numeric or untyped scalar must say
 // `type: integer`.
-import { componentsOf, isObject, operations, schemaTypes, tryResolve, walkSchemas, type PointerTokens } from '../../../tooling/openapi/walker.js';
+import {
+  componentsOf,
+  isObject,
+  operations,
+  type PointerTokens,
+  schemaTypes,
+  tryResolve,
+  walkSchemas,
+} from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const MONEY_PROPERTY = /^(value|amount|price|discount)$|(Amount|Price|Total|Discount)$/;
@@ -16,7 +24,8 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const houseMoneyInteger: HouseRule = (doc) => {
   /** The node a reference stands for, with where it lives; an unresolvable one is Redocly's to report. */
-  const lookup = (node: unknown, at: PointerTokens = []) => tryResolve<unknown>(doc, node, at) ?? { node: undefined, tokens: undefined };
+  const lookup = (node: unknown, at: PointerTokens = []) =>
+    tryResolve<unknown>(doc, node, at) ?? { node: undefined, tokens: undefined };
   /** Why `schema` breaks the rule, or null when it is fine or not numeric. */
   const problem = (schema: unknown, depth = 0): string | null => {
     const { node } = lookup(schema);
@@ -57,13 +66,15 @@ const houseMoneyInteger: HouseRule = (doc) => {
     if (seen.has(key)) return;
     seen.add(key);
     const why = problem(node.schema ?? {});
-    if (why) results.push({ message: `Money query parameter "${String(node.name)}" ${why}.`, path: [...where, 'schema'] });
+    if (why)
+      results.push({ message: `Money query parameter "${String(node.name)}" ${why}.`, path: [...where, 'schema'] });
   };
   for (const { operation, pathItem, tokens } of operations(doc)) {
     list(pathItem.parameters).forEach((p, i) => parameter(p, [...tokens.slice(0, -1), 'parameters', i]));
     list(operation.parameters).forEach((p, i) => parameter(p, [...tokens, 'parameters', i]));
   }
-  for (const [name, p] of Object.entries(componentsOf(doc, 'parameters'))) parameter(p, ['components', 'parameters', name]);
+  for (const [name, p] of Object.entries(componentsOf(doc, 'parameters')))
+    parameter(p, ['components', 'parameters', name]);
   return results;
 };
 export default houseMoneyInteger;

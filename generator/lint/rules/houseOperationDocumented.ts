@@ -10,7 +10,8 @@ const houseOperationDocumented: HouseRule = (doc) => {
   const results: ReturnType<HouseRule> = [];
   for (const { operation, tokens } of operations(doc)) {
     const missing: string[] = [];
-    if (!Array.isArray(operation.tags) || operation.tags.length === 0 || !operation.tags.every(nonEmpty)) missing.push('tags');
+    if (!Array.isArray(operation.tags) || operation.tags.length === 0 || !operation.tags.every(nonEmpty))
+      missing.push('tags');
     if (!nonEmpty(operation.summary)) missing.push('summary');
     if (!nonEmpty(operation.description)) missing.push('description');
     if (missing.length > 0) {

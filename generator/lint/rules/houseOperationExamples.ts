@@ -1,11 +1,12 @@
 // house-operation-examples: every request body and every response with `content` shows an
 // `example` or `examples` on each media type (after $ref resolution), webhooks included:
 // the examples feed the mock server and the documentation.
-import { isObject, operations, tryResolve, type PointerTokens } from '../../../tooling/openapi/walker.js';
+import { isObject, operations, type PointerTokens, tryResolve } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
 
 const hasExample = (media: unknown) =>
-  isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0));
+  isObject(media) &&
+  (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0));
 
 const houseOperationExamples: HouseRule = (doc) => {
   const results: ReturnType<HouseRule> = [];
@@ -24,7 +25,8 @@ const houseOperationExamples: HouseRule = (doc) => {
   };
   for (const { operation, tokens } of operations(doc)) {
     if (operation.requestBody !== undefined) check(operation.requestBody, [...tokens, 'requestBody'], 'Request body');
-    for (const [code, response] of Object.entries(operation.responses ?? {})) check(response, [...tokens, 'responses', code], `Response ${code}`);
+    for (const [code, response] of Object.entries(operation.responses ?? {}))
+      check(response, [...tokens, 'responses', code], `Response ${code}`);
   }
   return results;
 };

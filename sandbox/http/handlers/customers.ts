@@ -1,9 +1,17 @@
 // Customers and their stored payment methods (made by payments; listed, read, updated, deleted here).
-import { deleteCustomer, deletePaymentMethod, getCustomer, getPaymentMethod, listCustomers, listPaymentMethods, updateCustomer } from '../../app/customers.js';
+import {
+  deleteCustomer,
+  deletePaymentMethod,
+  getCustomer,
+  getPaymentMethod,
+  listCustomers,
+  listPaymentMethods,
+  updateCustomer,
+} from '../../app/customers.js';
 import { isRejection } from '../../app/outcomes.js';
 import { customerBody, storedPaymentMethodBody } from '../../domain/customers.js';
 import type { Schemas } from '../../domain/types.js';
-import { read, write, type Handlers } from '../pipeline.js';
+import { type Handlers, read, write } from '../pipeline.js';
 import { envelope, pageOf, rejectionReply } from '../replies.js';
 
 export const customerHandlers = {
@@ -39,7 +47,9 @@ export const customerHandlers = {
 
   getCustomerPaymentMethod: read(async (ctx, store) => {
     const outcome = await getPaymentMethod(store, ctx.scope, ctx.path.customerId, ctx.path.paymentMethodId);
-    return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, body: storedPaymentMethodBody(outcome.method) };
+    return isRejection(outcome)
+      ? rejectionReply(ctx, outcome)
+      : { status: 200, body: storedPaymentMethodBody(outcome.method) };
   }),
 
   deleteCustomerPaymentMethod: write(async (ctx, tx) => {

@@ -4,7 +4,7 @@ import { confirmPaymentIntent, createPaymentIntent } from '../../app/flows.js';
 import { isRejection } from '../../app/outcomes.js';
 import { operationResult } from '../../domain/payments.js';
 import type { Schemas } from '../../domain/types.js';
-import { write, type Handlers } from '../pipeline.js';
+import { type Handlers, write } from '../pipeline.js';
 import { decisionReply, hostedUrl, rejectionReply } from '../replies.js';
 
 export const intentHandlers = {
@@ -21,7 +21,10 @@ export const intentHandlers = {
     const { decision } = outcome;
     if (decision.outcome !== 'ok' || decision.payment.integrationType !== 'HOSTED') return decisionReply(decision, 201);
     // HOSTED: the payment waits for the customer on the hosted page, as createPayment's does.
-    const created: Schemas['PaymentCreated'] = { ...operationResult(decision.payment, decision.reported), _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } } };
+    const created: Schemas['PaymentCreated'] = {
+      ...operationResult(decision.payment, decision.reported),
+      _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } },
+    };
     return { status: 201, body: created };
   }),
 } satisfies Partial<Handlers>;

@@ -1,27 +1,37 @@
 // Payments: checkout session, creation, confirmation, incremental authorization, reversal, capture,
 // refunds with and without reference, retrieval by payId and by transId, update, payment link.
 import { createCheckoutSession, createPaymentLink } from '../../app/flows.js';
+import type { Rejection } from '../../app/outcomes.js';
 import { isRejection } from '../../app/outcomes.js';
-import { createPayment, createUnreferencedRefund, paymentChanges, paymentDocument, updatePayment } from '../../app/payments.js';
+import {
+  createPayment,
+  createUnreferencedRefund,
+  paymentChanges,
+  paymentDocument,
+  updatePayment,
+} from '../../app/payments.js';
 import { linkBody } from '../../domain/flows.js';
 import type { Decision } from '../../domain/payments.js';
 import { operationResult } from '../../domain/payments.js';
 import type { Schemas } from '../../domain/types.js';
-import type { Rejection } from '../../app/outcomes.js';
-import { read, write, type Handlers, type Reply, type RequestContext } from '../pipeline.js';
+import { type Handlers, type Reply, type RequestContext, read, write } from '../pipeline.js';
 import { decisionReply, hostedUrl, rejectionReply } from '../replies.js';
 
 /** A change of a payment: its operation result, or why it was not made. */
-const changed = (ctx: Pick<RequestContext, 'problem'>, outcome: Decision | Rejection): Reply => (isRejection(outcome) ? rejectionReply(ctx, outcome) : decisionReply(outcome));
+const changed = (ctx: Pick<RequestContext, 'problem'>, outcome: Decision | Rejection): Reply =>
+  isRejection(outcome) ? rejectionReply(ctx, outcome) : decisionReply(outcome);
 
 /** The payment details document as stored, sent as it is. */
-const documentReply = (ctx: Pick<RequestContext, 'problem'>, outcome: { document: string } | Rejection): Reply => (isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, json: outcome.document });
+const documentReply = (ctx: Pick<RequestContext, 'problem'>, outcome: { document: string } | Rejection): Reply =>
+  isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, json: outcome.document };
 
 export const paymentHandlers = {
   createCheckoutSession: write(async (ctx, tx) => {
     const outcome = await createCheckoutSession(ctx, tx, ctx.body);
     if (isRejection(outcome)) return rejectionReply(ctx, outcome);
-    const body: Schemas['CheckoutSessionCreated'] = { _links: { redirect: { href: hostedUrl(ctx, 'sessions', outcome.session.id) } } };
+    const body: Schemas['CheckoutSessionCreated'] = {
+      _links: { redirect: { href: hostedUrl(ctx, 'sessions', outcome.session.id) } },
+    };
     return { status: 202, body };
   }),
 
@@ -32,14 +42,18 @@ export const paymentHandlers = {
     if (decision.outcome !== 'ok') return decisionReply(decision);
     const created: Schemas['PaymentCreated'] = {
       ...operationResult(decision.payment, decision.reported),
-      ...(decision.payment.integrationType === 'HOSTED' ? { _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } } } : {}),
+      ...(decision.payment.integrationType === 'HOSTED'
+        ? { _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } } }
+        : {}),
     };
     return { status: 201, body: created };
   }),
 
   confirmPayment: write(async (ctx, tx) => changed(ctx, await paymentChanges.confirm(ctx, tx, ctx.path.id, ctx.body))),
 
-  incrementAuthorization: write(async (ctx, tx) => changed(ctx, await paymentChanges.incrementAuthorization(ctx, tx, ctx.path.id, ctx.body))),
+  incrementAuthorization: write(async (ctx, tx) =>
+    changed(ctx, await paymentChanges.incrementAuthorization(ctx, tx, ctx.path.id, ctx.body)),
+  ),
 
   reversePayment: write(async (ctx, tx) => changed(ctx, await paymentChanges.reverse(ctx, tx, ctx.path.id, ctx.body))),
 
@@ -52,9 +66,13 @@ export const paymentHandlers = {
     return isRejection(outcome) ? rejectionReply(ctx, outcome) : decisionReply(outcome.decision);
   }),
 
-  getPaymentByPayId: read(async (ctx, store) => documentReply(ctx, await paymentDocument(store, ctx.scope, 'payId', ctx.path.id))),
+  getPaymentByPayId: read(async (ctx, store) =>
+    documentReply(ctx, await paymentDocument(store, ctx.scope, 'payId', ctx.path.id)),
+  ),
 
-  getPaymentByTransId: read(async (ctx, store) => documentReply(ctx, await paymentDocument(store, ctx.scope, 'transId', ctx.path.id))),
+  getPaymentByTransId: read(async (ctx, store) =>
+    documentReply(ctx, await paymentDocument(store, ctx.scope, 'transId', ctx.path.id)),
+  ),
 
   updatePayment: write(async (ctx, tx) => documentReply(ctx, await updatePayment(ctx, tx, ctx.path.id, ctx.body))),
 

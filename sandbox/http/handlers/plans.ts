@@ -6,7 +6,7 @@ import { operationResult } from '../../domain/payments.js';
 import { planBody, planListItem, planPaymentBody } from '../../domain/plans.js';
 import type { Schemas } from '../../domain/types.js';
 import type { PlanFilter } from '../../store/store.js';
-import { read, write, type Handlers, type RequestContext } from '../pipeline.js';
+import { type Handlers, type RequestContext, read, write } from '../pipeline.js';
 import { envelope, pageOf, rejectionReply } from '../replies.js';
 
 /** The list's filters, from the query parameters the contract gives. */

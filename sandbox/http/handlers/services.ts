@@ -1,8 +1,14 @@
 // Utility services: BIN check, currency conversion quote, duplication check, account updater,
 // pseudo numbers.
 import { isRejection } from '../../app/outcomes.js';
-import { checkAccountUpdates, checkBin, checkDuplicates, createPseudoNumber, quoteCurrencyConversion } from '../../app/services.js';
-import { read, write, type Handlers } from '../pipeline.js';
+import {
+  checkAccountUpdates,
+  checkBin,
+  checkDuplicates,
+  createPseudoNumber,
+  quoteCurrencyConversion,
+} from '../../app/services.js';
+import { type Handlers, read, write } from '../pipeline.js';
 import { rejectionReply } from '../replies.js';
 
 export const serviceHandlers = {
@@ -18,7 +24,10 @@ export const serviceHandlers = {
     return isRejection(outcome) ? rejectionReply(ctx, outcome) : { status: 200, body: outcome };
   }),
 
-  checkAccountUpdates: read(async (ctx, store) => ({ status: 200, body: await checkAccountUpdates(ctx, store, ctx.body) })),
+  checkAccountUpdates: read(async (ctx, store) => ({
+    status: 200,
+    body: await checkAccountUpdates(ctx, store, ctx.body),
+  })),
 
   createPseudoNumber: write(async (ctx, tx) => {
     const outcome = await createPseudoNumber(ctx, tx, ctx.body);

@@ -2,13 +2,18 @@
 // the pipeline (HTTP Basic, or a bearer token) gets a short-lived JWT for the root it asked on.
 import type { Schemas } from '../../domain/types.js';
 import type { Authenticator } from '../auth.js';
-import { read, type Handlers } from '../pipeline.js';
+import { type Handlers, read } from '../pipeline.js';
 
 export const tokenHandlers = (auth: Authenticator) =>
   ({
     createAccessToken: read(async (ctx) => {
       const { token, expiresIn } = await auth.issueToken(ctx.merchant, ctx.environment, ctx.body.scope);
-      const response: Schemas['TokenResponse'] = { access_token: token, token_type: 'Bearer', expires_in: expiresIn, ...(ctx.body.scope !== undefined ? { scope: ctx.body.scope } : {}) };
+      const response: Schemas['TokenResponse'] = {
+        access_token: token,
+        token_type: 'Bearer',
+        expires_in: expiresIn,
+        ...(ctx.body.scope !== undefined ? { scope: ctx.body.scope } : {}),
+      };
       return { status: 200, body: response };
     }),
   }) satisfies Partial<Handlers>;

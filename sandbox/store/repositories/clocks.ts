@@ -9,7 +9,11 @@ export function clocksRepository({ db, dialect }: Context): StoreTransaction['cl
   return {
     async get(scope, options) {
       if (options?.lock) await dialect.ensureClockRow(db, scope);
-      const row = await locked(dialect, scoped(db.selectFrom('clocks').select('offset_ms'), scope), options).executeTakeFirst();
+      const row = await locked(
+        dialect,
+        scoped(db.selectFrom('clocks').select('offset_ms'), scope),
+        options,
+      ).executeTakeFirst();
       return row ? Number(row.offset_ms) : 0;
     },
     async set(scope, offsetMs) {

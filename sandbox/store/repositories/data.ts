@@ -1,6 +1,7 @@
 // The sandbox's data as a whole: the admin API's reset.
-import type { Database } from '../schema.js';
+
 import { filtered } from '../query.js';
+import type { Database } from '../schema.js';
 import type { ResetCounts, StoreTransaction } from '../store.js';
 import type { Context } from './context.js';
 
@@ -26,7 +27,9 @@ export function dataRepository({ db, written }: Context): StoreTransaction['data
     async reset(filter) {
       if (written) written.all = true;
       const counts = {} as ResetCounts;
-      for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<[keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]>) {
+      for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<
+        [keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]
+      >) {
         counts[name] = Number((await filtered(db.deleteFrom(table), filter).executeTakeFirst()).numDeletedRows);
       }
       return counts;

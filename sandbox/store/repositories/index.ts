@@ -7,9 +7,9 @@ import { customersRepository } from './customers.js';
 import { dataRepository } from './data.js';
 import { flowRepository } from './flows.js';
 import { idempotencyRepository } from './idempotency.js';
-import { operationsRepository, operationStatements } from './operations.js';
+import { operationStatements, operationsRepository } from './operations.js';
 import { paymentMethodsRepository } from './payment-methods.js';
-import { paymentsRepository, type PaymentStatements } from './payments.js';
+import { type PaymentStatements, paymentsRepository } from './payments.js';
 import { planPaymentsRepository, plansRepository } from './plans.js';
 import { pseudoNumbersRepository } from './pseudo-numbers.js';
 import { webhooksRepository } from './webhooks.js';
@@ -41,9 +41,9 @@ export function repositoriesOn(dialect: StoreDialect, payments: PaymentStatement
   };
 }
 
-export { paymentDocuments, paymentStatements } from './payments.js';
 export { advancedClocks } from './clocks.js';
 export { idempotencyStore } from './idempotency.js';
 export { merchantsRepository } from './merchants.js';
+export { paymentDocuments, paymentStatements } from './payments.js';
 export { setting } from './settings.js';
 export { webhookOutbox } from './webhooks.js';

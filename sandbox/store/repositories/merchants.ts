@@ -15,15 +15,25 @@ export function merchantsRepository({ db, reader }: StoreDialect): Store['mercha
         .execute();
     },
     async get(merchantId) {
-      const row = await reader.selectFrom('merchants').select('data').where('merchant_id', '=', merchantId).executeTakeFirst();
+      const row = await reader
+        .selectFrom('merchants')
+        .select('data')
+        .where('merchant_id', '=', merchantId)
+        .executeTakeFirst();
       return row ? parse<Merchant>(row) : undefined;
     },
     async getByApiKeyHash(hash) {
-      const row = await reader.selectFrom('merchants').select('data').where('api_key_hash', '=', hash).executeTakeFirst();
+      const row = await reader
+        .selectFrom('merchants')
+        .select('data')
+        .where('api_key_hash', '=', hash)
+        .executeTakeFirst();
       return row ? parse<Merchant>(row) : undefined;
     },
     async list() {
-      return (await db.selectFrom('merchants').select('data').orderBy('merchant_id').execute()).map((r) => parse<Merchant>(r));
+      return (await db.selectFrom('merchants').select('data').orderBy('merchant_id').execute()).map((r) =>
+        parse<Merchant>(r),
+      );
     },
   };
 }

@@ -1,7 +1,7 @@
 // Payments: the rows a create writes and GET reads, on statements compiled once at open.
 import type { Payment } from '../../domain/types.js';
 import type { DocumentReads, StoreDialect } from '../dialect.js';
-import { PLACEHOLDER_SCOPE, mapped, placeholders, scoped } from '../query.js';
+import { mapped, PLACEHOLDER_SCOPE, placeholders, scoped } from '../query.js';
 import { parse, paymentRow } from '../rows.js';
 import { StaleWriteError, type StoreTransaction } from '../store.js';
 import type { Context } from './context.js';
@@ -9,7 +9,10 @@ import type { Context } from './context.js';
 /** The payment queries of the hot paths (GET a payment, create one), compiled once. */
 export function paymentStatements(dialect: StoreDialect) {
   const { db } = dialect;
-  const samplePayment = paymentRow({ scope: PLACEHOLDER_SCOPE, details: {}, amount: { value: 0, currency: '' } } as unknown as Payment, '');
+  const samplePayment = paymentRow(
+    { scope: PLACEHOLDER_SCOPE, details: {}, amount: { value: 0, currency: '' } } as unknown as Payment,
+    '',
+  );
   const payments = () => scoped(db.selectFrom('payments'), PLACEHOLDER_SCOPE);
   const byPayId = () => payments().select('data').where('pay_id', '=', '');
   const byTransId = () => payments().select('data').where('trans_id', '=', '');
@@ -29,23 +32,36 @@ export type PaymentStatements = ReturnType<typeof paymentStatements>;
 export function paymentDocuments(dialect: StoreDialect, statements: PaymentStatements): DocumentReads {
   const { reader } = dialect;
   return {
-    paymentDocument: async (scope, payId) => (await statements.document(reader, [scope.merchantId, scope.environment, payId])).rows[0]?.document,
-    paymentDocumentByTransId: async (scope, transId) => (await statements.documentByTransId(reader, [scope.merchantId, scope.environment, transId])).rows[0]?.document,
+    paymentDocument: async (scope, payId) =>
+      (await statements.document(reader, [scope.merchantId, scope.environment, payId])).rows[0]?.document,
+    paymentDocumentByTransId: async (scope, transId) =>
+      (await statements.documentByTransId(reader, [scope.merchantId, scope.environment, transId])).rows[0]?.document,
   };
 }
 
-export function paymentsRepository({ db, dialect, written }: Context, hot: PaymentStatements): StoreTransaction['payments'] {
+export function paymentsRepository(
+  { db, dialect, written }: Context,
+  hot: PaymentStatements,
+): StoreTransaction['payments'] {
   return {
     async insert(payment, document) {
       written?.payment(payment);
       await mapped(dialect, hot.insertPayment(db, Object.values(paymentRow(payment, document))));
     },
     async get(scope, payId, options) {
-      const { rows } = await (options?.lock ? hot.paymentForUpdate : hot.payment)(db, [scope.merchantId, scope.environment, payId]);
+      const { rows } = await (options?.lock ? hot.paymentForUpdate : hot.payment)(db, [
+        scope.merchantId,
+        scope.environment,
+        payId,
+      ]);
       return rows[0] ? parse<Payment>(rows[0]) : undefined;
     },
     async getByTransId(scope, transId, options) {
-      const { rows } = await (options?.lock ? hot.paymentByTransIdForUpdate : hot.paymentByTransId)(db, [scope.merchantId, scope.environment, transId]);
+      const { rows } = await (options?.lock ? hot.paymentByTransIdForUpdate : hot.paymentByTransId)(db, [
+        scope.merchantId,
+        scope.environment,
+        transId,
+      ]);
       return rows[0] ? parse<Payment>(rows[0]) : undefined;
     },
     async update(payment, document) {
@@ -65,7 +81,9 @@ export function paymentsRepository({ db, dialect, written }: Context, hot: Payme
         .where((eb) =>
           eb.or([
             ...(query.transId !== undefined ? [eb('trans_id', '=', query.transId)] : []),
-            ...(query.merchantCustomerId !== undefined ? [eb('merchant_customer_id', '=', query.merchantCustomerId)] : []),
+            ...(query.merchantCustomerId !== undefined
+              ? [eb('merchant_customer_id', '=', query.merchantCustomerId)]
+              : []),
           ]),
         )
         .orderBy('created_at')
@@ -74,7 +92,11 @@ export function paymentsRepository({ db, dialect, written }: Context, hot: Payme
       return rows.map((r) => r.pay_id);
     },
     async dueCaptures(until, limit, scope) {
-      let query = db.selectFrom('payments').select('data').where('capture_at', 'is not', null).where('capture_at', '<=', until);
+      let query = db
+        .selectFrom('payments')
+        .select('data')
+        .where('capture_at', 'is not', null)
+        .where('capture_at', '<=', until);
       if (scope) query = scoped(query, scope);
       return (await query.orderBy('capture_at').orderBy('pay_id').limit(limit).execute()).map((r) => parse<Payment>(r));
     },

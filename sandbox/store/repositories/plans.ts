@@ -11,7 +11,11 @@ export function plansRepository({ db, dialect }: Context): StoreTransaction['pla
       await mapped(dialect, db.insertInto('payment_plans').values(planRow(plan)).execute());
     },
     async get(scope, id, options) {
-      const row = await locked(dialect, scoped(db.selectFrom('payment_plans').select('data'), scope).where('id', '=', id), options).executeTakeFirst();
+      const row = await locked(
+        dialect,
+        scoped(db.selectFrom('payment_plans').select('data'), scope).where('id', '=', id),
+        options,
+      ).executeTakeFirst();
       return row ? parse<PaymentPlan>(row) : undefined;
     },
     async update(plan) {
@@ -28,7 +32,8 @@ export function plansRepository({ db, dialect }: Context): StoreTransaction['pla
       if (filter.lastBillingFrom !== undefined) query = query.where('last_billing_at', '>=', filter.lastBillingFrom);
       if (filter.lastBillingTo !== undefined) query = query.where('last_billing_at', '<=', filter.lastBillingTo);
       if (filter.paymentPlanId !== undefined) query = query.where('id', '=', filter.paymentPlanId);
-      if (filter.merchantCustomerId !== undefined) query = query.where('merchant_customer_id', '=', filter.merchantCustomerId);
+      if (filter.merchantCustomerId !== undefined)
+        query = query.where('merchant_customer_id', '=', filter.merchantCustomerId);
       if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
       if (filter.currency !== undefined) query = query.where('currency', '=', filter.currency);
       if (filter.amountFrom !== undefined) query = query.where('amount_value', '>=', filter.amountFrom);
@@ -36,12 +41,20 @@ export function plansRepository({ db, dialect }: Context): StoreTransaction['pla
       if (filter.amount !== undefined) query = query.where('amount_value', '=', filter.amount);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.type !== undefined) query = query.where('type', '=', filter.type);
-      return paged<PaymentPlan, 'payment_plans'>(query, page, (rows) => rows.orderBy('created_at', 'desc').orderBy('id'));
+      return paged<PaymentPlan, 'payment_plans'>(query, page, (rows) =>
+        rows.orderBy('created_at', 'desc').orderBy('id'),
+      );
     },
     async dueBillings(until, limit, scope) {
-      let query = db.selectFrom('payment_plans').select('data').where('billing_due_at', 'is not', null).where('billing_due_at', '<=', until);
+      let query = db
+        .selectFrom('payment_plans')
+        .select('data')
+        .where('billing_due_at', 'is not', null)
+        .where('billing_due_at', '<=', until);
       if (scope) query = scoped(query, scope);
-      return (await query.orderBy('billing_due_at').orderBy('id').limit(limit).execute()).map((r) => parse<PaymentPlan>(r));
+      return (await query.orderBy('billing_due_at').orderBy('id').limit(limit).execute()).map((r) =>
+        parse<PaymentPlan>(r),
+      );
     },
   };
 }

@@ -13,11 +13,15 @@ export function pseudoNumbersRepository({ db }: Context): StoreTransaction['pseu
         .values(pseudoNumberRow(record))
         .onConflict((oc) => oc.columns(['merchant_id', 'environment', 'fingerprint']).doNothing())
         .execute();
-      const row = await scoped(db.selectFrom('pseudo_numbers').select('data'), record.scope).where('fingerprint', '=', record.fingerprint).executeTakeFirstOrThrow();
+      const row = await scoped(db.selectFrom('pseudo_numbers').select('data'), record.scope)
+        .where('fingerprint', '=', record.fingerprint)
+        .executeTakeFirstOrThrow();
       return parse<PseudoNumberRecord>(row);
     },
     async getByPseudoNumber(scope, pseudoNumber) {
-      const row = await scoped(db.selectFrom('pseudo_numbers').select('data'), scope).where('pseudo_number', '=', pseudoNumber).executeTakeFirst();
+      const row = await scoped(db.selectFrom('pseudo_numbers').select('data'), scope)
+        .where('pseudo_number', '=', pseudoNumber)
+        .executeTakeFirst();
       return row ? parse<PseudoNumberRecord>(row) : undefined;
     },
   };

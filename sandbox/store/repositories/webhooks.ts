@@ -14,21 +14,37 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
       await mapped(dialect, db.insertInto('webhook_deliveries').values(deliveryRow(delivery)).execute());
     },
     async find(id, options) {
-      const row = await locked(dialect, db.selectFrom('webhook_deliveries').select('data').where('id', '=', id), options).executeTakeFirst();
+      const row = await locked(
+        dialect,
+        db.selectFrom('webhook_deliveries').select('data').where('id', '=', id),
+        options,
+      ).executeTakeFirst();
       return row ? parse<WebhookDelivery>(row) : undefined;
     },
     async update(delivery) {
       const { data, status, next_attempt_at } = deliveryRow(delivery);
-      await scoped(db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }), delivery.scope).where('id', '=', delivery.id).execute();
+      await scoped(
+        db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }),
+        delivery.scope,
+      )
+        .where('id', '=', delivery.id)
+        .execute();
     },
     async bringForward(scope, byMs, wallNow) {
-      const rows = await scoped(db.selectFrom('webhook_deliveries').select('data'), scope).where('status', '=', 'PENDING').execute();
+      const rows = await scoped(db.selectFrom('webhook_deliveries').select('data'), scope)
+        .where('status', '=', 'PENDING')
+        .execute();
       let due = 0;
       for (const row of rows) {
         const delivery = parse<WebhookDelivery>(row);
         const nextAttemptAt = new Date(Date.parse(delivery.nextAttemptAt) - byMs).toISOString();
         if (nextAttemptAt <= wallNow) due += 1;
-        await scoped(db.updateTable('webhook_deliveries').set({ next_attempt_at: nextAttemptAt, data: JSON.stringify({ ...delivery, nextAttemptAt }) }), scope)
+        await scoped(
+          db
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: nextAttemptAt, data: JSON.stringify({ ...delivery, nextAttemptAt }) }),
+          scope,
+        )
           .where('id', '=', delivery.id)
           .execute();
       }
@@ -52,17 +68,28 @@ export function webhookOutbox(dialect: StoreDialect): WebhookOutbox {
           .limit(limit);
         const rows = await dialect.lockSkippingLocked(due).execute();
         for (const r of rows) {
-          await scoped(tx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }), scopeOfRow(r)).where('id', '=', r.id).execute();
+          await scoped(tx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }), scopeOfRow(r))
+            .where('id', '=', r.id)
+            .execute();
         }
         return rows.map((r) => parse<WebhookDelivery>(r));
       });
     },
     async save(delivery) {
       const { data, status, next_attempt_at } = deliveryRow(delivery);
-      await dialect.runWrite((db) => scoped(db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }), delivery.scope).where('id', '=', delivery.id).execute());
+      await dialect.runWrite((db) =>
+        scoped(
+          db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }),
+          delivery.scope,
+        )
+          .where('id', '=', delivery.id)
+          .execute(),
+      );
     },
     async get(scope, id) {
-      const row = await scoped(reader.selectFrom('webhook_deliveries').select('data'), scope).where('id', '=', id).executeTakeFirst();
+      const row = await scoped(reader.selectFrom('webhook_deliveries').select('data'), scope)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row ? parse<WebhookDelivery>(row) : undefined;
     },
     async find(id) {
@@ -70,7 +97,10 @@ export function webhookOutbox(dialect: StoreDialect): WebhookOutbox {
       return row ? parse<WebhookDelivery>(row) : undefined;
     },
     async list(filter = {}) {
-      let q = filtered(reader.selectFrom('webhook_deliveries').select('data'), { merchantId: filter.scope?.merchantId ?? filter.merchantId, environment: filter.scope?.environment ?? filter.environment });
+      let q = filtered(reader.selectFrom('webhook_deliveries').select('data'), {
+        merchantId: filter.scope?.merchantId ?? filter.merchantId,
+        environment: filter.scope?.environment ?? filter.environment,
+      });
       if (filter.payId !== undefined) q = q.where('pay_id', '=', filter.payId);
       if (filter.status !== undefined) q = q.where('status', '=', filter.status);
       q = q.orderBy('created_at', 'desc').orderBy('id', 'desc');

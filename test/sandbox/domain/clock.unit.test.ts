@@ -2,15 +2,32 @@
 // capture falls due and what it captures, when an AUTOMATIC plan bills and the charge it sends, when a
 // recurring plan has run its course, the order of due items, and the clock's time.
 import { describe, expect, it } from 'vitest';
-import { billingDueAt, captureDelayed, captureDueAt, clockTime, completedPlan, earliest, expiresBeforeBilling, scheduledCharge } from '../../../sandbox/domain/clock.js';
-import { capturable, capturePayment, completeOnHostedPage, createPayment, refundPayment, reversePayment } from '../../../sandbox/domain/payments.js';
+import {
+  billingDueAt,
+  captureDelayed,
+  captureDueAt,
+  clockTime,
+  completedPlan,
+  earliest,
+  expiresBeforeBilling,
+  scheduledCharge,
+} from '../../../sandbox/domain/clock.js';
+import {
+  capturable,
+  capturePayment,
+  completeOnHostedPage,
+  createPayment,
+  refundPayment,
+  reversePayment,
+} from '../../../sandbox/domain/payments.js';
 import { chargePlan, planFromInitialPayment } from '../../../sandbox/domain/plans.js';
 import type { Payment, PaymentPlan, Schemas } from '../../../sandbox/domain/types.js';
-import { DAY, HOUR, newPayment, T0, testDomain, typesOf, type TestDomain } from '../../support/domain.js';
+import { DAY, HOUR, newPayment, T0, type TestDomain, testDomain, typesOf } from '../../support/domain.js';
 
 const EUR = (value: number) => ({ value, currency: 'EUR' });
 const delayed = (ctx: TestDomain, hours = 48, overrides: Parameters<typeof newPayment>[0] = {}) =>
-  createPayment(newPayment({ captureMethod: { type: 'DELAYED', delayed: { delayedHours: hours } }, ...overrides }), ctx).payment;
+  createPayment(newPayment({ captureMethod: { type: 'DELAYED', delayed: { delayedHours: hours } }, ...overrides }), ctx)
+    .payment;
 
 describe('captureDueAt', () => {
   it('a DELAYED payment falls due delayedHours after its authorization', () => {
@@ -27,7 +44,8 @@ describe('captureDueAt', () => {
 
   it('nothing falls due for MANUAL or AUTOMATIC payments', () => {
     const ctx = testDomain();
-    for (const type of ['MANUAL', 'AUTOMATIC'] as const) expect(captureDueAt(createPayment(newPayment({ captureMethod: { type } }), ctx).payment)).toBeUndefined();
+    for (const type of ['MANUAL', 'AUTOMATIC'] as const)
+      expect(captureDueAt(createPayment(newPayment({ captureMethod: { type } }), ctx).payment)).toBeUndefined();
   });
 
   it('nothing falls due once nothing is left to capture: captured, reversed, declined, or not authorized yet', () => {
@@ -41,13 +59,16 @@ describe('captureDueAt', () => {
     expect(captureDueAt(hosted)).toBeUndefined();
     // …and once the customer pays on the page, it is due delayedHours after that
     ctx.advance(HOUR);
-    expect(captureDueAt(completeOnHostedPage(hosted, { decision: 'pay', paymentMethodType: 'CARD' }, ctx).payment)).toBe(new Date(ctx.now.getTime() + 48 * HOUR).toISOString());
+    expect(
+      captureDueAt(completeOnHostedPage(hosted, { decision: 'pay', paymentMethodType: 'CARD' }, ctx).payment),
+    ).toBe(new Date(ctx.now.getTime() + 48 * HOUR).toISOString());
   });
 
   it('a stale capture time on a state that cannot be captured counts for nothing', () => {
     const ctx = testDomain();
     const p = delayed(ctx);
-    for (const state of ['CAPTURED', 'REFUNDED', 'REVERSED', 'FAILED', 'PENDING'] as const) expect(captureDueAt({ ...p, state })).toBeUndefined();
+    for (const state of ['CAPTURED', 'REFUNDED', 'REVERSED', 'FAILED', 'PENDING'] as const)
+      expect(captureDueAt({ ...p, state })).toBeUndefined();
   });
 
   // capturePayment accepts a capture of a PARTIALLY_REFUNDED payment with authorization left
@@ -71,11 +92,22 @@ describe('captureDelayed', () => {
     ctx.at(captureDueAt(p)!);
     const d = captureDelayed(p, ctx);
     expect(d.outcome).toBe('ok');
-    expect(d.payment).toMatchObject({ state: 'CAPTURED', capturedValue: 10_000, version: p.version + 1, updatedAt: ctx.now.toISOString() });
+    expect(d.payment).toMatchObject({
+      state: 'CAPTURED',
+      capturedValue: 10_000,
+      version: p.version + 1,
+      updatedAt: ctx.now.toISOString(),
+    });
     expect(d.payment.captureAt).toBeUndefined();
     expect('captureAt' in d.payment).toBe(false);
     expect(typesOf(d.operations)).toEqual(['CAPTURE']);
-    expect(d.reported).toMatchObject({ transId: p.transId, refNr: 'R-1', amount: EUR(10_000), status: 'OK', createdAt: ctx.now.toISOString() });
+    expect(d.reported).toMatchObject({
+      transId: p.transId,
+      refNr: 'R-1',
+      amount: EUR(10_000),
+      status: 'OK',
+      createdAt: ctx.now.toISOString(),
+    });
     expect(captureDueAt(d.payment)).toBeUndefined();
   });
 
@@ -91,7 +123,10 @@ describe('captureDelayed', () => {
 
   it('is done whatever the result: a payment with nothing left is refused, and its capture time dropped all the same', () => {
     const ctx = testDomain();
-    const stale: Payment = { ...capturePayment(delayed(ctx), { transId: 'C', amount: EUR(10_000) }, ctx).payment, captureAt: '2026-11-26T09:00:00.000Z' };
+    const stale: Payment = {
+      ...capturePayment(delayed(ctx), { transId: 'C', amount: EUR(10_000) }, ctx).payment,
+      captureAt: '2026-11-26T09:00:00.000Z',
+    };
     const d = captureDelayed(stale, ctx);
     expect(d.outcome).toBe('failed');
     expect(d.payment.capturedValue).toBe(10_000);
@@ -102,7 +137,10 @@ describe('captureDelayed', () => {
 describe('plans on the clock', () => {
   const plan = (ctx: TestDomain, cof: Schemas['CredentialOnFile']) => {
     const payment = createPayment(newPayment({ transId: 'COF', amount: EUR(1999) }), ctx).payment;
-    return { payment, plan: planFromInitialPayment({ payment, credentialOnFile: { initialPayment: true, ...cof } }, ctx)! };
+    return {
+      payment,
+      plan: planFromInitialPayment({ payment, credentialOnFile: { initialPayment: true, ...cof } }, ctx)!,
+    };
   };
 
   it('billingDueAt: an ACTIVE, AUTOMATIC plan bills at its next payment date (UTC)', () => {
@@ -118,7 +156,8 @@ describe('plans on the clock', () => {
     expect(billingDueAt(plan(ctx, { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }).plan)).toBeUndefined();
     expect(billingDueAt(plan(ctx, { type: 'UNSCHEDULED' }).plan)).toBeUndefined();
     const { plan: p } = plan(ctx, { type: 'RECURRING' });
-    for (const status of ['CANCELLED', 'INVALID', 'COMPLETED', 'RETRY'] as const) expect(billingDueAt({ ...p, status })).toBeUndefined();
+    for (const status of ['CANCELLED', 'INVALID', 'COMPLETED', 'RETRY'] as const)
+      expect(billingDueAt({ ...p, status })).toBeUndefined();
     // a MANUAL plan with a date (never made by planFromInitialPayment) is still billed by the merchant only
     expect(billingDueAt({ ...p, triggerType: 'MANUAL' })).toBeUndefined();
     expect(billingDueAt(plan(ctx, { type: 'INSTALLMENTS', installments: { total: 1 } }).plan)).toBeUndefined();
@@ -127,7 +166,10 @@ describe('plans on the clock', () => {
   it('expiresBeforeBilling: only when the next date lies strictly past the expiration', () => {
     const ctx = testDomain();
     const { plan: p } = plan(ctx, { type: 'RECURRING', recurring: { frequency: 'MONTHLY' } });
-    const withExpiry = (expirationDate: string | undefined): PaymentPlan => ({ ...p, ...(expirationDate ? { expirationDate } : { expirationDate: undefined }) });
+    const withExpiry = (expirationDate: string | undefined): PaymentPlan => ({
+      ...p,
+      ...(expirationDate ? { expirationDate } : { expirationDate: undefined }),
+    });
     expect(p.nextPaymentDate).toBe('2026-12-24T09:00:00.000');
     expect(expiresBeforeBilling(withExpiry('2026-12-24T08:59:59.999'))).toBe(true);
     expect(expiresBeforeBilling(withExpiry('2026-12-24T09:00:00.000'))).toBe(false);
@@ -150,13 +192,20 @@ describe('plans on the clock', () => {
     const ctx = testDomain();
     const { plan: p } = plan(ctx, { type: 'RECURRING' });
     expect(scheduledCharge(p, '2026-12-24T09:00:00.000Z')).toEqual({ transId: `${p.id}-20261224` });
-    expect(scheduledCharge(p, '2026-12-24T23:00:00.000Z').transId).toBe(scheduledCharge(p, '2026-12-24T00:00:00.000Z').transId);
-    expect(scheduledCharge(p, '2026-12-25T00:00:00.000Z').transId).not.toBe(scheduledCharge(p, '2026-12-24T00:00:00.000Z').transId);
+    expect(scheduledCharge(p, '2026-12-24T23:00:00.000Z').transId).toBe(
+      scheduledCharge(p, '2026-12-24T00:00:00.000Z').transId,
+    );
+    expect(scheduledCharge(p, '2026-12-25T00:00:00.000Z').transId).not.toBe(
+      scheduledCharge(p, '2026-12-24T00:00:00.000Z').transId,
+    );
   });
 
   it('a monthly recurring plan billed by the clock for a year: one charge per due date, each a month on, until it expires', () => {
     const ctx = testDomain();
-    let { plan: p, payment: initial } = plan(ctx, { type: 'RECURRING', recurring: { frequency: 'MONTHLY', expiryDate: '2027-06-30' } });
+    let { plan: p, payment: initial } = plan(ctx, {
+      type: 'RECURRING',
+      recurring: { frequency: 'MONTHLY', expiryDate: '2027-06-30' },
+    });
     const billed: string[] = [];
     for (let n = 0; n < 24; n++) {
       const due = billingDueAt(p);
@@ -173,14 +222,25 @@ describe('plans on the clock', () => {
       billed.push(due.slice(0, 10));
       p = charge.plan;
     }
-    expect(billed).toEqual(['2026-12-24', '2027-01-24', '2027-02-24', '2027-03-24', '2027-04-24', '2027-05-24', '2027-06-24']);
+    expect(billed).toEqual([
+      '2026-12-24',
+      '2027-01-24',
+      '2027-02-24',
+      '2027-03-24',
+      '2027-04-24',
+      '2027-05-24',
+      '2027-06-24',
+    ]);
     expect(p.status).toBe('COMPLETED');
     expect(initial.payId).toBe('pay_0001');
   });
 
   it('an installment plan billed by the clock completes after its last installment', () => {
     const ctx = testDomain();
-    const { plan: start, payment: initial } = plan(ctx, { type: 'INSTALLMENTS', installments: { total: 4, frequency: 'WEEKLY' } });
+    const { plan: start, payment: initial } = plan(ctx, {
+      type: 'INSTALLMENTS',
+      installments: { total: 4, frequency: 'WEEKLY' },
+    });
     let p = start;
     const dues: string[] = [];
     for (let due = billingDueAt(p); due; due = billingDueAt(p)) {

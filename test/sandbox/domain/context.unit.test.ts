@@ -10,7 +10,11 @@ describe('codeTables on the contract', () => {
   const { responseCodes, simulationCodes } = contractCodeTables();
 
   it('the contract names every response code the domain sends, with a distinct eight-digit code', () => {
-    for (const name of RESPONSE_CODE_NAMES) expect(responseCodes[name], name).toMatchObject({ responseCode: expect.stringMatching(/^\d{8}$/), responseDescription: expect.any(String) });
+    for (const name of RESPONSE_CODE_NAMES)
+      expect(responseCodes[name], name).toMatchObject({
+        responseCode: expect.stringMatching(/^\d{8}$/),
+        responseDescription: expect.any(String),
+      });
     const codes = Object.values(responseCodes).map((c) => c.responseCode);
     expect(new Set(codes).size).toBe(codes.length);
   });
@@ -27,7 +31,11 @@ describe('codeTables on the contract', () => {
     for (const s of simulationCodes.filter((x) => x.responseCode !== responseCodes.SUCCESS!.responseCode)) {
       const resolved = simulations.get(s.simulationMode);
       const code = Object.values(responseCodes).find((c) => c.responseCode === s.responseCode);
-      expect(resolved).toEqual({ kind: 'decline', code, ...(s.providerDetails ? { providerDetails: s.providerDetails } : {}) });
+      expect(resolved).toEqual({
+        kind: 'decline',
+        code,
+        ...(s.providerDetails ? { providerDetails: s.providerDetails } : {}),
+      });
     }
     // the contract lists at least one decline, so that the tests of declines test something
     expect([...simulations.values()].filter((v) => v.kind === 'decline').length).toBeGreaterThan(0);
@@ -43,12 +51,18 @@ describe('codeTables on broken tables', () => {
   });
 
   it('refuses a simulation code whose response code the table lacks', () => {
-    expect(() => codeTables(responseCodes, [...simulationCodes, { simulationMode: 'MYSTERY', responseCode: '12345678' }])).toThrow(/MYSTERY names response code 12345678/);
+    expect(() =>
+      codeTables(responseCodes, [...simulationCodes, { simulationMode: 'MYSTERY', responseCode: '12345678' }]),
+    ).toThrow(/MYSTERY names response code 12345678/);
   });
 
   it('a simulation code naming the SUCCESS code is a success whatever its name; a decline without details carries none', () => {
     const { simulations } = codeTables(responseCodes, [
-      { simulationMode: 'ALL_GOOD', responseCode: responseCodes.SUCCESS!.responseCode, providerDetails: { card: { x: 1 } } },
+      {
+        simulationMode: 'ALL_GOOD',
+        responseCode: responseCodes.SUCCESS!.responseCode,
+        providerDetails: { card: { x: 1 } },
+      },
       { simulationMode: 'PLAIN_DECLINE', responseCode: responseCodes.DECLINED!.responseCode },
     ]);
     expect(simulations.get('ALL_GOOD')).toEqual({ kind: 'success' });
@@ -62,7 +76,12 @@ describe('the test DomainContext', () => {
   it('stands still until moved, and hands out ids that count per kind', () => {
     const ctx = testDomain();
     expect(ctx.now.toISOString()).toBe(T0);
-    expect([ctx.newId('payment'), ctx.newId('payment'), ctx.newId('operation'), ctx.newId('plan')]).toEqual(['pay_0001', 'pay_0002', 'op_0001', 'pp_0001']);
+    expect([ctx.newId('payment'), ctx.newId('payment'), ctx.newId('operation'), ctx.newId('plan')]).toEqual([
+      'pay_0001',
+      'pay_0002',
+      'op_0001',
+      'pp_0001',
+    ]);
     expect(ctx.issued('payment')).toBe(2);
     expect(ctx.advance(1000).now.toISOString()).toBe('2026-11-24T09:00:01.000Z');
     expect(ctx.at('2030-01-01T00:00:00Z').now.toISOString()).toBe('2030-01-01T00:00:00.000Z');

@@ -2,13 +2,30 @@
 // lifetimes, the link body, and the confirmation of an intent (the payment it makes, and why it is
 // refused: confirmed already, or no amount).
 import { describe, expect, it } from 'vitest';
-import { confirmIntent, createIntent, createLink, createSession, LINK_LIFETIME_MS, linkBody, refusedIntentResult, SESSION_LIFETIME_MS } from '../../../sandbox/domain/flows.js';
+import {
+  confirmIntent,
+  createIntent,
+  createLink,
+  createSession,
+  LINK_LIFETIME_MS,
+  linkBody,
+  refusedIntentResult,
+  SESSION_LIFETIME_MS,
+} from '../../../sandbox/domain/flows.js';
 import { createPayment } from '../../../sandbox/domain/payments.js';
 import type { Schemas } from '../../../sandbox/domain/types.js';
 import { DAY, HOUR, SCOPE, T0, testDomain } from '../../support/domain.js';
 
-const URLS = { return: 'https://shop.example/ok', cancel: 'https://shop.example/no', webhook: 'https://shop.example/hook' };
-const SESSION: Schemas['CheckoutSessionRequest'] = { transId: 'S-1', amount: { value: 2500, currency: 'EUR' }, urls: URLS };
+const URLS = {
+  return: 'https://shop.example/ok',
+  cancel: 'https://shop.example/no',
+  webhook: 'https://shop.example/hook',
+};
+const SESSION: Schemas['CheckoutSessionRequest'] = {
+  transId: 'S-1',
+  amount: { value: 2500, currency: 'EUR' },
+  urls: URLS,
+};
 const LINK: Schemas['PaymentLinkRequest'] = { transId: 'L-1', amount: { value: 1500, currency: 'EUR', taxTotal: 100 } };
 
 describe('createSession', () => {
@@ -16,8 +33,17 @@ describe('createSession', () => {
     const ctx = testDomain();
     const s = createSession(SCOPE, SESSION, ctx);
     expect(SESSION_LIFETIME_MS).toBe(HOUR);
-    expect(s).toEqual({ id: 'cs_0001', scope: SCOPE, status: 'OPEN', request: SESSION, createdAt: T0, expiresAt: new Date(Date.parse(T0) + HOUR).toISOString() });
-    expect(createSession(SCOPE, { ...SESSION, expirationTime: '2026-11-24T09:05:00.000Z' }, ctx).expiresAt).toBe('2026-11-24T09:05:00.000Z');
+    expect(s).toEqual({
+      id: 'cs_0001',
+      scope: SCOPE,
+      status: 'OPEN',
+      request: SESSION,
+      createdAt: T0,
+      expiresAt: new Date(Date.parse(T0) + HOUR).toISOString(),
+    });
+    expect(createSession(SCOPE, { ...SESSION, expirationTime: '2026-11-24T09:05:00.000Z' }, ctx).expiresAt).toBe(
+      '2026-11-24T09:05:00.000Z',
+    );
   });
 });
 
@@ -26,8 +52,17 @@ describe('createLink and linkBody', () => {
     const ctx = testDomain();
     const l = createLink(SCOPE, LINK, ctx);
     expect(LINK_LIFETIME_MS).toBe(7 * DAY);
-    expect(l).toEqual({ id: 'pl_0001', scope: SCOPE, status: 'ACTIVE', request: LINK, createdAt: T0, expiresAt: new Date(Date.parse(T0) + 7 * DAY).toISOString() });
-    expect(createLink(SCOPE, { ...LINK, expirationTime: '2027-01-01T00:00:00.000Z' }, ctx).expiresAt).toBe('2027-01-01T00:00:00.000Z');
+    expect(l).toEqual({
+      id: 'pl_0001',
+      scope: SCOPE,
+      status: 'ACTIVE',
+      request: LINK,
+      createdAt: T0,
+      expiresAt: new Date(Date.parse(T0) + 7 * DAY).toISOString(),
+    });
+    expect(createLink(SCOPE, { ...LINK, expirationTime: '2027-01-01T00:00:00.000Z' }, ctx).expiresAt).toBe(
+      '2027-01-01T00:00:00.000Z',
+    );
   });
 
   it('the body: the url given, the amount as value and currency, the expiry, the status, the payId once paid', () => {
@@ -63,7 +98,13 @@ describe('confirmIntent', () => {
 
   it('a new intent is CREATED, with its request', () => {
     const ctx = testDomain();
-    expect(createIntent(SCOPE, REQUEST, ctx)).toEqual({ id: 'pi_0001', scope: SCOPE, status: 'CREATED', request: REQUEST, createdAt: T0 });
+    expect(createIntent(SCOPE, REQUEST, ctx)).toEqual({
+      id: 'pi_0001',
+      scope: SCOPE,
+      status: 'CREATED',
+      request: REQUEST,
+      createdAt: T0,
+    });
   });
 
   it("makes the intent's payment with the method the app chose; the intent becomes CONFIRMED", () => {
@@ -80,7 +121,12 @@ describe('confirmIntent', () => {
       captureMethod: { type: 'MANUAL' },
       integrationType: 'DIRECT',
       paymentMethodType: 'CARD',
-      details: { order: { merchantReference: 'O-1' }, urls: { return: 'https://shop.example/ok' }, customerInfo: { merchantCustomerId: 'c-1', email: 'a@example.com' }, referencePayId: 'pay_prev' },
+      details: {
+        order: { merchantReference: 'O-1' },
+        urls: { return: 'https://shop.example/ok' },
+        customerInfo: { merchantCustomerId: 'c-1', email: 'a@example.com' },
+        referencePayId: 'pay_prev',
+      },
       metadata: { app: 'ios' },
       simulationMode: 'SUCCESS',
     });
@@ -94,7 +140,12 @@ describe('confirmIntent', () => {
     const intent = createIntent(SCOPE, { amount: { value: 100, currency: 'EUR' } }, ctx);
     const c = confirmIntent(intent, { integrationType: 'HOSTED', type: 'PAYPAL' }, ctx);
     if (c.outcome !== 'ok') throw new Error(c.code);
-    expect(c.payment).toMatchObject({ transId: intent.id, integrationType: 'HOSTED', paymentMethodType: 'PAYPAL', details: {} });
+    expect(c.payment).toMatchObject({
+      transId: intent.id,
+      integrationType: 'HOSTED',
+      paymentMethodType: 'PAYPAL',
+      details: {},
+    });
     expect(c.payment.captureMethod).toBeUndefined();
     expect(createPayment(c.payment, ctx).payment.state).toBe('PENDING');
   });
@@ -103,23 +154,45 @@ describe('confirmIntent', () => {
     const ctx = testDomain();
     const c = confirmIntent(createIntent(SCOPE, REQUEST, ctx), { integrationType: 'DIRECT', type: 'CARD' }, ctx);
     if (c.outcome !== 'ok') throw new Error(c.code);
-    expect(confirmIntent(c.intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({ outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' });
+    expect(confirmIntent(c.intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({
+      outcome: 'refused',
+      code: 'INTENT_ALREADY_CONFIRMED',
+    });
   });
 
   it('is refused with INTENT_INCOMPLETE when the intent has no amount; a confirmed one without amount is confirmed already', () => {
     const ctx = testDomain();
     const intent = createIntent(SCOPE, { transId: 'PI-0' }, ctx);
-    expect(confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({ outcome: 'refused', code: 'INTENT_INCOMPLETE' });
-    expect(confirmIntent({ ...intent, status: 'CONFIRMED' }, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({ outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' });
+    expect(confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({
+      outcome: 'refused',
+      code: 'INTENT_INCOMPLETE',
+    });
+    expect(confirmIntent({ ...intent, status: 'CONFIRMED' }, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual(
+      { outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' },
+    );
   });
 
   it('refusedIntentResult: FAILED with the contract code, the transId and the payId when there are', () => {
     const ctx = testDomain();
     const intent = createIntent(SCOPE, { transId: 'PI-0' }, ctx);
     const body = refusedIntentResult(intent, 'INTENT_INCOMPLETE', ctx);
-    expect(body).toEqual({ merchantId: SCOPE.merchantId, transId: 'PI-0', status: 'FAILED', ...ctx.code('INTENT_INCOMPLETE') });
+    expect(body).toEqual({
+      merchantId: SCOPE.merchantId,
+      transId: 'PI-0',
+      status: 'FAILED',
+      ...ctx.code('INTENT_INCOMPLETE'),
+    });
     expect(ctx.nameOf(body.responseCode!)).toBe('INTENT_INCOMPLETE');
-    const confirmed = refusedIntentResult({ ...createIntent(SCOPE, {}, ctx), status: 'CONFIRMED', payId: 'pay_7' }, 'INTENT_ALREADY_CONFIRMED', ctx);
-    expect(confirmed).toEqual({ merchantId: SCOPE.merchantId, payId: 'pay_7', status: 'FAILED', ...ctx.code('INTENT_ALREADY_CONFIRMED') });
+    const confirmed = refusedIntentResult(
+      { ...createIntent(SCOPE, {}, ctx), status: 'CONFIRMED', payId: 'pay_7' },
+      'INTENT_ALREADY_CONFIRMED',
+      ctx,
+    );
+    expect(confirmed).toEqual({
+      merchantId: SCOPE.merchantId,
+      payId: 'pay_7',
+      status: 'FAILED',
+      ...ctx.code('INTENT_ALREADY_CONFIRMED'),
+    });
   });
 });

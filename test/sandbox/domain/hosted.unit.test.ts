@@ -6,19 +6,23 @@ import { describe, expect, it } from 'vitest';
 import { createLink, createSession } from '../../../sandbox/domain/flows.js';
 import {
   DEFAULT_HOSTED_METHODS,
+  type HostedTarget,
   hostedAvailability,
   notificationBody,
   paymentOfHostedRequest,
   redirectTarget,
   retryDelayMs,
   usedHostedTarget,
-  type HostedTarget,
 } from '../../../sandbox/domain/hosted.js';
 import { completeOnHostedPage, createPayment } from '../../../sandbox/domain/payments.js';
 import type { CheckoutSession, PaymentLink, PaymentState, Schemas } from '../../../sandbox/domain/types.js';
 import { HOUR, newPayment, SCOPE, testDomain } from '../../support/domain.js';
 
-const URLS = { return: 'https://shop.example/ok?order=7', cancel: 'https://shop.example/no', webhook: 'https://shop.example/hook' };
+const URLS = {
+  return: 'https://shop.example/ok?order=7',
+  cancel: 'https://shop.example/no',
+  webhook: 'https://shop.example/hook',
+};
 const SESSION: Schemas['CheckoutSessionRequest'] = {
   transId: 'S-1',
   refNr: 'R-1',
@@ -33,51 +37,88 @@ const SESSION: Schemas['CheckoutSessionRequest'] = {
 } as Schemas['CheckoutSessionRequest'];
 const LINK: Schemas['PaymentLinkRequest'] = { transId: 'L-1', amount: { value: 1500, currency: 'EUR' } };
 
-const session = (ctx = testDomain(), request = SESSION) => ({ kind: 'sessions' as const, session: createSession(SCOPE, request, ctx) });
-const link = (ctx = testDomain(), request = LINK) => ({ kind: 'links' as const, link: createLink(SCOPE, request, ctx) });
+const session = (ctx = testDomain(), request = SESSION) => ({
+  kind: 'sessions' as const,
+  session: createSession(SCOPE, request, ctx),
+});
+const link = (ctx = testDomain(), request = LINK) => ({
+  kind: 'links' as const,
+  link: createLink(SCOPE, request, ctx),
+});
 
 describe('hostedAvailability of a HOSTED payment', () => {
   it('while PENDING: offers its amount, reference, urls, and the methods (its own, else the defaults)', () => {
     const ctx = testDomain();
-    const any = createPayment(newPayment({ integrationType: 'HOSTED', paymentMethodType: undefined, details: { urls: URLS } }), ctx).payment;
+    const any = createPayment(
+      newPayment({ integrationType: 'HOSTED', paymentMethodType: undefined, details: { urls: URLS } }),
+      ctx,
+    ).payment;
     expect(hostedAvailability({ kind: 'payments', payment: any }, ctx.now)).toEqual({
       open: true,
-      offer: { amount: { value: 10_000, currency: 'EUR' }, reference: 'T-1', methods: DEFAULT_HOSTED_METHODS, urls: URLS },
+      offer: {
+        amount: { value: 10_000, currency: 'EUR' },
+        reference: 'T-1',
+        methods: DEFAULT_HOSTED_METHODS,
+        urls: URLS,
+      },
     });
     const paypal = createPayment(newPayment({ integrationType: 'HOSTED', paymentMethodType: 'PAYPAL' }), ctx).payment;
     const offer = hostedAvailability({ kind: 'payments', payment: paypal }, ctx.now);
     expect(offer).toMatchObject({ open: true, offer: { methods: ['PAYPAL'], urls: {} } });
   });
 
-  it.each(['AUTHORIZED', 'CAPTURED', 'FAILED', 'REVERSED', 'PENDING_CONFIRMATION'] as PaymentState[])('is used once %s', (state) => {
-    const ctx = testDomain();
-    const payment = { ...createPayment(newPayment({ integrationType: 'HOSTED' }), ctx).payment, state };
-    expect(hostedAvailability({ kind: 'payments', payment }, ctx.now)).toEqual({ open: false, reason: 'used' });
-  });
+  it.each(['AUTHORIZED', 'CAPTURED', 'FAILED', 'REVERSED', 'PENDING_CONFIRMATION'] as PaymentState[])(
+    'is used once %s',
+    (state) => {
+      const ctx = testDomain();
+      const payment = { ...createPayment(newPayment({ integrationType: 'HOSTED' }), ctx).payment, state };
+      expect(hostedAvailability({ kind: 'payments', payment }, ctx.now)).toEqual({ open: false, reason: 'used' });
+    },
+  );
 
   it('a payment the customer paid or declined is used', () => {
     const ctx = testDomain();
     const pending = createPayment(newPayment({ integrationType: 'HOSTED' }), ctx).payment;
     for (const choice of [{ decision: 'pay' as const, paymentMethodType: 'CARD' }, { decision: 'decline' as const }]) {
       const decided = completeOnHostedPage(pending, choice, ctx).payment;
-      expect(hostedAvailability({ kind: 'payments', payment: decided }, ctx.now)).toEqual({ open: false, reason: 'used' });
+      expect(hostedAvailability({ kind: 'payments', payment: decided }, ctx.now)).toEqual({
+        open: false,
+        reason: 'used',
+      });
     }
   });
 
   it('expires at its expirationTime (that instant included); without one it never does', () => {
     const ctx = testDomain();
-    const expiring = createPayment(newPayment({ integrationType: 'HOSTED', details: { expirationTime: '2026-11-24T10:00:00.000Z' } }), ctx).payment;
+    const expiring = createPayment(
+      newPayment({ integrationType: 'HOSTED', details: { expirationTime: '2026-11-24T10:00:00.000Z' } }),
+      ctx,
+    ).payment;
     const target: HostedTarget = { kind: 'payments', payment: expiring };
     expect(hostedAvailability(target, new Date('2026-11-24T09:59:59.999Z')).open).toBe(true);
-    expect(hostedAvailability(target, new Date('2026-11-24T10:00:00.000Z'))).toEqual({ open: false, reason: 'expired' });
+    expect(hostedAvailability(target, new Date('2026-11-24T10:00:00.000Z'))).toEqual({
+      open: false,
+      reason: 'expired',
+    });
     const forever = createPayment(newPayment({ integrationType: 'HOSTED' }), ctx).payment;
-    expect(hostedAvailability({ kind: 'payments', payment: forever }, new Date('2099-01-01T00:00:00Z')).open).toBe(true);
+    expect(hostedAvailability({ kind: 'payments', payment: forever }, new Date('2099-01-01T00:00:00Z')).open).toBe(
+      true,
+    );
   });
 
   it('a used payment is reported used, even after its expiry', () => {
     const ctx = testDomain();
-    const payment = { ...createPayment(newPayment({ integrationType: 'HOSTED', details: { expirationTime: '2026-11-24T10:00:00.000Z' } }), ctx).payment, state: 'CAPTURED' as const };
-    expect(hostedAvailability({ kind: 'payments', payment }, new Date('2027-01-01T00:00:00Z'))).toEqual({ open: false, reason: 'used' });
+    const payment = {
+      ...createPayment(
+        newPayment({ integrationType: 'HOSTED', details: { expirationTime: '2026-11-24T10:00:00.000Z' } }),
+        ctx,
+      ).payment,
+      state: 'CAPTURED' as const,
+    };
+    expect(hostedAvailability({ kind: 'payments', payment }, new Date('2027-01-01T00:00:00Z'))).toEqual({
+      open: false,
+      reason: 'used',
+    });
   });
 });
 
@@ -85,9 +126,15 @@ describe('hostedAvailability of a checkout session', () => {
   it('while OPEN and before its expiry: offers its amount, reference, urls and allowed methods', () => {
     const ctx = testDomain();
     const target = session(ctx);
-    expect(hostedAvailability(target, ctx.now)).toEqual({ open: true, offer: { amount: { value: 2500, currency: 'USD' }, reference: 'S-1', methods: ['PAYPAL', 'CARD'], urls: URLS } });
+    expect(hostedAvailability(target, ctx.now)).toEqual({
+      open: true,
+      offer: { amount: { value: 2500, currency: 'USD' }, reference: 'S-1', methods: ['PAYPAL', 'CARD'], urls: URLS },
+    });
     const { allowedPaymentMethods: _, ...withoutMethods } = SESSION;
-    expect(hostedAvailability(session(ctx, withoutMethods), ctx.now)).toMatchObject({ open: true, offer: { methods: DEFAULT_HOSTED_METHODS } });
+    expect(hostedAvailability(session(ctx, withoutMethods), ctx.now)).toMatchObject({
+      open: true,
+      offer: { methods: DEFAULT_HOSTED_METHODS },
+    });
   });
 
   it('expires an hour after its creation (that instant included)', () => {
@@ -104,14 +151,20 @@ describe('hostedAvailability of a checkout session', () => {
   ] as Array<[CheckoutSession['status'], string]>)('%s is %s', (status, reason) => {
     const ctx = testDomain();
     const s = session(ctx).session;
-    expect(hostedAvailability({ kind: 'sessions', session: { ...s, status } }, ctx.now)).toEqual({ open: false, reason });
+    expect(hostedAvailability({ kind: 'sessions', session: { ...s, status } }, ctx.now)).toEqual({
+      open: false,
+      reason,
+    });
   });
 });
 
 describe('hostedAvailability of a payment link', () => {
   it('while ACTIVE and before its expiry: offers its amount and the default methods; urls may be absent', () => {
     const ctx = testDomain();
-    expect(hostedAvailability(link(ctx), ctx.now)).toEqual({ open: true, offer: { amount: { value: 1500, currency: 'EUR' }, reference: 'L-1', methods: DEFAULT_HOSTED_METHODS, urls: {} } });
+    expect(hostedAvailability(link(ctx), ctx.now)).toEqual({
+      open: true,
+      offer: { amount: { value: 1500, currency: 'EUR' }, reference: 'L-1', methods: DEFAULT_HOSTED_METHODS, urls: {} },
+    });
   });
 
   it('expires seven days after its creation, or at the expirationTime sent', () => {
@@ -129,7 +182,10 @@ describe('hostedAvailability of a payment link', () => {
     ['EXPIRED', 'expired'],
   ] as Array<[PaymentLink['status'], string]>)('%s is %s', (status, reason) => {
     const ctx = testDomain();
-    expect(hostedAvailability({ kind: 'links', link: { ...link(ctx).link, status } }, ctx.now)).toEqual({ open: false, reason });
+    expect(hostedAvailability({ kind: 'links', link: { ...link(ctx).link, status } }, ctx.now)).toEqual({
+      open: false,
+      reason,
+    });
   });
 });
 
@@ -152,14 +208,26 @@ describe('paymentOfHostedRequest', () => {
     const pending = createPayment(input, ctx);
     expect(pending.payment.state).toBe('PENDING');
     // the session's simulationMode decides on the page
-    expect(completeOnHostedPage(pending.payment, { decision: 'pay', paymentMethodType: 'CARD' }, ctx).payment.state).toBe('FAILED');
+    expect(
+      completeOnHostedPage(pending.payment, { decision: 'pay', paymentMethodType: 'CARD' }, ctx).payment.state,
+    ).toBe('FAILED');
   });
 
   it('a link with the least it needs becomes a payment with AUTOMATIC capture that captures on Pay', () => {
     const ctx = testDomain();
     const input = paymentOfHostedRequest(link(ctx));
-    expect(input).toEqual({ scope: SCOPE, transId: 'L-1', amount: LINK.amount, integrationType: 'HOSTED', details: {} });
-    const paid = completeOnHostedPage(createPayment(input, ctx).payment, { decision: 'pay', paymentMethodType: 'GOOGLEPAY' }, ctx);
+    expect(input).toEqual({
+      scope: SCOPE,
+      transId: 'L-1',
+      amount: LINK.amount,
+      integrationType: 'HOSTED',
+      details: {},
+    });
+    const paid = completeOnHostedPage(
+      createPayment(input, ctx).payment,
+      { decision: 'pay', paymentMethodType: 'GOOGLEPAY' },
+      ctx,
+    );
     expect(paid.payment).toMatchObject({ state: 'CAPTURED', paymentMethodType: 'GOOGLEPAY', capturedValue: 1500 });
   });
 });
@@ -180,15 +248,30 @@ describe('usedHostedTarget', () => {
     const failed = usedHostedTarget(link(ctx), 'pay_2', false);
     expect(paid).toMatchObject({ kind: 'links', link: { status: 'PAID', payId: 'pay_1' } });
     expect(failed).toMatchObject({ kind: 'links', link: { status: 'FAILED', payId: 'pay_2' } });
-    for (const used of [paid, failed]) expect(hostedAvailability(used, ctx.now)).toEqual({ open: false, reason: 'used' });
+    for (const used of [paid, failed])
+      expect(hostedAvailability(used, ctx.now)).toEqual({ open: false, reason: 'used' });
   });
 });
 
 describe('redirectTarget', () => {
   it("appends the identifiers given to the merchant's URL and keeps its own parameters", () => {
-    const url = new URL(redirectTarget(URLS.return, { payId: 'pay_1', transId: 'S-1', status: 'CAPTURED', sessionId: 'cs_1', linkId: undefined }));
+    const url = new URL(
+      redirectTarget(URLS.return, {
+        payId: 'pay_1',
+        transId: 'S-1',
+        status: 'CAPTURED',
+        sessionId: 'cs_1',
+        linkId: undefined,
+      }),
+    );
     expect(`${url.origin}${url.pathname}`).toBe('https://shop.example/ok');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ order: '7', payId: 'pay_1', transId: 'S-1', status: 'CAPTURED', sessionId: 'cs_1' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      order: '7',
+      payId: 'pay_1',
+      transId: 'S-1',
+      status: 'CAPTURED',
+      sessionId: 'cs_1',
+    });
   });
 
   it('replaces a parameter of the same name, and encodes values', () => {
@@ -207,7 +290,9 @@ describe('notificationBody', () => {
 
 describe('retryDelayMs', () => {
   it('doubles from the base with each attempt, up to the cap', () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, 1000, 10_000))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, 1000, 10_000))).toEqual([
+      1000, 2000, 4000, 8000, 10_000, 10_000,
+    ]);
     expect(retryDelayMs(50, 1000, 60_000)).toBe(60_000);
   });
 });

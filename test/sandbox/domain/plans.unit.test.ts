@@ -4,20 +4,60 @@
 // recurring plans"), plans that are not active, the date one period later, and the bodies.
 import { describe, expect, it } from 'vitest';
 import { createPayment } from '../../../sandbox/domain/payments.js';
-import { advance, chargePlan, planBody, planDateTime, planFromInitialPayment, planListItem, planPayment, planPaymentBody, type PlanSource } from '../../../sandbox/domain/plans.js';
+import {
+  advance,
+  chargePlan,
+  type PlanSource,
+  planBody,
+  planDateTime,
+  planFromInitialPayment,
+  planListItem,
+  planPayment,
+  planPaymentBody,
+} from '../../../sandbox/domain/plans.js';
 import type { Payment, PaymentPlan, Schemas, StoredPaymentMethod } from '../../../sandbox/domain/types.js';
-import { DAY, newPayment, SCOPE, T0, testDomain, type TestDomain } from '../../support/domain.js';
+import { DAY, newPayment, SCOPE, T0, type TestDomain, testDomain } from '../../support/domain.js';
 
 const CARD: Schemas['CardSummary'] = { brand: 'VISA', last4Digits: '1111', expiryDate: '202912' };
-const METHOD: StoredPaymentMethod = { id: 'pm_x', scope: SCOPE, customerId: 'cus_x', type: 'CARD', card: CARD, pseudoNumber: 'pn_x', createdAt: T0 };
+const METHOD: StoredPaymentMethod = {
+  id: 'pm_x',
+  scope: SCOPE,
+  customerId: 'cus_x',
+  type: 'CARD',
+  card: CARD,
+  pseudoNumber: 'pn_x',
+  createdAt: T0,
+};
 
 /** An authorized initial payment of 19.99 EUR. */
 function initial(ctx: TestDomain, overrides: Parameters<typeof newPayment>[0] = {}): Payment {
-  return createPayment(newPayment({ transId: 'COF-1', amount: { value: 1999, currency: 'EUR' }, customerId: 'cus_x', details: { customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena' } }, ...overrides }), ctx).payment;
+  return createPayment(
+    newPayment({
+      transId: 'COF-1',
+      amount: { value: 1999, currency: 'EUR' },
+      customerId: 'cus_x',
+      details: { customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena' } },
+      ...overrides,
+    }),
+    ctx,
+  ).payment;
 }
 
-function plan(ctx: TestDomain, credentialOnFile: Schemas['CredentialOnFile'], source: Partial<PlanSource> = {}): PaymentPlan {
-  const p = planFromInitialPayment({ payment: initial(ctx), credentialOnFile: { initialPayment: true, ...credentialOnFile }, merchantCustomerId: 'm-1', storedPaymentMethod: METHOD, ...source }, ctx);
+function plan(
+  ctx: TestDomain,
+  credentialOnFile: Schemas['CredentialOnFile'],
+  source: Partial<PlanSource> = {},
+): PaymentPlan {
+  const p = planFromInitialPayment(
+    {
+      payment: initial(ctx),
+      credentialOnFile: { initialPayment: true, ...credentialOnFile },
+      merchantCustomerId: 'm-1',
+      storedPaymentMethod: METHOD,
+      ...source,
+    },
+    ctx,
+  );
   if (!p) throw new Error('no plan');
   return p;
 }
@@ -85,7 +125,11 @@ describe('planFromInitialPayment', () => {
   it('makes no plan unless the payment is the initial one of a typed credential on file', () => {
     const ctx = testDomain();
     const payment = initial(ctx);
-    for (const cof of [{ type: 'RECURRING' as const }, { type: 'RECURRING' as const, initialPayment: false }, { initialPayment: true }]) {
+    for (const cof of [
+      { type: 'RECURRING' as const },
+      { type: 'RECURRING' as const, initialPayment: false },
+      { initialPayment: true },
+    ]) {
       expect(planFromInitialPayment({ payment, credentialOnFile: cof }, ctx)).toBeUndefined();
     }
     expect(ctx.issued('plan')).toBe(0);
@@ -97,37 +141,64 @@ describe('planFromInitialPayment', () => {
     [{ type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }, 'UNSCHEDULED_MIT', 'MANUAL'],
     [{ type: 'UNSCHEDULED', unscheduled: { subType: 'CIT' } }, 'DELAYED_SHIPMENT', 'MANUAL'],
     [{ type: 'UNSCHEDULED' }, 'DELAYED_SHIPMENT', 'MANUAL'],
-  ] as Array<[Schemas['CredentialOnFile'], string, string]>)('%o makes a %s plan triggered %s', (cof, type, trigger) => {
-    const ctx = testDomain();
-    const p = plan(ctx, cof);
-    expect(p).toMatchObject({
-      id: 'pp_0001',
-      scope: SCOPE,
-      type,
-      triggerType: trigger,
-      status: 'ACTIVE',
-      currency: 'EUR',
-      amountValue: 1999,
-      initialPayId: 'pay_0001',
-      customerId: 'cus_x',
-      merchantCustomerId: 'm-1',
-      storedPaymentMethodId: 'pm_x',
-      card: CARD,
-      createdAt: T0,
-      lastBillingAt: T0,
-      version: 1,
-    });
-  });
+  ] as Array<[Schemas['CredentialOnFile'], string, string]>)(
+    '%o makes a %s plan triggered %s',
+    (cof, type, trigger) => {
+      const ctx = testDomain();
+      const p = plan(ctx, cof);
+      expect(p).toMatchObject({
+        id: 'pp_0001',
+        scope: SCOPE,
+        type,
+        triggerType: trigger,
+        status: 'ACTIVE',
+        currency: 'EUR',
+        amountValue: 1999,
+        initialPayId: 'pay_0001',
+        customerId: 'cus_x',
+        merchantCustomerId: 'm-1',
+        storedPaymentMethodId: 'pm_x',
+        card: CARD,
+        createdAt: T0,
+        lastBillingAt: T0,
+        version: 1,
+      });
+    },
+  );
 
   it('takes its description from the order, else the statement descriptor, and only the reference fields of the order', () => {
     const ctx = testDomain();
-    const withOrder = initial(ctx, { details: { order: { description: 'Wine club', merchantReference: 'O-1', invoiceId: 'I-1', numberOfArticles: 3 } as Schemas['Order'], statementDescriptor: 'SHOP' } });
-    const p = planFromInitialPayment({ payment: withOrder, credentialOnFile: { type: 'RECURRING', initialPayment: true } }, ctx)!;
+    const withOrder = initial(ctx, {
+      details: {
+        order: {
+          description: 'Wine club',
+          merchantReference: 'O-1',
+          invoiceId: 'I-1',
+          numberOfArticles: 3,
+        } as Schemas['Order'],
+        statementDescriptor: 'SHOP',
+      },
+    });
+    const p = planFromInitialPayment(
+      { payment: withOrder, credentialOnFile: { type: 'RECURRING', initialPayment: true } },
+      ctx,
+    )!;
     expect(p.description).toBe('Wine club');
     expect(p.order).toEqual({ merchantReference: 'O-1', invoiceId: 'I-1' });
     const descriptorOnly = initial(ctx, { details: { statementDescriptor: 'SHOP' } });
-    expect(planFromInitialPayment({ payment: descriptorOnly, credentialOnFile: { type: 'RECURRING', initialPayment: true } }, ctx)!.description).toBe('SHOP');
-    const bare = planFromInitialPayment({ payment: initial(ctx, { customerId: undefined }), credentialOnFile: { type: 'RECURRING', initialPayment: true } }, ctx)!;
+    expect(
+      planFromInitialPayment(
+        { payment: descriptorOnly, credentialOnFile: { type: 'RECURRING', initialPayment: true } },
+        ctx,
+      )!.description,
+    ).toBe('SHOP');
+    const bare = planFromInitialPayment(
+      {
+        payment: initial(ctx, { customerId: undefined }),
+        credentialOnFile: { type: 'RECURRING', initialPayment: true },
+      },
+      ctx,
+    )!;
     expect(bare.description).toBeUndefined();
     expect(bare.order).toBeUndefined();
     expect(bare.customerId).toBeUndefined();
@@ -137,25 +208,48 @@ describe('planFromInitialPayment', () => {
   describe('RECURRING', () => {
     it('bills one period after the initial payment (MONTHLY unless told), until its expiry date', () => {
       const ctx = testDomain();
-      expect(plan(ctx, { type: 'RECURRING' })).toMatchObject({ frequency: 'MONTHLY', nextPaymentDate: '2026-12-24T09:00:00.000' });
+      expect(plan(ctx, { type: 'RECURRING' })).toMatchObject({
+        frequency: 'MONTHLY',
+        nextPaymentDate: '2026-12-24T09:00:00.000',
+      });
       const weekly = plan(ctx, { type: 'RECURRING', recurring: { frequency: 'WEEKLY', expiryDate: '2027-06-30' } });
-      expect(weekly).toMatchObject({ frequency: 'WEEKLY', nextPaymentDate: '2026-12-01T09:00:00.000', expirationDate: '2027-06-30T00:00:00.000' });
+      expect(weekly).toMatchObject({
+        frequency: 'WEEKLY',
+        nextPaymentDate: '2026-12-01T09:00:00.000',
+        expirationDate: '2027-06-30T00:00:00.000',
+      });
       expect(plan(ctx, { type: 'RECURRING' }).expirationDate).toBeUndefined();
     });
 
     it('a start date in the future is the first billing; one passed or today is not', () => {
       const ctx = testDomain();
-      expect(plan(ctx, { type: 'RECURRING', recurring: { startDate: '2027-01-15' } }).nextPaymentDate).toBe('2027-01-15T00:00:00.000');
-      expect(plan(ctx, { type: 'RECURRING', recurring: { startDate: '2026-11-24', frequency: 'DAILY' } }).nextPaymentDate).toBe('2026-11-25T09:00:00.000');
-      expect(plan(ctx, { type: 'RECURRING', recurring: { startDate: '2025-01-01', frequency: 'YEARLY' } }).nextPaymentDate).toBe('2027-11-24T09:00:00.000');
+      expect(plan(ctx, { type: 'RECURRING', recurring: { startDate: '2027-01-15' } }).nextPaymentDate).toBe(
+        '2027-01-15T00:00:00.000',
+      );
+      expect(
+        plan(ctx, { type: 'RECURRING', recurring: { startDate: '2026-11-24', frequency: 'DAILY' } }).nextPaymentDate,
+      ).toBe('2026-11-25T09:00:00.000');
+      expect(
+        plan(ctx, { type: 'RECURRING', recurring: { startDate: '2025-01-01', frequency: 'YEARLY' } }).nextPaymentDate,
+      ).toBe('2027-11-24T09:00:00.000');
     });
   });
 
   describe('INSTALLMENTS', () => {
     it('counts the initial payment as installment curIdx and bills the next one a period later', () => {
       const ctx = testDomain();
-      const p = plan(ctx, { type: 'INSTALLMENTS', installments: { total: 4, curIdx: 1, frequency: 'BIWEEKLY', expiryDate: '2027-03-01' } });
-      expect(p).toMatchObject({ status: 'ACTIVE', totalInstallments: 4, paidInstallments: 1, frequency: 'BIWEEKLY', nextPaymentDate: '2026-12-08T09:00:00.000', expirationDate: '2027-03-01T00:00:00.000' });
+      const p = plan(ctx, {
+        type: 'INSTALLMENTS',
+        installments: { total: 4, curIdx: 1, frequency: 'BIWEEKLY', expiryDate: '2027-03-01' },
+      });
+      expect(p).toMatchObject({
+        status: 'ACTIVE',
+        totalInstallments: 4,
+        paidInstallments: 1,
+        frequency: 'BIWEEKLY',
+        nextPaymentDate: '2026-12-08T09:00:00.000',
+        expirationDate: '2027-03-01T00:00:00.000',
+      });
     });
 
     it.each([
@@ -167,18 +261,24 @@ describe('planFromInitialPayment', () => {
       [{ total: 3.7, curIdx: 1.9 }, 3, 1, 'ACTIVE'],
       [{}, 1, 1, 'COMPLETED'],
       [{ total: 0 }, 1, 1, 'COMPLETED'],
-    ] as Array<[Schemas['CredentialOnFileInstallments'], number, number, string]>)('installments %o: %i in total, %i paid, %s', (installments, total, paid, status) => {
-      const ctx = testDomain();
-      const p = plan(ctx, { type: 'INSTALLMENTS', installments });
-      expect(p).toMatchObject({ totalInstallments: total, paidInstallments: paid, status, frequency: 'MONTHLY' });
-      // a completed plan has no next date
-      expect(p.nextPaymentDate === undefined).toBe(status === 'COMPLETED');
-    });
+    ] as Array<[Schemas['CredentialOnFileInstallments'], number, number, string]>)(
+      'installments %o: %i in total, %i paid, %s',
+      (installments, total, paid, status) => {
+        const ctx = testDomain();
+        const p = plan(ctx, { type: 'INSTALLMENTS', installments });
+        expect(p).toMatchObject({ totalInstallments: total, paidInstallments: paid, status, frequency: 'MONTHLY' });
+        // a completed plan has no next date
+        expect(p.nextPaymentDate === undefined).toBe(status === 'COMPLETED');
+      },
+    );
   });
 
   it('other plan types have no dates and no installments', () => {
     const ctx = testDomain();
-    for (const p of [plan(ctx, { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }), plan(ctx, { type: 'UNSCHEDULED' })]) {
+    for (const p of [
+      plan(ctx, { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }),
+      plan(ctx, { type: 'UNSCHEDULED' }),
+    ]) {
       expect(p.nextPaymentDate).toBeUndefined();
       expect(p.frequency).toBeUndefined();
       expect(p.totalInstallments).toBeUndefined();
@@ -191,33 +291,57 @@ describe('chargePlan', () => {
   const setup = (cof: Schemas['CredentialOnFile']) => {
     const ctx = testDomain();
     const payment = initial(ctx);
-    const p = planFromInitialPayment({ payment, credentialOnFile: { initialPayment: true, ...cof }, storedPaymentMethod: METHOD }, ctx)!;
+    const p = planFromInitialPayment(
+      { payment, credentialOnFile: { initialPayment: true, ...cof }, storedPaymentMethod: METHOD },
+      ctx,
+    )!;
     ctx.advance(30 * DAY);
     return { ctx, payment, plan: p };
   };
   const RECURRING: Schemas['CredentialOnFile'] = { type: 'RECURRING', recurring: { frequency: 'MONTHLY' } };
-  const INSTALLMENTS: Schemas['CredentialOnFile'] = { type: 'INSTALLMENTS', installments: { total: 3, curIdx: 1, frequency: 'WEEKLY' } };
+  const INSTALLMENTS: Schemas['CredentialOnFile'] = {
+    type: 'INSTALLMENTS',
+    installments: { total: 3, curIdx: 1, frequency: 'WEEKLY' },
+  };
   const MIT: Schemas['CredentialOnFile'] = { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } };
   const DELAYED_SHIPMENT: Schemas['CredentialOnFile'] = { type: 'UNSCHEDULED', unscheduled: { subType: 'CIT' } };
 
   it('a recurring plan charges its fixed amount; sending an amount, even the same, is invalid', () => {
     const { ctx, payment, plan: p } = setup(RECURRING);
-    for (const value of [900, 1999]) expect(chargePlan(p, { transId: 'CHG', amount: { value } }, payment, ctx)).toEqual({ outcome: 'invalid', field: 'amount', message: expect.stringMatching(/recurring/) });
+    for (const value of [900, 1999])
+      expect(chargePlan(p, { transId: 'CHG', amount: { value } }, payment, ctx)).toEqual({
+        outcome: 'invalid',
+        field: 'amount',
+        message: expect.stringMatching(/recurring/),
+      });
     const charge = chargePlan(p, { transId: 'CHG' }, payment, ctx);
     if (charge.outcome !== 'ok') throw new Error(charge.outcome);
     expect(charge.payment.amount).toEqual({ value: 1999, currency: 'EUR' });
-    expect(charge.plan).toMatchObject({ status: 'ACTIVE', lastBillingAt: ctx.now.toISOString(), nextPaymentDate: planDateTime(advance(ctx.now, 'MONTHLY')), version: p.version + 1 });
+    expect(charge.plan).toMatchObject({
+      status: 'ACTIVE',
+      lastBillingAt: ctx.now.toISOString(),
+      nextPaymentDate: planDateTime(advance(ctx.now, 'MONTHLY')),
+      version: p.version + 1,
+    });
   });
 
   it('an unscheduled merchant-initiated plan needs the amount, and charges it', () => {
     const { ctx, payment, plan: p } = setup(MIT);
     for (const request of [{ transId: 'CHG' }, { transId: 'CHG', amount: {} }]) {
-      expect(chargePlan(p, request, payment, ctx)).toEqual({ outcome: 'invalid', field: 'amount.value', message: expect.stringMatching(/required/) });
+      expect(chargePlan(p, request, payment, ctx)).toEqual({
+        outcome: 'invalid',
+        field: 'amount.value',
+        message: expect.stringMatching(/required/),
+      });
     }
     const charge = chargePlan(p, { transId: 'CHG', amount: { value: 4321 } }, payment, ctx);
     if (charge.outcome !== 'ok') throw new Error(charge.outcome);
     expect(charge.payment.amount).toEqual({ value: 4321, currency: 'EUR' });
-    expect(charge.plan).toMatchObject({ status: 'ACTIVE', lastBillingAt: ctx.now.toISOString(), version: p.version + 1 });
+    expect(charge.plan).toMatchObject({
+      status: 'ACTIVE',
+      lastBillingAt: ctx.now.toISOString(),
+      version: p.version + 1,
+    });
     expect(charge.plan.nextPaymentDate).toBeUndefined();
   });
 
@@ -234,31 +358,46 @@ describe('chargePlan', () => {
     const second = chargePlan(p0, { transId: 'CHG-2' }, payment, ctx);
     if (second.outcome !== 'ok') throw new Error(second.outcome);
     expect(second.payment.amount.value).toBe(1999);
-    expect(second.plan).toMatchObject({ status: 'ACTIVE', paidInstallments: 2, nextPaymentDate: planDateTime(advance(ctx.now, 'WEEKLY')) });
+    expect(second.plan).toMatchObject({
+      status: 'ACTIVE',
+      paidInstallments: 2,
+      nextPaymentDate: planDateTime(advance(ctx.now, 'WEEKLY')),
+    });
     ctx.advance(7 * DAY);
     const third = chargePlan(second.plan, { transId: 'CHG-3', amount: { value: 2500 } }, payment, ctx);
     if (third.outcome !== 'ok') throw new Error(third.outcome);
     expect(third.payment.amount.value).toBe(2500);
     expect(third.plan).toMatchObject({ status: 'COMPLETED', paidInstallments: 3, version: p0.version + 2 });
     expect('nextPaymentDate' in third.plan).toBe(false);
-    expect(chargePlan(third.plan, { transId: 'CHG-4' }, payment, ctx)).toEqual({ outcome: 'refused', code: 'PLAN_NOT_ACTIVE' });
+    expect(chargePlan(third.plan, { transId: 'CHG-4' }, payment, ctx)).toEqual({
+      outcome: 'refused',
+      code: 'PLAN_NOT_ACTIVE',
+    });
   });
 
-  it.each(['CANCELLED', 'INVALID', 'COMPLETED', 'RETRY'] as const)('a %s plan of any type is refused with PLAN_NOT_ACTIVE', (status) => {
-    for (const [cof, request] of [
-      [RECURRING, {}],
-      [INSTALLMENTS, {}],
-      [MIT, { amount: { value: 100 } }],
-      [DELAYED_SHIPMENT, {}],
-    ] as const) {
-      const { ctx, payment, plan: p } = setup(cof);
-      expect(chargePlan({ ...p, status }, { transId: 'CHG', ...request }, payment, ctx)).toEqual({ outcome: 'refused', code: 'PLAN_NOT_ACTIVE' });
-    }
-  });
+  it.each(['CANCELLED', 'INVALID', 'COMPLETED', 'RETRY'] as const)(
+    'a %s plan of any type is refused with PLAN_NOT_ACTIVE',
+    (status) => {
+      for (const [cof, request] of [
+        [RECURRING, {}],
+        [INSTALLMENTS, {}],
+        [MIT, { amount: { value: 100 } }],
+        [DELAYED_SHIPMENT, {}],
+      ] as const) {
+        const { ctx, payment, plan: p } = setup(cof);
+        expect(chargePlan({ ...p, status }, { transId: 'CHG', ...request }, payment, ctx)).toEqual({
+          outcome: 'refused',
+          code: 'PLAN_NOT_ACTIVE',
+        });
+      }
+    },
+  );
 
   it("the amount rule of the type is checked before the plan's status (a 400 before a 422)", () => {
     const { ctx, payment, plan: p } = setup(RECURRING);
-    expect(chargePlan({ ...p, status: 'CANCELLED' }, { transId: 'CHG', amount: { value: 1 } }, payment, ctx).outcome).toBe('invalid');
+    expect(
+      chargePlan({ ...p, status: 'CANCELLED' }, { transId: 'CHG', amount: { value: 1 } }, payment, ctx).outcome,
+    ).toBe('invalid');
   });
 
   it.each([
@@ -267,7 +406,10 @@ describe('chargePlan', () => {
     ['DELAYED_SHIPMENT', DELAYED_SHIPMENT],
   ] as const)('a %s charge of zero is refused with AMOUNT_NOT_POSITIVE, the plan unchanged', (_, cof) => {
     const { ctx, payment, plan: p } = setup(cof);
-    expect(chargePlan(p, { transId: 'CHG', amount: { value: 0 } }, payment, ctx)).toEqual({ outcome: 'refused', code: 'AMOUNT_NOT_POSITIVE' });
+    expect(chargePlan(p, { transId: 'CHG', amount: { value: 0 } }, payment, ctx)).toEqual({
+      outcome: 'refused',
+      code: 'AMOUNT_NOT_POSITIVE',
+    });
   });
 
   it('a plan without an amount of its own charges the amount of the initial payment', () => {
@@ -279,7 +421,18 @@ describe('chargePlan', () => {
 
   it('the payment of a charge: DIRECT, captured at once, the initial method, customer and card, referencing the initial payment', () => {
     const { ctx, payment, plan: p } = setup(MIT);
-    const charge = chargePlan(p, { transId: 'CHG', refNr: 'R-7', amount: { value: 700 }, statementDescriptor: 'SHOP', order: { merchantReference: 'O-7' } }, payment, ctx);
+    const charge = chargePlan(
+      p,
+      {
+        transId: 'CHG',
+        refNr: 'R-7',
+        amount: { value: 700 },
+        statementDescriptor: 'SHOP',
+        order: { merchantReference: 'O-7' },
+      },
+      payment,
+      ctx,
+    );
     if (charge.outcome !== 'ok') throw new Error(charge.outcome);
     expect(charge.payment).toEqual({
       scope: SCOPE,
@@ -289,7 +442,12 @@ describe('chargePlan', () => {
       captureMethod: { type: 'AUTOMATIC' },
       integrationType: 'DIRECT',
       paymentMethodType: 'CARD',
-      details: { referencePayId: payment.payId, order: { merchantReference: 'O-7' }, statementDescriptor: 'SHOP', customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena' } },
+      details: {
+        referencePayId: payment.payId,
+        order: { merchantReference: 'O-7' },
+        statementDescriptor: 'SHOP',
+        customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena' },
+      },
       customerId: 'cus_x',
       paymentPlanId: p.id,
       storedPaymentMethodId: 'pm_x',
@@ -303,16 +461,33 @@ describe('plan payments and bodies', () => {
   it('planPayment records the payment as it stands, billed now', () => {
     const ctx = testDomain();
     const p = plan(ctx, { type: 'RECURRING' });
-    const failed = createPayment(newPayment({ transId: 'X', simulationMode: 'DECLINED', amount: { value: 1999, currency: 'EUR' } }), ctx).payment;
+    const failed = createPayment(
+      newPayment({ transId: 'X', simulationMode: 'DECLINED', amount: { value: 1999, currency: 'EUR' } }),
+      ctx,
+    ).payment;
     ctx.advance(DAY);
     const record = planPayment(p, failed, ctx);
-    expect(record).toEqual({ paymentPlanId: p.id, payId: failed.payId, scope: SCOPE, status: 'FAILED', amount: { value: 1999, currency: 'EUR' }, billingDate: ctx.now.toISOString() });
-    expect(planPaymentBody(record)).toEqual({ payId: failed.payId, status: 'FAILED', amount: { value: 1999, currency: 'EUR' }, billingDate: ctx.now.toISOString() });
+    expect(record).toEqual({
+      paymentPlanId: p.id,
+      payId: failed.payId,
+      scope: SCOPE,
+      status: 'FAILED',
+      amount: { value: 1999, currency: 'EUR' },
+      billingDate: ctx.now.toISOString(),
+    });
+    expect(planPaymentBody(record)).toEqual({
+      payId: failed.payId,
+      status: 'FAILED',
+      amount: { value: 1999, currency: 'EUR' },
+      billingDate: ctx.now.toISOString(),
+    });
   });
 
   it('planBody carries the object of its own type only', () => {
     const ctx = testDomain();
-    const recurring = planBody(plan(ctx, { type: 'RECURRING', recurring: { frequency: 'YEARLY', expiryDate: '2030-01-01' } }));
+    const recurring = planBody(
+      plan(ctx, { type: 'RECURRING', recurring: { frequency: 'YEARLY', expiryDate: '2030-01-01' } }),
+    );
     expect(recurring).toMatchObject({
       id: 'pp_0001',
       paymentPlanType: 'RECURRING',
@@ -322,21 +497,53 @@ describe('plan payments and bodies', () => {
       creationDate: T0,
       lastBillingDate: T0,
       paymentMethod: { type: 'CARD', card: CARD },
-      recurring: { amount: { value: 1999, currency: 'EUR' }, frequency: 'YEARLY', nextPaymentDate: '2027-11-24T09:00:00.000', expirationDate: '2030-01-01T00:00:00.000' },
+      recurring: {
+        amount: { value: 1999, currency: 'EUR' },
+        frequency: 'YEARLY',
+        nextPaymentDate: '2027-11-24T09:00:00.000',
+        expirationDate: '2030-01-01T00:00:00.000',
+      },
     });
     expect(Object.keys(recurring)).not.toEqual(expect.arrayContaining(['installments']));
     const installments = planBody(plan(ctx, { type: 'INSTALLMENTS', installments: { total: 2 } }));
-    expect(installments.installments).toEqual({ totalInstallments: 2, paidInstallments: 1, frequency: 'MONTHLY', nextPaymentDate: '2026-12-24T09:00:00.000' });
+    expect(installments.installments).toEqual({
+      totalInstallments: 2,
+      paidInstallments: 1,
+      frequency: 'MONTHLY',
+      nextPaymentDate: '2026-12-24T09:00:00.000',
+    });
     expect(installments.recurring).toBeUndefined();
-    expect(planBody(plan(ctx, { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }))).toMatchObject({ paymentPlanType: 'UNSCHEDULED_MIT', unscheduledMit: { currency: 'EUR' } });
-    expect(planBody(plan(ctx, { type: 'UNSCHEDULED' }))).toMatchObject({ paymentPlanType: 'DELAYED_SHIPMENT', delayedShipment: {} });
-    const cancelled = planBody({ ...plan(ctx, { type: 'RECURRING' }), status: 'CANCELLED', cancelledAt: '2027-01-01T00:00:00.000Z' });
+    expect(planBody(plan(ctx, { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }))).toMatchObject({
+      paymentPlanType: 'UNSCHEDULED_MIT',
+      unscheduledMit: { currency: 'EUR' },
+    });
+    expect(planBody(plan(ctx, { type: 'UNSCHEDULED' }))).toMatchObject({
+      paymentPlanType: 'DELAYED_SHIPMENT',
+      delayedShipment: {},
+    });
+    const cancelled = planBody({
+      ...plan(ctx, { type: 'RECURRING' }),
+      status: 'CANCELLED',
+      cancelledAt: '2027-01-01T00:00:00.000Z',
+    });
     expect(cancelled).toMatchObject({ planStatus: 'CANCELLED', cancellationDate: '2027-01-01T00:00:00.000Z' });
   });
 
   it('planListItem summarizes the plan', () => {
     const ctx = testDomain();
-    const p = plan(ctx, { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } }, { payment: initial(ctx, { details: { statementDescriptor: 'SHOP' } }) });
-    expect(planListItem(p)).toEqual({ id: p.id, paymentPlanType: 'UNSCHEDULED_MIT', planStatus: 'ACTIVE', merchantCustomerId: 'm-1', description: 'SHOP', lastBillingDate: T0, amount: { value: 1999, currency: 'EUR' } });
+    const p = plan(
+      ctx,
+      { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' } },
+      { payment: initial(ctx, { details: { statementDescriptor: 'SHOP' } }) },
+    );
+    expect(planListItem(p)).toEqual({
+      id: p.id,
+      paymentPlanType: 'UNSCHEDULED_MIT',
+      planStatus: 'ACTIVE',
+      merchantCustomerId: 'm-1',
+      description: 'SHOP',
+      lastBillingDate: T0,
+      amount: { value: 1999, currency: 'EUR' },
+    });
   });
 });

@@ -3,16 +3,16 @@
 // expiry), masking, pseudo number records (never the number itself) and the account updater.
 import { describe, expect, it } from 'vitest';
 import {
-  accountUpdate,
   ACCOUNT_UPDATER_CARDS,
+  accountUpdate,
   binCheck,
   CARD_RANGES,
   cardInput,
   cardInputProblem,
   cardRange,
   DCC_MARKUP_PERCENT,
-  dccQuote,
   DEFAULT_TEST_CARD,
+  dccQuote,
   duplicationResult,
   mask,
   minorUnitDigits,
@@ -88,7 +88,10 @@ describe('dccQuote', () => {
   it('converts between two non-euro currencies through the euro rates', () => {
     // 100.00 USD: 0.8553 / 1.0842 = 0.788877 GBP/USD; × 1.035 → 81.6487 GBP → 8 165 pence
     const r = dccQuote({ bin: '450875', amount: { value: 10_000, currency: 'USD' } }, testDomain());
-    expect('quote' in r && r.quote).toMatchObject({ convertedAmount: { value: 8165, currency: 'GBP' }, exchangeRate: '0.788877' });
+    expect('quote' in r && r.quote).toMatchObject({
+      convertedAmount: { value: 8165, currency: 'GBP' },
+      exchangeRate: '0.788877',
+    });
   });
 
   it('reads a zero-decimal source amount in whole units', () => {
@@ -124,7 +127,15 @@ describe('duplicationResult', () => {
 
 describe('card input', () => {
   it('cardInput reads the string fields it knows, the number without spaces and dashes', () => {
-    expect(cardInput({ cardNumber: '4111 1111-1111 1111', expiryDate: '202912', cardHolderName: 'Lena', pseudoNumber: 'pn_1', cvc: '123' })).toEqual({
+    expect(
+      cardInput({
+        cardNumber: '4111 1111-1111 1111',
+        expiryDate: '202912',
+        cardHolderName: 'Lena',
+        pseudoNumber: 'pn_1',
+        cvc: '123',
+      }),
+    ).toEqual({
       cardNumber: '4111111111111111',
       expiryDate: '202912',
       cardHolderName: 'Lena',
@@ -166,7 +177,17 @@ describe('card input', () => {
 describe('pseudoNumberRecord', () => {
   it('a card: masked, its brand, last four, expiry and holder; never the number', () => {
     const ctx = testDomain();
-    const r = pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f1', number: '4000000000000069', type: 'CARD', expiryDate: '202912', cardHolderName: 'Lena' }, ctx);
+    const r = pseudoNumberRecord(
+      {
+        scope: SCOPE,
+        fingerprint: 'f1',
+        number: '4000000000000069',
+        type: 'CARD',
+        expiryDate: '202912',
+        cardHolderName: 'Lena',
+      },
+      ctx,
+    );
     expect(r).toEqual({
       scope: SCOPE,
       fingerprint: 'f1',
@@ -181,7 +202,10 @@ describe('pseudoNumberRecord', () => {
   });
 
   it('a card without expiry expires in December two years on', () => {
-    const r = pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f', number: '4111111111111111', type: 'CARD' }, testDomain('2026-03-01T00:00:00Z'));
+    const r = pseudoNumberRecord(
+      { scope: SCOPE, fingerprint: 'f', number: '4111111111111111', type: 'CARD' },
+      testDomain('2026-03-01T00:00:00Z'),
+    );
     expect(r.card).toEqual({ last4Digits: '1111', brand: 'VISA', expiryDate: '202812' });
   });
 
@@ -197,11 +221,16 @@ describe('pseudoNumberRecord', () => {
     ['3566002020360505', 'JCB'],
     ['9999999999999995', 'UNKNOWN'],
   ])('the brand of %s is %s', (number, brand) => {
-    expect(pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f', number, type: 'CARD' }, testDomain()).card?.brand).toBe(brand);
+    expect(pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f', number, type: 'CARD' }, testDomain()).card?.brand).toBe(
+      brand,
+    );
   });
 
   it('an IBAN: masked, no card data', () => {
-    const r = pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f', number: 'DE89370400440532013000', type: 'IBAN' }, testDomain());
+    const r = pseudoNumberRecord(
+      { scope: SCOPE, fingerprint: 'f', number: 'DE89370400440532013000', type: 'IBAN' },
+      testDomain(),
+    );
     expect(r).toMatchObject({ type: 'IBAN', maskedNumber: 'DE89**************3000' });
     expect(r.card).toBeUndefined();
   });
@@ -228,17 +257,28 @@ describe('accountUpdate', () => {
       expiryDate: '202911',
       card: { last4Digits: '0069', brand: 'VISA', expiryDate: '202911' },
     });
-    expect(accountUpdate(record('0119'), { pseudoNumber: 'pn_0119' }, ctx)).toEqual({ result: 'CLOSED', pseudoNumber: 'pn_0119', card: { last4Digits: '0119', brand: 'VISA', expiryDate: '202912' } });
+    expect(accountUpdate(record('0119'), { pseudoNumber: 'pn_0119' }, ctx)).toEqual({
+      result: 'CLOSED',
+      pseudoNumber: 'pn_0119',
+      card: { last4Digits: '0119', brand: 'VISA', expiryDate: '202912' },
+    });
   });
 
   it('a card whose expiry has passed is UPDATED; one valid through this month is not', () => {
     expect(accountUpdate(record('1111', '202610'), { pseudoNumber: 'pn_1111' }, ctx).result).toBe('UPDATED');
-    expect(accountUpdate(record('1111', '202611'), { pseudoNumber: 'pn_1111' }, ctx)).toMatchObject({ result: 'NO_CHANGE', expiryDate: '202611' });
+    expect(accountUpdate(record('1111', '202611'), { pseudoNumber: 'pn_1111' }, ctx)).toMatchObject({
+      result: 'NO_CHANGE',
+      expiryDate: '202611',
+    });
   });
 
   it('the expiry sent is the one checked', () => {
-    expect(accountUpdate(record('1111', '202912'), { pseudoNumber: 'pn_1111', expiryDate: '202001' }, ctx).result).toBe('UPDATED');
-    expect(accountUpdate(record('1111', '202001'), { pseudoNumber: 'pn_1111', expiryDate: '203012' }, ctx)).toMatchObject({ result: 'NO_CHANGE', expiryDate: '203012' });
+    expect(accountUpdate(record('1111', '202912'), { pseudoNumber: 'pn_1111', expiryDate: '202001' }, ctx).result).toBe(
+      'UPDATED',
+    );
+    expect(
+      accountUpdate(record('1111', '202001'), { pseudoNumber: 'pn_1111', expiryDate: '203012' }, ctx),
+    ).toMatchObject({ result: 'NO_CHANGE', expiryDate: '203012' });
   });
 
   it('CLOSED wins over an expired date', () => {
@@ -246,7 +286,13 @@ describe('accountUpdate', () => {
   });
 
   it('UNKNOWN for a pseudo number never created, or not of a card', () => {
-    expect(accountUpdate(undefined, { pseudoNumber: 'pn_nope' }, ctx)).toEqual({ result: 'UNKNOWN', pseudoNumber: 'pn_nope' });
-    expect(accountUpdate(record('3000', undefined, 'IBAN'), { pseudoNumber: 'pn_3000' }, ctx)).toEqual({ result: 'UNKNOWN', pseudoNumber: 'pn_3000' });
+    expect(accountUpdate(undefined, { pseudoNumber: 'pn_nope' }, ctx)).toEqual({
+      result: 'UNKNOWN',
+      pseudoNumber: 'pn_nope',
+    });
+    expect(accountUpdate(record('3000', undefined, 'IBAN'), { pseudoNumber: 'pn_3000' }, ctx)).toEqual({
+      result: 'UNKNOWN',
+      pseudoNumber: 'pn_3000',
+    });
   });
 });

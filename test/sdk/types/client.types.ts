@@ -1,6 +1,8 @@
 // Type tests of the client SDK, compiled by `tsc -p test/sdk/types` (test/sdk/types.unit.test.ts).
 // Every `@ts-expect-error` must meet an error: an unused one is itself an error, so each line below
 // proves that the types reject that mistake. Nothing here runs.
+
+import type { Resources as DocumentedResources } from '../../../generated/resources.js';
 import type {
   CheckoutSessionCreated,
   CheckoutSessionRequest,
@@ -12,22 +14,34 @@ import type {
   PaymentPlanPage,
   TokenResponse,
 } from '../../../generated/types.js';
-import type { Resources as DocumentedResources } from '../../../generated/resources.js';
-import { createPaymentClient, PaymentApiError, type PaymentClient, type Resources as DerivedResources, type SuccessBody } from '../../../src/client/index.js';
+import {
+  createPaymentClient,
+  type Resources as DerivedResources,
+  PaymentApiError,
+  type PaymentClient,
+  type SuccessBody,
+} from '../../../src/client/index.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 declare function expectType<T extends true>(): void;
 
 declare const client: PaymentClient;
 const amount = { value: 11_900, currency: 'EUR' };
-const urls = { return: 'https://shop.example/ok', cancel: 'https://shop.example/cancel', webhook: 'https://shop.example/hook' };
+const urls = {
+  return: 'https://shop.example/ok',
+  cancel: 'https://shop.example/cancel',
+  webhook: 'https://shop.example/hook',
+};
 const session: CheckoutSessionRequest = { transId: 'ORD-1', amount, urls };
 
 export async function positive(): Promise<void> {
   // Return types are the success response bodies of the contract.
   const captured = await client.payments.capture('pay-1', { transId: 'ORD-1', amount });
   expectType<Equal<typeof captured, OperationResult>>();
-  const created = await client.payments.create({ transId: 'ORD-1', amount, channel: 'ECOM', captureMethod: { type: 'MANUAL' } }, { idempotencyKey: 'k-1' });
+  const created = await client.payments.create(
+    { transId: 'ORD-1', amount, channel: 'ECOM', captureMethod: { type: 'MANUAL' } },
+    { idempotencyKey: 'k-1' },
+  );
   expectType<Equal<typeof created, PaymentCreated>>();
   expectType<Equal<Awaited<ReturnType<typeof client.checkoutSessions.create>>, CheckoutSessionCreated>>();
   expectType<Equal<Awaited<ReturnType<typeof client.payments.retrieve>>, PaymentDetails>>();
@@ -37,7 +51,10 @@ export async function positive(): Promise<void> {
   expectType<Equal<SuccessBody<'getCustomer'>, Customer>>();
 
   // Path parameters in order, then the body, then the query, then per-call options.
-  await client.customers.retrievePaymentMethod('cus_1', 'pm_1', { timeoutMs: 5_000, signal: AbortSignal.timeout(10_000) });
+  await client.customers.retrievePaymentMethod('cus_1', 'pm_1', {
+    timeoutMs: 5_000,
+    signal: AbortSignal.timeout(10_000),
+  });
   await client.paymentPlans.list({ PlanStatus: 'ACTIVE', Page: 2 }, { maxAttempts: 1 });
   await client.paymentPlans.list();
   await client.checkoutSessions.create(session, { idempotencyKey: 'order-1', headers: { 'X-Request-Id': 'r-1' } });
@@ -47,10 +64,13 @@ export async function positive(): Promise<void> {
   for await (const plan of client.paymentPlans.listAll({ PlanType: 'RECURRING' })) {
     expectType<Equal<typeof plan, PaymentPlanListItem>>();
   }
-  for await (const customer of client.customers.listAll()) expectType<Equal<typeof customer, NonNullable<SuccessBody<'listCustomers'>['data']>[number]>>();
+  for await (const customer of client.customers.listAll())
+    expectType<Equal<typeof customer, NonNullable<SuccessBody<'listCustomers'>['data']>[number]>>();
 
   // The raw openapi-fetch client is typed by `paths`.
-  const { data } = await client.raw.GET('/payment-plans/{paymentPlanId}', { params: { path: { paymentPlanId: 'pp_1' } } });
+  const { data } = await client.raw.GET('/payment-plans/{paymentPlanId}', {
+    params: { path: { paymentPlanId: 'pp_1' } },
+  });
   const plan: SuccessBody<'getPaymentPlan'> | undefined = data;
   void plan;
 
@@ -104,10 +124,20 @@ export async function negative(): Promise<void> {
 // The documented signatures (generated/resources.ts, what an editor shows) are the derived ones
 // (src/client/types.ts, from openapi-typescript's `paths`): every method of every resource, both ways.
 type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type EveryLeafTrue<T> = T extends true ? true : T extends false ? false : { [K in keyof T]-?: EveryLeafTrue<T[K]> }[keyof T] extends true ? true : false;
+type EveryLeafTrue<T> = T extends true
+  ? true
+  : T extends false
+    ? false
+    : { [K in keyof T]-?: EveryLeafTrue<T[K]> }[keyof T] extends true
+      ? true
+      : false;
 type SameSignatures = {
   [R in keyof DerivedResources]: R extends keyof DocumentedResources
-    ? { [M in keyof DerivedResources[R]]: M extends keyof DocumentedResources[R] ? MutuallyAssignable<DocumentedResources[R][M], DerivedResources[R][M]> : false }
+    ? {
+        [M in keyof DerivedResources[R]]: M extends keyof DocumentedResources[R]
+          ? MutuallyAssignable<DocumentedResources[R][M], DerivedResources[R][M]>
+          : false;
+      }
     : false;
 };
 expectType<EveryLeafTrue<SameSignatures>>();
@@ -116,5 +146,9 @@ expectType<Equal<keyof DocumentedResources['paymentPlans'], keyof DerivedResourc
 // The check can fail: two different methods are not the same signature.
 // @ts-expect-error capture is not retrieve
 expectType<MutuallyAssignable<DocumentedResources['payments']['capture'], DerivedResources['payments']['retrieve']>>();
+type PageWalkers = MutuallyAssignable<
+  DocumentedResources['paymentPlans']['listAll'],
+  DerivedResources['customers']['listAll']
+>;
 // @ts-expect-error a documented list is not another list's page walker
-expectType<MutuallyAssignable<DocumentedResources['paymentPlans']['listAll'], DerivedResources['customers']['listAll']>>();
+expectType<PageWalkers>();

@@ -25,7 +25,8 @@ export function postgresDialect(db: Kysely<Database>, location: string): StoreDi
       const compiled = query.compile();
       const expected = compiled.parameters.length;
       return (executor, parameters) => {
-        if (parameters.length !== expected) throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
+        if (parameters.length !== expected)
+          throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
         return executor.executeQuery({ ...compiled, parameters });
       };
     },

@@ -24,14 +24,19 @@ export async function openPostgres(url: string): Promise<StoreDialect> {
     max: 10,
     connectionTimeoutMillis: 5_000,
     // bigint columns (money) as JS numbers: values stay below 10^12, far under 2^53.
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
   });
   pool.on('error', () => undefined); // an idle client's error (server restart) must not crash the sandbox
   try {
     await pool.query('select 1');
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw new StoreOpenError(`cannot connect to PostgreSQL at ${location}: ${(err as Error).message || (err as { code?: string }).code}`);
+    throw new StoreOpenError(
+      `cannot connect to PostgreSQL at ${location}: ${(err as Error).message || (err as { code?: string }).code}`,
+    );
   }
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await migrate(db, location);

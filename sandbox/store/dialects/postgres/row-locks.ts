@@ -9,10 +9,14 @@ import { scopeOf } from '../../rows.js';
 export const lockForUpdate = <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) => query.forUpdate();
 
 /** Takes only the rows no other transaction holds, and holds them: two deliverers never take the same delivery. */
-export const lockSkippingLocked = <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) => query.forUpdate().skipLocked();
+export const lockSkippingLocked = <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) =>
+  query.forUpdate().skipLocked();
 
 /** A row to lock, even for a clock never advanced: FOR UPDATE holds rows, not their absence. */
 export async function ensureClockRow(db: Db, scope: Scope): Promise<void> {
-  await db.insertInto('clocks').values({ offset_ms: 0, ...scopeOf(scope) }).onConflict((oc) => oc.columns(['merchant_id', 'environment']).doNothing()).execute();
+  await db
+    .insertInto('clocks')
+    .values({ offset_ms: 0, ...scopeOf(scope) })
+    .onConflict((oc) => oc.columns(['merchant_id', 'environment']).doNothing())
+    .execute();
 }
-

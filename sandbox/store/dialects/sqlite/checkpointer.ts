@@ -43,7 +43,11 @@ parentPort.on('message', () => {
 export function startCheckpointer(location: string, onError: (message: string) => void): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // execArgv: none of the process's Node options (an --input-type=module would make this CommonJS code a module).
-  const worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { driver, location, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  const worker = new Worker(WORKER, {
+    eval: true,
+    execArgv: [],
+    workerData: { driver, location, intervalMs: CHECKPOINT_INTERVAL_MS },
+  });
   worker.on('message', (message: string) => onError(message));
   worker.on('error', (error) => onError(error.message));
   worker.unref();

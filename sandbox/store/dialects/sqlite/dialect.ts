@@ -13,11 +13,17 @@ import { precompiler, type SqliteConnections } from './precompile.js';
 /** Unique violations as DuplicateKeyError. */
 function duplicateKey(error: unknown): DuplicateKeyError | undefined {
   const e = error as { code?: string; message?: string };
-  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new DuplicateKeyError(e.message ?? 'unique');
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+    return new DuplicateKeyError(e.message ?? 'unique');
   return undefined;
 }
 
-export function sqliteDialect(db: Kysely<Database>, location: string, connections: SqliteConnections, close: () => Promise<void>): StoreDialect {
+export function sqliteDialect(
+  db: Kysely<Database>,
+  location: string,
+  connections: SqliteConnections,
+  close: () => Promise<void>,
+): StoreDialect {
   const precompile = precompiler(connections);
   const groupCommit = new GroupCommit(db, connections.prepare.writer);
   const documents = new DocumentCache();
@@ -60,8 +66,10 @@ export function sqliteDialect(db: Kysely<Database>, location: string, connection
     // The writer's connection is the batch's: a write outside a transaction joins the next batch.
     runWrite: (work) => groupCommit.submit(work),
     documents: (reads) => ({
-      paymentDocument: (scope, payId) => documents.read(byPayId(scope, payId), () => reads.paymentDocument(scope, payId)),
-      paymentDocumentByTransId: (scope, transId) => documents.read(byTransId(scope, transId), () => reads.paymentDocumentByTransId(scope, transId)),
+      paymentDocument: (scope, payId) =>
+        documents.read(byPayId(scope, payId), () => reads.paymentDocument(scope, payId)),
+      paymentDocumentByTransId: (scope, transId) =>
+        documents.read(byTransId(scope, transId), () => reads.paymentDocumentByTransId(scope, transId)),
     }),
     idempotency: inProcessClaims(db, connections.reader, precompile),
     close,

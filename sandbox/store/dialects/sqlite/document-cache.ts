@@ -10,8 +10,10 @@ import type { Payment, Scope } from '../../../domain/types.js';
 export const DOCUMENT_CACHE_LIMIT = 4_096;
 
 export type DocumentKey = string;
-export const byPayId = (scope: Scope, payId: string): DocumentKey => `p\u0000${scope.merchantId}\u0000${scope.environment}\u0000${payId}`;
-export const byTransId = (scope: Scope, transId: string): DocumentKey => `t\u0000${scope.merchantId}\u0000${scope.environment}\u0000${transId}`;
+export const byPayId = (scope: Scope, payId: string): DocumentKey =>
+  `p\u0000${scope.merchantId}\u0000${scope.environment}\u0000${payId}`;
+export const byTransId = (scope: Scope, transId: string): DocumentKey =>
+  `t\u0000${scope.merchantId}\u0000${scope.environment}\u0000${transId}`;
 
 /** What one transaction wrote: its payments, or everything (a reset). */
 export class WrittenPayments {

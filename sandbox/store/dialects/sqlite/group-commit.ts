@@ -11,11 +11,22 @@ import type { SqliteStatement } from './statement-cache.js';
  * of the batch's connection, run directly: Kysely's savepoint() makes a transaction object each time.
  */
 export class GroupCommit {
-  private queue: Array<{ work: (tx: Transaction<Database>) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  private queue: Array<{
+    work: (tx: Transaction<Database>) => Promise<unknown>;
+    resolve: (v: unknown) => void;
+    reject: (e: unknown) => void;
+  }> = [];
   private running = false;
   private readonly savepoint: { open: SqliteStatement; release: SqliteStatement; rollback: SqliteStatement };
-  constructor(private readonly db: Kysely<Database>, prepare: (sql: string) => SqliteStatement) {
-    this.savepoint = { open: prepare('savepoint work'), release: prepare('release savepoint work'), rollback: prepare('rollback to savepoint work') };
+  constructor(
+    private readonly db: Kysely<Database>,
+    prepare: (sql: string) => SqliteStatement,
+  ) {
+    this.savepoint = {
+      open: prepare('savepoint work'),
+      release: prepare('release savepoint work'),
+      rollback: prepare('rollback to savepoint work'),
+    };
   }
 
   submit<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -52,7 +63,10 @@ export class GroupCommit {
             }
             await trx.commit().execute();
           } catch (error) {
-            await trx.rollback().execute().catch(() => undefined);
+            await trx
+              .rollback()
+              .execute()
+              .catch(() => undefined);
             throw error;
           }
         } catch (error) {

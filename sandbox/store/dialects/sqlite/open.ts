@@ -9,7 +9,7 @@ import { migrate, StoreOpenError } from '../../opening.js';
 import type { Database as Tables } from '../../schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDialect } from './dialect.js';
-import { takeOwnerLock, type OwnerLock } from './owner-lock.js';
+import { type OwnerLock, takeOwnerLock } from './owner-lock.js';
 import { withStatementCache } from './statement-cache.js';
 
 export async function openSqlite(path: string): Promise<StoreDialect> {
@@ -38,7 +38,9 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
     database.pragma('temp_store = MEMORY');
   } catch (err) {
     owner?.release();
-    throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
+    throw err instanceof StoreOpenError
+      ? err
+      : new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
   }
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
@@ -49,18 +51,31 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
     owner?.release();
     throw err;
   }
-  if (memory) return sqliteDialect(db, location, { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } }, () => db.destroy());
+  if (memory)
+    return sqliteDialect(
+      db,
+      location,
+      { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } },
+      () => db.destroy(),
+    );
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
   const cachedReader = withStatementCache(new Database(location, { readonly: true }));
   const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
   // Checkpoints run in a worker (see checkpointer.ts); the writer's own starts the WAL over, at
   // sixteen times SQLite's threshold (a WAL file of up to 64 MB) so that it blocks a commit rarely.
   database.pragma('wal_autocheckpoint = 16000');
-  const checkpointer = startCheckpointer(location, (message) => process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`));
-  return sqliteDialect(db, location, { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } }, async () => {
-    await checkpointer.stop();
-    await reader.destroy();
-    await db.destroy();
-    owner?.release();
-  });
+  const checkpointer = startCheckpointer(location, (message) =>
+    process.stderr.write(`sandbox: a checkpoint of ${location} failed: ${message}\n`),
+  );
+  return sqliteDialect(
+    db,
+    location,
+    { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } },
+    async () => {
+      await checkpointer.stop();
+      await reader.destroy();
+      await db.destroy();
+      owner?.release();
+    },
+  );
 }

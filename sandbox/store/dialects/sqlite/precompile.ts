@@ -28,10 +28,13 @@ export function precompiler(sqlite: SqliteConnections) {
       reader: compiled.query.kind === 'SelectQueryNode' ? sqlite.prepare.reader(compiled.sql) : undefined,
     };
     return (executor: Db, parameters: readonly unknown[]): Promise<{ rows: Row[] }> => {
-      if (parameters.length !== expected) throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
+      if (parameters.length !== expected)
+        throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
       const statement = (executor === sqlite.reader && direct.reader) || direct.writer;
       try {
-        return Promise.resolve({ rows: statement.reader ? (statement.all(parameters) as Row[]) : (statement.run(parameters), []) });
+        return Promise.resolve({
+          rows: statement.reader ? (statement.all(parameters) as Row[]) : (statement.run(parameters), []),
+        });
       } catch (error) {
         return Promise.reject(error);
       }
