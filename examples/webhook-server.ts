@@ -122,7 +122,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       ? createPaymentClient({ merchantId, apiKey, baseUrl })
       : {
           payments: {
-            retrieve: async (payId) => (console.log(`would call payments.retrieve(${payId}) at ${baseUrl}`), { payId }),
+            retrieve: async (payId) => {
+              console.log(`would call payments.retrieve(${payId}) at ${baseUrl}`);
+              return { payId };
+            },
           },
         };
   // Loopback unless told otherwise: a receiver open to the network is a choice, not a default.

@@ -3,9 +3,9 @@
 // The pipeline is generate.ts; --watch is watch.ts.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import type { GenerateOptions } from './pipeline.js';
+import { commandOptions } from './support/command-line.js';
 import { DEFAULT_OUT, DEFAULT_ROOT } from './support/paths.js';
 
 const USAGE = `usage: npm run generate [-- --watch] [-- --root <file>] [-- --out <dir>] [-- --guides <dir>] [-- --admin <file>]
@@ -32,9 +32,8 @@ function projectPaths(root: string): Pick<GenerateOptions, 'guidesDir' | 'adminR
   return Object.fromEntries(Object.entries(paths).filter(([, v]) => v !== undefined));
 }
 
-let values;
-try {
-  values = parseArgs({
+const values = commandOptions(
+  {
     options: {
       watch: { type: 'boolean', default: false },
       root: { type: 'string' },
@@ -44,15 +43,9 @@ try {
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
-  }).values;
-} catch (err) {
-  console.error(`${(err as Error).message}\n\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+  },
+  USAGE,
+);
 const root = values.root ? resolve(values.root) : DEFAULT_ROOT;
 const paths = {
   root,

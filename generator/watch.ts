@@ -115,14 +115,15 @@ export function watchAndGenerate(options: WatchOptions): Watching {
   let closed = false;
 
   async function rebuild(kinds: Map<Kind, string[]>, since: number, initial = false): Promise<void> {
-    const selected = new Set<StepName>(STEPS_FOR.contract.filter((s) => kinds.has('contract')));
+    const selected = new Set<StepName>(kinds.has('contract') ? STEPS_FOR.contract : []);
     if (kinds.has('guides') && !selected.has('lint')) for (const s of STEPS_FOR.guides) selected.add(s);
     if (kinds.has('admin')) for (const s of STEPS_FOR.admin) selected.add(s);
     const steps = STEPS.filter((s) => selected.has(s));
     const needsBundle = steps.some((s) => s !== 'admin' && s !== 'admin-docs');
     let bundle = lastBundle;
     if (needsBundle && (kinds.has('contract') || !bundle)) {
-      const attempt = (bundle = bundleContract({ root }));
+      const attempt = bundleContract({ root });
+      bundle = attempt;
       lastBundle = undefined;
       attempt.then(
         () => (lastBundle = attempt),

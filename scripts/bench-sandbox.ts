@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { CONNECTIONS, DURATION_S, type Figures, type LoadRequest, load, measure } from './load.js';
+import { type Figures, type LoadRequest, load, measure } from './load.js';
 import { startPostgres } from './postgres.js';
 import { startSandboxProcess } from './sandbox-command.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';

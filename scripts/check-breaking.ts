@@ -13,7 +13,6 @@
 // --record writes openapi/releases/<info.version>.yaml from the bundle (never overwrites an
 // existing release without --force).
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BaseError, loadBase } from '../generator/review/base.js';
 import {
   type Change,
@@ -25,15 +24,15 @@ import {
   recordRelease,
 } from '../generator/review/breaking.js';
 import { BundleError, bundleContract } from '../generator/steps/bundle.js';
+import { commandOptions } from '../generator/support/command-line.js';
 import { DEFAULT_ROOT } from '../generator/support/paths.js';
 
 const USAGE = `usage: tsx scripts/check-breaking.ts [--json] [--root openapi/openapi.yaml | --current <bundled file>]
                                     [--base <version | bundled file | git ref>] [--releases openapi/releases]
        tsx scripts/check-breaking.ts --record [--force] [--root openapi/openapi.yaml] [--releases openapi/releases]`;
 
-let values;
-try {
-  ({ values } = parseArgs({
+const values = commandOptions(
+  {
     options: {
       record: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
@@ -47,15 +46,9 @@ try {
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
-  }));
-} catch (err) {
-  console.error(`${(err as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+  },
+  USAGE,
+);
 const rel = (p: string) => relative(process.cwd(), p) || '.';
 const root = values.root ? resolve(values.root) : DEFAULT_ROOT;
 const releasesDir = values.releases ? resolve(values.releases) : RELEASES_DIR;
@@ -92,7 +85,7 @@ if (values.record) {
   }
 }
 
-let base;
+let base: Awaited<ReturnType<typeof loadBase>>;
 try {
   base = await loadBase(baseSpec, { root, releasesDir });
 } catch (err) {
@@ -103,7 +96,7 @@ try {
 }
 
 const t0 = performance.now();
-let result;
+let result: Awaited<ReturnType<typeof checkBreaking>>;
 try {
   result = await checkBreaking({
     current: values.current ? resolve(values.current) : await bundle(),

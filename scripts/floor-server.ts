@@ -36,7 +36,10 @@ function inserter<T extends keyof Tables>(table: T) {
   let statement: Database.Statement | undefined;
   const prepare = (columns: string[]) =>
     writer.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`);
-  return (row: Tables[T]) => (statement ??= prepare(Object.keys(row))).run(row);
+  return (row: Tables[T]) => {
+    statement ??= prepare(Object.keys(row));
+    return statement.run(row);
+  };
 }
 // Rows spread the scope last, as the store does: on Node 20, keys added after a spread give every row hidden classes of its own.
 const scope = { merchant_id: 'bench_merchant', environment: 'test' };
@@ -181,6 +184,11 @@ const server = createServer((request, response) => {
 
 server.listen(port, '127.0.0.1');
 const stop = () =>
-  server.close(() => void checkpointer.stop().then(() => (reader.close(), writer.close(), process.exit(0))));
+  server.close(async () => {
+    await checkpointer.stop();
+    reader.close();
+    writer.close();
+    process.exit(0);
+  });
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

@@ -8,19 +8,18 @@
 //   1  breaking changes without a major version bump (the report is still written);
 //   2  no report: usage error, unreadable base, head or base does not bundle, diff failed.
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BaseError } from '../generator/review/base.js';
 import { DiffError } from '../generator/review/breaking.js';
 import { collectReport, renderReport, reportExitCode, reportSummary } from '../generator/review/report.js';
 import { BundleError } from '../generator/steps/bundle.js';
+import { commandOptions } from '../generator/support/command-line.js';
 import { writeFileAtomic } from '../generator/support/fs.js';
 
 const USAGE = `usage: tsx scripts/report.ts [--base <git ref | version | released file>] [--out report.md]
                          [--root openapi/openapi.yaml] [--generated generated/] [--no-lint] [--no-drift]`;
 
-let values;
-try {
-  ({ values } = parseArgs({
+const values = commandOptions(
+  {
     options: {
       base: { type: 'string' },
       out: { type: 'string' },
@@ -32,17 +31,11 @@ try {
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
-  }));
-} catch (err) {
-  console.error(`${(err as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+  },
+  USAGE,
+);
 
-let data;
+let data: Awaited<ReturnType<typeof collectReport>>;
 try {
   data = await collectReport({
     ...(values.base !== undefined ? { base: values.base } : {}),

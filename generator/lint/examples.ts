@@ -64,7 +64,7 @@ export function createSchemaValidator(doc: object, options: ValidatorOptions = {
 
 export function formatErrors(errors: ErrorObject[]): string {
   return errors
-    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`)
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
     .join('; ');
 }
 

@@ -90,7 +90,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
       setImmediate(() => {
         const t0 = performance.now();
         const found = checkSourceSyntax(root, files);
-        timingsMs['yaml'] = Math.round(performance.now() - t0);
+        timingsMs.yaml = Math.round(performance.now() - t0);
         done(found);
       }),
     ),
@@ -147,16 +147,16 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     if (!(ruleset instanceof Error)) {
       const t0 = performance.now();
       problems.push(...(await spectralLint(bundle, ruleset, bundleName, locator)));
-      timingsMs['spectral'] = Math.round(performance.now() - t0);
+      timingsMs.spectral = Math.round(performance.now() - t0);
     }
     let t0 = performance.now();
     problems.push(...exampleProblems(bundle, locator, bundleName));
-    timingsMs['examples'] = Math.round(performance.now() - t0);
+    timingsMs.examples = Math.round(performance.now() - t0);
     if (guidesDir) {
       t0 = performance.now();
       for (const p of checkGuideLinks(bundle.document, guidesDir))
         problems.push({ tool: 'guides', severity: 'error', ...p, file: rel(p.file) });
-      timingsMs['guides'] = Math.round(performance.now() - t0);
+      timingsMs.guides = Math.round(performance.now() - t0);
     }
   }
 

@@ -411,7 +411,10 @@ function locator(base: Prepared, rev: Prepared): Locate {
     const pointer = loc.pointer;
     if (side?.source) {
       let source = sources.get(side);
-      if (!source) sources.set(side, (source = new SourceLocator(side.source.root, side.source.document)));
+      if (!source) {
+        source = new SourceLocator(side.source.root, side.source.document);
+        sources.set(side, source);
+      }
       const hit = source.locate(pointerTokens(pointer));
       if (hit) return { file: relative(process.cwd(), hit.file), line: hit.line, col: hit.col, pointer, side: which };
     }

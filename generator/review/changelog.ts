@@ -269,7 +269,7 @@ function describe(node: unknown): string {
   if (types.length > 0) return types.join(' | ') + fmt;
   if (isObject(node.properties)) return 'object';
   for (const k of ['oneOf', 'anyOf', 'allOf']) if (Array.isArray(node[k])) return k;
-  return 'any' + fmt;
+  return `any${fmt}`;
 }
 
 /** The validation keywords that narrow or widen what a value may be (format is part of the type). */

@@ -128,7 +128,10 @@ function placeLocations(
     const tokens = declaredAt(side.document, parsePointer(loc.pointer));
     if (tokens) {
       let locator = locators.get(side);
-      if (!locator) locators.set(side, (locator = new SourceLocator(side.root, side.document)));
+      if (!locator) {
+        locator = new SourceLocator(side.root, side.document);
+        locators.set(side, locator);
+      }
       const hit = locator.locate(tokens);
       if (hit?.exact) Object.assign(loc, { file: hit.file, line: hit.line, col: hit.col });
     }

@@ -190,7 +190,7 @@ export function sampleCases(document: OpenApiDocument): SampleCase[] {
     const entry = operationById(document, info.operationId);
     const op = entry.operation as JsonObject;
     const params = parametersOf(document, entry);
-    const valueOf = (p: ParameterObject) => {
+    const exampleValueOf = (p: ParameterObject) => {
       const value = parameterExample(document, p);
       if (value === undefined && p.required)
         throw new Error(`samples: ${info.operationId}: the required ${p.in} parameter ${p.name} has no example`);
@@ -198,15 +198,15 @@ export function sampleCases(document: OpenApiDocument): SampleCase[] {
     };
     const pathParams = info.pathParams.map((name): [string, string] => [
       name,
-      String(valueOf(params.find((p) => p.in === 'path' && p.name === name)!)),
+      String(exampleValueOf(params.find((p) => p.in === 'path' && p.name === name)!)),
     ]);
     const query = params
       .filter((p) => p.in === 'query')
-      .map((p): [string, unknown] => [p.name, valueOf(p)])
+      .map((p): [string, unknown] => [p.name, exampleValueOf(p)])
       .filter(([, v]) => v !== undefined);
     const headers = params
       .filter((p) => p.in === 'header' && p.required && p.name.toLowerCase() !== 'idempotency-key')
-      .map((p): [string, string] => [p.name, String(valueOf(p))]);
+      .map((p): [string, string] => [p.name, String(exampleValueOf(p))]);
     const examples: [string, JsonObject | undefined][] = info.requestBody
       ? requestExamples(document, op, info.requestBody.mediaType)
       : [[PARAMETERS_EXAMPLE, undefined]];

@@ -338,7 +338,8 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
   });
 
   // 3. how to read the badges, after the contract's own provenance section
-  const info = isObj(doc.info) ? doc.info : (doc.info = {});
+  if (!isObj(doc.info)) doc.info = {};
+  const info = doc.info as Record<string, unknown>;
   info.description =
     `${typeof info.description === 'string' ? info.description.trimEnd() : ''}\n\n` +
     `In this documentation every inferred part carries the badge ${INFERRED_BADGE}: operations (next to their title and in the sidebar), ` +

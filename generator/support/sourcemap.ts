@@ -111,7 +111,8 @@ export class SourceLocator {
         const key = `${type}/${name}`;
         if (!this.components.has(key)) {
           this.components.set(key, target);
-          const comps = (this.bundle as Record<string, any>).components;
+          const comps = (this.bundle as { components?: Record<string, Record<string, unknown> | undefined> })
+            .components;
           queue.push([comps?.[type]?.[name], target]);
         }
         return;

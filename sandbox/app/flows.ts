@@ -53,7 +53,7 @@ export async function confirmPaymentIntent(
 ): Promise<{ decision: Decision } | Rejection> {
   const intent = await tx.intents.get(ctx.scope, id, { lock: true });
   if (!intent) return notFound('Payment intent', id);
-  const confirmation = confirmIntent(intent, selection, ctx.domain);
+  const confirmation = confirmIntent(intent, selection);
   if (confirmation.outcome === 'refused') return refused(refusedIntentResult(intent, confirmation.code, ctx.domain));
   const credentialOnFile = intent.request.credentialOnFile;
   const started = await startPayment(ctx, tx, confirmation.payment, {

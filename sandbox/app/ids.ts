@@ -12,7 +12,8 @@ function pooledRandomBytes(count: number): Buffer {
     randomFillSync(pool);
     used = 0;
   }
-  return pool.subarray(used, (used += count));
+  used += count;
+  return pool.subarray(used - count, used);
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -116,7 +116,10 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
   /** Compiled on first use: a test that calls three operations compiles three. */
   const validatorAt = (pointer: string) => {
     let fn = compiled.get(pointer);
-    if (!fn) compiled.set(pointer, (fn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` })));
+    if (!fn) {
+      fn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
+      compiled.set(pointer, fn);
+    }
     return fn;
   };
 

@@ -24,7 +24,8 @@ export function fieldErrors(errors: ErrorObject[], name: (path: string) => strin
     }
     const path = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
     const field = name(path) || '(body)';
-    const list = (out[field] ??= []);
+    out[field] ??= [];
+    const list = out[field];
     if (!list.includes(message) && list.length < 50) list.push(message);
   }
   return out;

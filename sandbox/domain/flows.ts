@@ -65,11 +65,7 @@ export type IntentConfirmation =
   | { outcome: 'refused'; code: ResponseCodeName };
 
 /** The payment an intent's confirmation creates: the intent's request with the method the app chose. */
-export function confirmIntent(
-  intent: PaymentIntent,
-  selection: Schemas['PaymentMethodSelection'],
-  ctx: DomainContext,
-): IntentConfirmation {
+export function confirmIntent(intent: PaymentIntent, selection: Schemas['PaymentMethodSelection']): IntentConfirmation {
   if (intent.status !== 'CREATED') return { outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' };
   const request = intent.request;
   if (request.amount === undefined) return { outcome: 'refused', code: 'INTENT_INCOMPLETE' };

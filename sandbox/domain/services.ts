@@ -245,8 +245,7 @@ export function accountUpdate(
   request: Schemas['AccountUpdaterRequest'],
   ctx: DomainContext,
 ): Schemas['AccountUpdaterResult'] {
-  if (!record || record.type !== 'CARD' || !record.card)
-    return { result: 'UNKNOWN', pseudoNumber: request.pseudoNumber };
+  if (record?.type !== 'CARD' || !record.card) return { result: 'UNKNOWN', pseudoNumber: request.pseudoNumber };
   const card = record.card;
   const expiry = request.expiryDate ?? card.expiryDate;
   const current = `${ctx.now.getUTCFullYear()}${String(ctx.now.getUTCMonth() + 1).padStart(2, '0')}`;

@@ -157,7 +157,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       const route = {
         method: operation.method.toUpperCase() as 'GET',
         config: { operationId: operation.id },
-        handler: operationHandler(deps, operation, environment, root),
+        handler: operationHandler(deps, operation, environment),
       };
       if (!BROWSER_OPERATIONS.has(operation.id)) {
         app.route({ ...route, url });

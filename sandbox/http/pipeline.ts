@@ -141,23 +141,21 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonical(value[i]);
-    return out + ']';
+    return `${out}]`;
   }
   const keys = Object.keys(value).sort();
   let out = '{';
   for (let i = 0; i < keys.length; i++)
-    out +=
-      (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + canonical((value as Record<string, unknown>)[keys[i]!]);
-  return out + '}';
+    out += `${(i === 0 ? '' : ',') + JSON.stringify(keys[i])}:${canonical((value as Record<string, unknown>)[keys[i]!])}`;
+  return `${out}}`;
 }
 
-const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]!.trim().toLowerCase();
+const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]?.trim().toLowerCase();
 
 export function operationHandler(
   deps: PipelineDeps,
   operation: OperationContract<OperationId>,
   environment: Environment,
-  root: string,
 ) {
   const handler = deps.handlers[operation.id] as Handler;
   if (!handler) throw new Error(`no handler for ${operation.id}`);

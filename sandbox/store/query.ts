@@ -40,6 +40,7 @@ export async function paged<T, TB extends keyof Database>(
   page: PageRequest,
   order: (rows: Rows<TB>) => Rows<TB>,
 ): Promise<Page<T>> {
+  // biome-ignore lint/suspicious/noExplicitAny: count and rows of any scoped table; Kysely's overloads need its widest builder
   const q = query as SelectQueryBuilder<any, any, object>;
   const [count, rows] = await Promise.all([
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

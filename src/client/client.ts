@@ -220,12 +220,15 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     const query = plan.hasQuery ? args[index++] : undefined;
     const callOptions = args[index] as IdempotentCallOptions | undefined;
     const idempotencyKey = info.idempotencyKey ? (callOptions?.idempotencyKey ?? crypto.randomUUID()) : undefined;
-    if (plan.credentialsProblem)
-      return reject(
-        new PaymentCredentialsError(plan.credentialsProblem, { operationId: info.operationId, idempotencyKey }),
-      );
+    if (plan.credentialsProblem) {
+      reject(new PaymentCredentialsError(plan.credentialsProblem, { operationId: info.operationId, idempotencyKey }));
+      return;
+    }
     const callerSignal = callOptions?.signal;
-    if (callerSignal?.aborted) return reject(callerSignal.reason);
+    if (callerSignal?.aborted) {
+      reject(callerSignal.reason);
+      return;
+    }
 
     let url = plan.urlLiterals[0]!;
     for (let i = 0; i < plan.urlArgIndexes.length; i++)
@@ -343,7 +346,8 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
   }
 
   function forwardCallerAbort(call: Call): () => void {
-    return (call.forwardAbort = () => call.controller!.abort(call.callerSignal!.reason));
+    call.forwardAbort = () => call.controller!.abort(call.callerSignal!.reason);
+    return call.forwardAbort;
   }
 
   /** After a failed attempt: true when another is allowed and its back-off has passed. */
@@ -429,7 +433,8 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
       throw new PaymentError(`x-sdk-method ${info.sdkMethod} clashes with client.${resourceName}`);
     const plan = planOf(info);
     plansByRoute.set(`${plan.method} ${info.path}`, plan);
-    const resource = (client[resourceName] ??= {}) as Record<string, unknown>;
+    client[resourceName] ??= {};
+    const resource = client[resourceName] as Record<string, unknown>;
     resource[methodName] = (...args: unknown[]) => execute(plan, args);
     if (info.pagination) resource[listAllName(methodName)] = (...args: unknown[]) => walkPages(plan, args);
   }

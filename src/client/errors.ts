@@ -125,7 +125,8 @@ function fieldErrorsOf(body: Record<string, unknown> | undefined): FieldErrors {
   // The older refund description (2.0.0) answers 400 with one `{ field, error }`.
   const legacy = body as LegacyRefundValidationError;
   if (typeof legacy.field === 'string' && typeof legacy.error === 'string') {
-    (out[legacy.field] ??= []).push(legacy.error);
+    out[legacy.field] ??= [];
+    out[legacy.field]!.push(legacy.error);
   }
   return out;
 }

@@ -22,7 +22,7 @@ export type OperationTypes<Id extends OperationId> = Info<Id>['path'] extends in
   : never;
 
 type ParametersOf<Id extends OperationId> = OperationTypes<Id> extends { parameters: infer P } ? P : never;
-type PathParamObject<Id extends OperationId> = ParametersOf<Id> extends { path: infer P } ? P : {};
+type PathParamObject<Id extends OperationId> = ParametersOf<Id> extends { path: infer P } ? P : Record<never, never>;
 
 /** The query parameters object of an operation (never when it has none). */
 export type QueryParams<Id extends OperationId> = Info<Id>['queryParams'] extends readonly []
@@ -95,7 +95,8 @@ type BodyArgs<Id extends OperationId> = Info<Id>['requestBody'] extends { readon
 
 type QueryArgs<Id extends OperationId> = [QueryParams<Id>] extends [never]
   ? []
-  : {} extends QueryParams<Id>
+  : // biome-ignore lint/complexity/noBannedTypes: `{} extends Q` asks whether every member of Q is optional
+    {} extends QueryParams<Id>
     ? [query?: QueryParams<Id>]
     : [query: QueryParams<Id>];
 

@@ -37,7 +37,7 @@ function prose(markdown: string): string {
 }
 
 /** The anchors GitHub gives the headings of a page: lower case, punctuation dropped, spaces as hyphens, -1, -2… for repeats. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   let fenced = false;
   for (const line of markdown.split('\n')) {
@@ -68,7 +68,7 @@ function relativeLinks(markdown: string): Array<{ line: number; target: string }
 }
 
 /** Each relative link of the page at `file` (whose text is `markdown`) that leads nowhere, as `file:line target: why`. */
-export function brokenLinks(file: string, markdown = readFileSync(file, 'utf8')): string[] {
+function brokenLinks(file: string, markdown = readFileSync(file, 'utf8')): string[] {
   const where = relative(ROOT, file);
   return relativeLinks(markdown).flatMap(({ line, target }) => {
     const [path = '', anchor] = target.split('#', 2) as [string, string | undefined];
@@ -83,7 +83,7 @@ export function brokenLinks(file: string, markdown = readFileSync(file, 'utf8'))
 }
 
 /** Promises of future work and issue numbers in a page, as `line: text`. */
-export function promises(markdown: string): string[] {
+function promises(markdown: string): string[] {
   const pattern = /\bnext issues?\b|\bissues?\s*(?:no\.?\s*)?#?\d+|\(#\d+\)/i;
   return markdown.split('\n').flatMap((text, i) => (pattern.test(text) ? [`${i + 1}: ${text.trim()}`] : []));
 }

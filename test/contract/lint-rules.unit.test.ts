@@ -127,6 +127,7 @@ describe('house rules', () => {
           type: 'object',
           properties: { kind: { type: 'string', enum: ['A'] } },
           if: { required: ['kind'] },
+          // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then` keyword, not a thenable
           then: { required: ['extra'] },
         },
       }),

@@ -13,7 +13,7 @@ import { guideLinks } from '../../generator/steps/guide-links.js';
 import { GUIDES_DIR } from '../../generator/support/paths.js';
 import { deref, type OperationObject, operations, walkObjects } from '../../tooling/openapi/walker.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
-import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
+import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */

@@ -30,7 +30,7 @@ describe('hosted checkout in Chromium', () => {
     await page.getByRole('button', { name: 'Pay $25.00' }).click();
     const landed = await landOn(page, site, '/return');
     await screenshot(page, 'pay-2-return');
-    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Thank you for your order');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your order');
     const payId = landed.searchParams.get('payId')!;
     expect(payId).toMatch(/^\w+$/);
     expect(site.of(session.transId)).toEqual([
@@ -108,7 +108,7 @@ describe('hosted checkout in Chromium', () => {
     await page.getByRole('button', { name: /^Cancel/ }).click();
     await landOn(page, site, '/cancel');
     await screenshot(page, 'cancel-1-cancel-page');
-    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Checkout cancelled');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Checkout cancelled');
     expect(site.of(session.transId)).toEqual([
       { path: '/cancel', query: { order: session.transId, transId: session.transId, sessionId: session.sessionId } },
     ]);

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killGroup, type ServerProcess } from '../../scripts/server-process.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
-import { e2ePerFile, landOn, openHostedPage, sdk, transId } from '../support/e2e.js';
+import { e2ePerFile, landOn, openHostedPage, sdk } from '../support/e2e.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 

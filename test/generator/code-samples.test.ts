@@ -197,7 +197,9 @@ function startProxy(): Promise<void> {
       });
       received.get(run)?.push({ operationId: operationOf(url, req.method!)?.operationId, status: response.status });
       const out: Record<string, string> = {};
-      response.headers.forEach((v, k) => !HOP_BY_HOP.has(k) && (out[k] = v));
+      response.headers.forEach((v, k) => {
+        if (!HOP_BY_HOP.has(k)) out[k] = v;
+      });
       res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {
       violations.get(run)?.push(String((error as Error).message));

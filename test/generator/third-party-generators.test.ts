@@ -223,15 +223,13 @@ function optionalityMismatches(
 describe.each(TOOLS)('$package', (tool) => {
   it('compiles with strict', () => {
     const { program } = outputs.get(tool)!;
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program)
-      .map((d) =>
-        ts.formatDiagnostic(d, {
-          getCanonicalFileName: (f) => f,
-          getCurrentDirectory: () => root,
-          getNewLine: () => '\n',
-        }),
-      );
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
+      ts.formatDiagnostic(d, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => root,
+        getNewLine: () => '\n',
+      }),
+    );
     expect(diagnostics).toEqual([]);
   });
 

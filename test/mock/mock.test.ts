@@ -421,7 +421,7 @@ function namesField(violations: Answer['violations'], path: (string | number)[])
     const at = v.location.map((l) => String(l).toLowerCase()).join('.');
     // the value itself, or its parent naming it (required, if/then)
     return (
-      at === want || at.startsWith(want + '.') || (at === parent && v.message.toLowerCase().includes(`'${field}'`))
+      at === want || at.startsWith(`${want}.`) || (at === parent && v.message.toLowerCase().includes(`'${field}'`))
     );
   });
 }

@@ -15,7 +15,13 @@ const payment = { scope, payId: '0193a2f0c5a84b7d4e1f9a3c6b2d8e0f', transId: 'MY
 /** A loader that counts its calls and answers what `value` holds when it is called. */
 function loader(value: { current: string | undefined }) {
   const calls = { count: 0 };
-  return { calls, load: async () => (calls.count++, value.current) };
+  return {
+    calls,
+    load: async () => {
+      calls.count++;
+      return value.current;
+    },
+  };
 }
 
 describe('DocumentCache', () => {
@@ -61,7 +67,10 @@ describe('DocumentCache', () => {
     const cache = new DocumentCache();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const stale = cache.read(byPayId(scope, payment.payId), async () => (await gate, '{"state":"AUTHORIZED"}'));
+    const stale = cache.read(byPayId(scope, payment.payId), async () => {
+      await gate;
+      return '{"state":"AUTHORIZED"}';
+    });
     const written = new WrittenPayments();
     written.payment(payment);
     cache.forget(written);

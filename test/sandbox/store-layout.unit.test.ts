@@ -66,7 +66,7 @@ describe('the store layout', () => {
   });
 
   it('catches each kind of misplaced code (counter-examples)', () => {
-    const long = Array.from({ length: MAX_LINES + 1 }, (_, i) => `const line${i} = ${i};`).join('\n') + '\n';
+    const long = `${Array.from({ length: MAX_LINES + 1 }, (_, i) => `const line${i} = ${i};`).join('\n')}\n`;
     const found = problems([
       { path: `${STORE}/kysely-store.ts`, text: long },
       { path: `${STORE}/dialects/sqlite/group-commit.ts`, text: long.split('\n').slice(1).join('\n') },

@@ -276,7 +276,7 @@ describe('verifyWebhookSignature', () => {
       ['semicolons', headers(`t=${NOW};v1=${hex}`), 'malformed_header'],
       ['garbage', headers('garbage'), 'malformed_header'],
       ['a Bearer token', headers('Bearer abc.def.ghi'), 'malformed_header'],
-      ['over the contract maxLength of 1024', headers(`t=${NOW}` + `,v1=${hex}`.repeat(16)), 'malformed_header'],
+      ['over the contract maxLength of 1024', headers(`t=${NOW}${`,v1=${hex}`.repeat(16)}`), 'malformed_header'],
     ];
     it.each(cases)('%s', async (_name, h, code) => {
       await expectCode(verifyWebhookSignature(BODY, h, SECRET, { now }), code);

@@ -28,9 +28,10 @@ function matchersOf<Id extends string>(document: ApiDocument<Id>): Matcher<Id>[]
   if (!matchers) {
     matchers = [...document.operations.values()].map((operation) => {
       const names: string[] = [];
-      const source = operation.path
-        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-        .replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'));
+      const source = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
       return { method: operation.method, pattern: new RegExp(`^${source}$`), names, operation };
     });
     routers.set(document, matchers as Matcher<string>[]);

@@ -110,7 +110,7 @@ describe('confirmIntent', () => {
   it("makes the intent's payment with the method the app chose; the intent becomes CONFIRMED", () => {
     const ctx = testDomain();
     const intent = createIntent(SCOPE, REQUEST, ctx);
-    const c = confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx);
+    const c = confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' });
     if (c.outcome !== 'ok') throw new Error(c.code);
     expect(c.intent).toEqual({ ...intent, status: 'CONFIRMED' });
     expect(c.payment).toEqual({
@@ -138,7 +138,7 @@ describe('confirmIntent', () => {
   it("the payment's transId is the intent id when the intent has none; a HOSTED selection makes a pending payment", () => {
     const ctx = testDomain();
     const intent = createIntent(SCOPE, { amount: { value: 100, currency: 'EUR' } }, ctx);
-    const c = confirmIntent(intent, { integrationType: 'HOSTED', type: 'PAYPAL' }, ctx);
+    const c = confirmIntent(intent, { integrationType: 'HOSTED', type: 'PAYPAL' });
     if (c.outcome !== 'ok') throw new Error(c.code);
     expect(c.payment).toMatchObject({
       transId: intent.id,
@@ -152,9 +152,9 @@ describe('confirmIntent', () => {
 
   it('is refused with INTENT_ALREADY_CONFIRMED once confirmed', () => {
     const ctx = testDomain();
-    const c = confirmIntent(createIntent(SCOPE, REQUEST, ctx), { integrationType: 'DIRECT', type: 'CARD' }, ctx);
+    const c = confirmIntent(createIntent(SCOPE, REQUEST, ctx), { integrationType: 'DIRECT', type: 'CARD' });
     if (c.outcome !== 'ok') throw new Error(c.code);
-    expect(confirmIntent(c.intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({
+    expect(confirmIntent(c.intent, { integrationType: 'DIRECT', type: 'CARD' })).toEqual({
       outcome: 'refused',
       code: 'INTENT_ALREADY_CONFIRMED',
     });
@@ -163,13 +163,14 @@ describe('confirmIntent', () => {
   it('is refused with INTENT_INCOMPLETE when the intent has no amount; a confirmed one without amount is confirmed already', () => {
     const ctx = testDomain();
     const intent = createIntent(SCOPE, { transId: 'PI-0' }, ctx);
-    expect(confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual({
+    expect(confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' })).toEqual({
       outcome: 'refused',
       code: 'INTENT_INCOMPLETE',
     });
-    expect(confirmIntent({ ...intent, status: 'CONFIRMED' }, { integrationType: 'DIRECT', type: 'CARD' }, ctx)).toEqual(
-      { outcome: 'refused', code: 'INTENT_ALREADY_CONFIRMED' },
-    );
+    expect(confirmIntent({ ...intent, status: 'CONFIRMED' }, { integrationType: 'DIRECT', type: 'CARD' })).toEqual({
+      outcome: 'refused',
+      code: 'INTENT_ALREADY_CONFIRMED',
+    });
   });
 
   it('refusedIntentResult: FAILED with the contract code, the transId and the payId when there are', () => {

@@ -63,14 +63,12 @@ export function leasedClaims(db: Kysely<Database>): DialectIdempotency {
     },
     async complete(tx, { scope, key, token, response }) {
       const result = await scoped(
-        tx
-          .updateTable('idempotency_keys')
-          .set({
-            state: 'done',
-            response_status: response.status,
-            response_headers: JSON.stringify(response.headers),
-            response_body: response.body,
-          }),
+        tx.updateTable('idempotency_keys').set({
+          state: 'done',
+          response_status: response.status,
+          response_headers: JSON.stringify(response.headers),
+          response_body: response.body,
+        }),
         scope,
       )
         .where('idempotency_key', '=', key)

@@ -32,9 +32,9 @@ export function precompiler(sqlite: SqliteConnections) {
         throw new Error(`precompiled query: ${parameters.length} values for ${expected} parameters: ${compiled.sql}`);
       const statement = (executor === sqlite.reader && direct.reader) || direct.writer;
       try {
-        return Promise.resolve({
-          rows: statement.reader ? (statement.all(parameters) as Row[]) : (statement.run(parameters), []),
-        });
+        if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as Row[] });
+        statement.run(parameters);
+        return Promise.resolve({ rows: [] });
       } catch (error) {
         return Promise.reject(error);
       }

@@ -16,7 +16,10 @@ export function withStatementCache(database: Database.Database) {
     close: () => database.close(),
     prepare: (sql: string) => {
       let statement = statements.get(sql);
-      if (!statement) statements.set(sql, (statement = database.prepare(sql)));
+      if (!statement) {
+        statement = database.prepare(sql);
+        statements.set(sql, statement);
+      }
       return statement;
     },
   };
