@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { COMPONENT_KINDS } from '../../tooling/openapi/walker.js';
 import { DEFAULT_ROOT, REDOCLY_CONFIG, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
 
@@ -89,18 +90,7 @@ export async function bundleContract(options: BundleOptions = {}): Promise<Bundl
 }
 
 // The Components Object's field order in the OpenAPI 3.1 specification.
-const COMPONENT_ORDER = [
-  'schemas',
-  'responses',
-  'parameters',
-  'examples',
-  'requestBodies',
-  'headers',
-  'securitySchemes',
-  'links',
-  'callbacks',
-  'pathItems',
-];
+const COMPONENT_ORDER: readonly string[] = COMPONENT_KINDS;
 const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**

@@ -262,18 +262,24 @@ export function securityOf(
 // ---------------------------------------------------------------------------------------------
 // Components
 
-/** The kinds of the Components Object, each a map from names to objects (or `$ref`s). */
-export type ComponentKind =
-  | 'schemas'
-  | 'responses'
-  | 'parameters'
-  | 'examples'
-  | 'requestBodies'
-  | 'headers'
-  | 'securitySchemes'
-  | 'links'
-  | 'callbacks'
-  | 'pathItems';
+/**
+ * The kinds of the Components Object, each a map from names to objects (or `$ref`s), in the order
+ * the OpenAPI 3.1 specification lists them.
+ */
+export const COMPONENT_KINDS = [
+  'schemas',
+  'responses',
+  'parameters',
+  'examples',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+] as const;
+
+export type ComponentKind = (typeof COMPONENT_KINDS)[number];
 
 /**
  * The components of one kind by name, in document order (each lives at
