@@ -3,9 +3,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * One project per area of the repository, and `unit`: the tests that need no sandbox, mock, browser,
  * PostgreSQL or child process (`*.unit.test.ts`, wherever their area), run alone by `npm run test:unit`.
- * `npm test` runs every project.
+ * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
  */
-const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e'] as const;
+export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling'] as const;
 
 export default defineConfig({
   test: {

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { AREAS } from '../vitest.config.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FOLDERS = ['tooling', 'generator', 'generated', 'scripts', 'src', 'examples', 'sandbox', 'test'];
@@ -424,5 +425,31 @@ describe('import cycles', () => {
 
   it('holds in the repository', () => {
     expect(importCycles(files)).toEqual([]);
+  });
+});
+
+describe('test tree', () => {
+  const files = sourceFiles();
+  /** Why a test file would run in no project (undefined: it runs in one; area projects leave the unit files to unit). */
+  const misplaced = (path: string): string | undefined => {
+    const unit = path.endsWith('.unit.test.ts');
+    const area = AREAS.find((a) => path.startsWith(`test/${a}/`));
+    if (!unit && !area)
+      return `${path} is in no project: put it under test/<${AREAS.join('|')}>/, or name it *.unit.test.ts`;
+    return undefined;
+  };
+
+  it('places a test file in exactly one project (counter-examples)', () => {
+    expect(misplaced('test/sandbox/http.test.ts')).toBeUndefined();
+    expect(misplaced('test/sandbox/ids.unit.test.ts')).toBeUndefined();
+    expect(misplaced('test/architecture.unit.test.ts')).toBeUndefined();
+    expect(misplaced('test/stray.test.ts')).toMatch(/in no project/);
+    expect(misplaced('test/support/stray.test.ts')).toMatch(/in no project/);
+  });
+
+  it('holds in the repository: every test file runs under npm test', () => {
+    const tests = files.map((f) => f.path).filter((p) => p.startsWith('test/') && p.endsWith('.test.ts'));
+    expect(tests.length).toBeGreaterThan(40);
+    expect(tests.flatMap((p) => misplaced(p) ?? [])).toEqual([]);
   });
 });
