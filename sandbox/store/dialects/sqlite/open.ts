@@ -1,6 +1,6 @@
 // Opening a SQLite file (or `:memory:`): its owner lock, the connections' settings, the migrations,
 // the reader connection and the WAL checkpointer.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -12,6 +12,15 @@ import { sqliteDialect } from './dialect.js';
 import { type OwnerLock, takeOwnerLock } from './owner-lock.js';
 import { withStatementCache } from './statement-cache.js';
 
+/**
+ * The database file readable by its owner alone (0600), created so when it is new: SQLite gives its
+ * WAL and shared-memory files the database file's mode.
+ */
+function ownerOnly(location: string): void {
+  if (!existsSync(location)) closeSync(openSync(location, 'a', 0o600));
+  for (const file of [location, `${location}-wal`, `${location}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 export async function openSqlite(path: string): Promise<StoreDialect> {
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
@@ -20,7 +29,9 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
   try {
     if (!memory) {
       mkdirSync(dirname(location), { recursive: true });
-      owner = takeOwnerLock(location);
+      ownerOnly(location);
+      // By its real path: a symbolic link to the file is the same file, with the same owner.
+      owner = takeOwnerLock(realpathSync(location));
       if (!owner) {
         throw new StoreOpenError(
           `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,

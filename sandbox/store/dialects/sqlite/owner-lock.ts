@@ -3,6 +3,7 @@
 // a word. The owner holds an exclusive SQLite lock on a small file beside the database
 // (`<file>-owner`) for as long as it runs; the operating system drops it when the process ends,
 // however it ends (kill -9 included), so there is no stale lock to clear.
+import { chmodSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 export interface OwnerLock {
@@ -13,6 +14,7 @@ export interface OwnerLock {
 export function takeOwnerLock(location: string): OwnerLock | undefined {
   // No busy timeout: a held lock answers at once.
   const db = new Database(`${location}-owner`, { timeout: 0 });
+  chmodSync(`${location}-owner`, 0o600);
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = MEMORY'); // its content does not matter: no journal file beside it
