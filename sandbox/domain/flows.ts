@@ -2,6 +2,7 @@
 // the customer pays on the hosted page or the mobile SDK confirms the intent.
 import type { DomainContext, ResponseCodeName } from './context.js';
 import { type NewPayment, newPaymentOf } from './payments.js';
+import { withoutCardData } from './services.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas, Scope } from './types.js';
 
 /** How long a checkout session stays open when the request gives no expirationTime. */
@@ -21,7 +22,7 @@ export function createSession(
     id: ctx.newId('session'),
     scope,
     status: 'OPEN',
-    request,
+    request: withoutCardData(request),
     createdAt: ctx.now.toISOString(),
     expiresAt: expiry(request.expirationTime, ctx, SESSION_LIFETIME_MS),
   };
@@ -32,7 +33,7 @@ export function createLink(scope: Scope, request: Schemas['PaymentLinkRequest'],
     id: ctx.newId('link'),
     scope,
     status: 'ACTIVE',
-    request,
+    request: withoutCardData(request),
     createdAt: ctx.now.toISOString(),
     expiresAt: expiry(request.expirationTime, ctx, LINK_LIFETIME_MS),
   };
@@ -56,7 +57,13 @@ export function createIntent(
   request: Schemas['PaymentIntentRequest'],
   ctx: DomainContext,
 ): PaymentIntent {
-  return { id: ctx.newId('intent'), scope, status: 'CREATED', request, createdAt: ctx.now.toISOString() };
+  return {
+    id: ctx.newId('intent'),
+    scope,
+    status: 'CREATED',
+    request: withoutCardData(request),
+    createdAt: ctx.now.toISOString(),
+  };
 }
 
 export type IntentConfirmation =

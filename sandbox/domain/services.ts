@@ -160,6 +160,46 @@ export interface CardInput {
   cardHolderName?: string;
 }
 
+/**
+ * The fields of card and account data that are never kept: a request the sandbox stores (a checkout
+ * session's, a payment link's, an intent's) loses them; a card number becomes a pseudo number.
+ */
+const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
+  'cardNumber',
+  'number',
+  'pan',
+  'cvv',
+  'cvv2',
+  'cvc',
+  'cvc2',
+  'cvn',
+  'securityCode',
+  'pin',
+  'track1',
+  'track2',
+  'trackData',
+  'iban',
+  'accountNumber',
+]);
+
+/**
+ * `request` without card or account data under its `paymentMethods` (elsewhere a `number` is a phone
+ * number's, and kept).
+ */
+export function withoutCardData<T extends object>(request: T): T {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => !SENSITIVE_FIELDS.has(key))
+        .map(([key, v]) => [key, strip(v)]),
+    );
+  };
+  const methods = (request as { paymentMethods?: unknown }).paymentMethods;
+  return methods === undefined ? request : { ...request, paymentMethods: strip(methods) };
+}
+
 /** The test card a DIRECT card payment without card data is made with. */
 export const DEFAULT_TEST_CARD = '4111111111111111';
 
