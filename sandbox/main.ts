@@ -18,8 +18,11 @@ const USAGE = `usage: npm run sandbox [-- options]
   --webhook-attempts <n>     attempts before a webhook delivery is dead-lettered (default 6)
   --webhook-retry-ms <ms>    wait after the first failed attempt, doubling after each (default 1000)
   --webhook-timeout-ms <ms>  each attempt's time limit (default 5000)
-  --admin-key <key>   the admin API's key (default: SANDBOX_ADMIN_KEY, else a new one per start);
-                      printed, and written with the address to .sandbox/cli.json for the subcommands
+  --admin-key <key>   the admin API's key (default: SANDBOX_ADMIN_KEY, else a new one per start,
+                      printed); written with the address to .sandbox/cli.json for the subcommands
+  --secret-file <path>  the sandbox secret every key is derived from (default: SANDBOX_SECRET itself,
+                      else SANDBOX_SECRET_FILE, else .sandbox/secret.key, made on first start);
+                      every process of a team on one database needs the same one
   --cli-config <path|none>  that file (default: SANDBOX_CLI_CONFIG, else .sandbox/cli.json); none
                       writes none (the subcommands then need --url and --admin-key)
   --quiet             no request log
@@ -46,6 +49,7 @@ function options() {
         'webhook-timeout-ms': { type: 'string' },
         'admin-key': { type: 'string' },
         'cli-config': { type: 'string' },
+        'secret-file': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -95,7 +99,8 @@ export function readMerchants(path: string): MerchantCredentials[] {
 
 async function serve(): Promise<void> {
   const { StoreOpenError } = await import('./store/index.js');
-  const { demoMerchant, startSandbox } = await import('./server.js');
+  const { startSandbox } = await import('./server.js');
+  const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
   const { cliConfigPath, removeCliConfig, writeCliConfig } = await import('./cli/config.js');
   const values = options();
   if (values.help) {
@@ -122,20 +127,60 @@ async function serve(): Promise<void> {
   if (configPath !== undefined && configPath.trim() === '')
     fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
   if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
-  let merchants: MerchantCredentials[];
+  let merchants: MerchantCredentials[] = [];
+  let secret: { secret: string; from: string };
   try {
-    merchants = values.merchants ? readMerchants(values.merchants) : [demoMerchant()];
+    if (values.merchants) merchants = readMerchants(values.merchants);
+    secret = loadSecret({
+      secret: process.env[SECRET_ENV],
+      file: values['secret-file'] ?? process.env[SECRET_FILE_ENV],
+    });
   } catch (err) {
     fail((err as Error).message);
   }
 
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  const shown = (m: MerchantCredentials) =>
+    values.merchants
+      ? `${m.merchantId} (from ${values.merchants})`
+      : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`;
+  // For the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys.
+  let configWritten = false;
+  const writeConfig = (registered: MerchantCredentials[]) => {
+    if (configPath === undefined || !sandbox) return;
+    try {
+      writeCliConfig(
+        {
+          url: sandbox.url,
+          adminKey: sandbox.adminKey,
+          merchants: registered.map((m) => ({
+            merchantId: m.merchantId,
+            apiKey: m.apiKey,
+            webhookSecret: m.webhookSecret,
+          })),
+        },
+        configPath,
+      );
+      configWritten = true;
+    } catch (err) {
+      console.error(
+        `sandbox: cannot write ${configPath} (${(err as Error).message}); the subcommands then need --url and --admin-key`,
+      );
+    }
+  };
+
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     sandbox = await startSandbox({
       host: values.host,
       port,
       database: values.db,
+      secret: secret.secret,
       merchants,
+      demo: !values.merchants,
+      onDemoCredentials: (demo) => {
+        console.log(`demo merchant: its data was reset, so were its credentials\n${shown(demo)}`);
+        writeConfig([demo]);
+      },
       webhooks,
       ...(adminKey !== undefined ? { adminKey } : {}),
       ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
@@ -148,37 +193,17 @@ async function serve(): Promise<void> {
     throw err;
   }
 
-  const shown = (m: MerchantCredentials) =>
-    values.merchants
-      ? `${m.merchantId} (from ${values.merchants})`
-      : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`;
-  // For the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys.
-  let configWritten = false;
-  if (configPath !== undefined) {
-    try {
-      writeCliConfig(
-        {
-          url: sandbox.url,
-          adminKey: sandbox.adminKey,
-          merchants: merchants.map((m) => ({ merchantId: m.merchantId, apiKey: m.apiKey })),
-        },
-        configPath,
-      );
-      configWritten = true;
-    } catch (err) {
-      console.error(
-        `sandbox: cannot write ${configPath} (${(err as Error).message}); the subcommands then need --url and --admin-key`,
-      );
-    }
-  }
+  if (sandbox.demo) merchants = [sandbox.demo];
+  writeConfig(merchants);
   console.log(`Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
   admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- reset | clock | deliveries | trigger)
-  admin key    ${sandbox.adminKey}${configWritten ? `   (in ${configPath})` : ''}
-  database     ${sandbox.store.location} (${sandbox.store.dialect})
+  admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${configWritten ? `   (in ${configPath})` : ''}
+  database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${secret.from}
   merchant     ${merchants.map(shown).join('\n  merchant     ')}
   try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
+               (npm run sandbox -- env prints export lines for a shell or a .env file)
 Ctrl-C stops it.`);
 
   let stopping = false;

@@ -4,26 +4,24 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
-import { sandboxFingerprint } from './app/fingerprint.js';
+import {
+  adoptSecret,
+  DEMO_MERCHANT_ID,
+  demoCredentials,
+  type MerchantCredentials,
+  registerMerchants,
+  renewDemoCredentials,
+} from './app/merchants.js';
+import { deriveSecrets, ephemeralSecret } from './app/secrets.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
-import type { Merchant } from './domain/types.js';
 import { createSandboxApp } from './http/app.js';
-import { sha256Hex } from './http/auth.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
 import { type Deliverer, startDeliverer } from './jobs/webhook-deliverer.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 
-/** A merchant as the `--merchants` file gives it (the API key in clear: it is hashed before it is stored). */
-export interface MerchantCredentials {
-  merchantId: string;
-  apiKey: string;
-  /** One secret, or several while one is rotated (every one signs: one `v1` each). */
-  webhookSecret: string | string[];
-  /** Which notification the merchant's webhook URLs receive (default enhanced). */
-  webhookKind?: 'basic' | 'enhanced';
-}
+export type { MerchantCredentials } from './app/merchants.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -31,8 +29,20 @@ export interface SandboxOptions {
   port?: number;
   /** SQLite file, `:memory:`, or a postgres:// URL. */
   database: string;
+  /**
+   * The sandbox secret every key is derived from (see app/secrets.ts): required for data that
+   * outlives the process (a file, PostgreSQL); a `:memory:` sandbox makes one of its own.
+   */
+  secret?: string;
   /** Registered (created or replaced) at start. */
   merchants?: MerchantCredentials[];
+  /**
+   * The demo merchant: its credentials persist with the data (a restart shows the same ones); a
+   * full reset of the data makes new ones, announced through `onDemoCredentials`.
+   */
+  demo?: boolean;
+  /** Called with the demo merchant's new credentials after a reset renewed them. */
+  onDemoCredentials?: (credentials: MerchantCredentials) => void;
   /** One line per request. */
   log?: (line: string) => void;
   contract?: Contract;
@@ -57,48 +67,34 @@ export interface Sandbox {
   clocks: TestClocks;
   /** The admin API's key (given, or made at start). */
   adminKey: string;
+  /** The demo merchant's credentials (with `demo: true`). */
+  demo?: MerchantCredentials;
   close(): Promise<void>;
 }
 
 /** A fresh admin key (the default of SandboxOptions.adminKey). */
 export const newAdminKey = () => `sbx_admin_${randomBytes(24).toString('base64url')}`;
 
-/** A demo merchant with fresh credentials (printed by `npm run sandbox`). */
-export function demoMerchant(): MerchantCredentials {
-  return {
-    merchantId: 'demo_merchant',
-    apiKey: `sk_test_${randomBytes(16).toString('hex')}`,
-    webhookSecret: `whsec_${randomBytes(24).toString('base64url')}`,
-  };
-}
-
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.adminKey !== undefined && options.adminKey.trim() === '') throw new Error('adminKey must not be empty');
   const contract = options.contract ?? loadContract();
+  if (options.secret === undefined && options.database !== ':memory:')
+    throw new Error('a sandbox on a file or PostgreSQL needs its secret (SandboxOptions.secret)');
+  const secrets = deriveSecrets(options.secret ?? ephemeralSecret());
   const store = await openStore({ database: options.database });
   try {
-    for (const m of options.merchants ?? []) {
-      const secrets = typeof m.webhookSecret === 'string' ? [m.webhookSecret] : m.webhookSecret;
-      const merchant: Merchant = {
-        merchantId: m.merchantId,
-        apiKeyHash: sha256Hex(m.apiKey),
-        webhookSecret: secrets[0]!,
-        ...(secrets.length > 1 ? { webhookSecrets: secrets } : {}),
-        ...(m.webhookKind ? { webhookKind: m.webhookKind } : {}),
-        createdAt: new Date().toISOString(),
-      };
-      await store.merchants.upsert(merchant);
-    }
+    await adoptSecret(store, secrets);
+    await registerMerchants(store, secrets, options.merchants ?? []);
+    const demo = options.demo ? await demoCredentials(store, secrets) : undefined;
     const host = options.host ?? '127.0.0.1';
     let url = '';
     let deliverer: Deliverer | undefined;
     const publicUrl = () => options.publicUrl ?? url;
-    const fingerprint = await sandboxFingerprint(store);
     const adminKey = options.adminKey ?? newAdminKey();
     const clocks = await createClocks({
       store,
       tables: contract.tables,
-      fingerprint,
+      fingerprint: secrets.fingerprint,
       onWebhookQueued: () => deliverer?.kick(),
       ...(options.log ? { log: options.log } : {}),
     });
@@ -107,15 +103,26 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       store,
       publicUrl,
       now: clocks.now,
-      fingerprint,
+      secrets,
       onWebhookQueued: () => deliverer?.kick(),
-      admin: { key: adminKey, clocks },
+      admin: {
+        key: adminKey,
+        clocks,
+        secrets,
+        async afterReset(filter) {
+          // The demo merchant's credentials live as long as its data.
+          const everything =
+            filter.environment === undefined && (filter.merchantId ?? DEMO_MERCHANT_ID) === DEMO_MERCHANT_ID;
+          if (options.demo && everything) options.onDemoCredentials?.(await renewDemoCredentials(store, secrets));
+        },
+      },
       ...(options.log ? { log: options.log } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
     const { pollMs, ...schedule } = options.webhooks ?? {};
     deliverer = startDeliverer({
       store,
+      secrets,
       schedule,
       ...(pollMs !== undefined ? { pollMs } : {}),
       ...(options.log ? { log: options.log } : {}),
@@ -134,6 +141,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       deliverer,
       clocks,
       adminKey,
+      ...(demo ? { demo } : {}),
       async close() {
         await ticker.stop();
         await deliverer?.stop();

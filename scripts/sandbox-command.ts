@@ -1,6 +1,7 @@
 // The sandbox as a process, the way `npm run sandbox` runs it (package.json's script: its Node
 // options, then sandbox/main.ts), for everything else that starts it (the benchmark, the tests):
 // they run it with the same heap settings users get.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../generator/support/paths.js';
@@ -8,8 +9,12 @@ import { type ServerProcess, startServerProcess } from './server-process.js';
 
 export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');
 
-/** SANDBOX_CLI_CONFIG=none: a sandbox started here never writes (nor a command reads) the developer's .sandbox/cli.json. */
-export const NO_CLI_CONFIG = { SANDBOX_CLI_CONFIG: 'none' };
+/**
+ * A sandbox started here never touches the developer's `.sandbox/`: it writes no CLI config (nor does
+ * a command read one), and runs with a secret of this process's own (every sandbox this process
+ * starts shares it, so two of them on one database agree) instead of `.sandbox/secret.key`.
+ */
+export const ISOLATED_ENV = { SANDBOX_CLI_CONFIG: 'none', SANDBOX_SECRET: randomBytes(32).toString('base64url') };
 
 /** The Node options of `npm run sandbox` ("exec node <options> sandbox/main.ts"), `--import tsx` included. */
 export function sandboxNodeOptions(): string[] {
@@ -24,23 +29,25 @@ export function sandboxNodeOptions(): string[] {
 
 export interface SandboxProcessOptions {
   database: string;
-  merchantsFile: string;
+  /** Without one, the sandbox makes its demo merchant. */
+  merchantsFile?: string;
   /** Node options before those of `npm run sandbox` (e.g. V8's logging flags). */
   nodeOptions?: string[];
-  /** Sandbox options after `--port <free> --db <database> --merchants <file> --quiet`. */
+  /** Sandbox options after `--port <free> --db <database> [--merchants <file>] --quiet`. */
   extra?: string[];
 }
 
-/** `sandbox/main.ts --port <free> --db <database> --merchants <file> --quiet [extra…]`, resolved once it answers. */
+/** `sandbox/main.ts --port <free> --db <database> [--merchants <file>] --quiet [extra…]`, resolved once it answers. */
 export function startSandboxProcess(options: SandboxProcessOptions): Promise<ServerProcess> {
   return startServerProcess({
     name: 'sandbox',
-    env: NO_CLI_CONFIG,
+    env: ISOLATED_ENV,
     args: (port) => [
       ...(options.nodeOptions ?? []),
       ...sandboxNodeOptions(),
       SANDBOX_ENTRY,
-      ...['--port', String(port), '--db', options.database, '--merchants', options.merchantsFile, '--quiet'],
+      ...['--port', String(port), '--db', options.database, '--quiet'],
+      ...(options.merchantsFile !== undefined ? ['--merchants', options.merchantsFile] : []),
       ...(options.extra ?? []),
     ],
     ready: async (baseUrl) =>

@@ -10,11 +10,34 @@ export interface paths {
         };
         /**
          * List the merchants
-         * @description Every merchant the sandbox's database holds, in order of merchant id. API keys are not returned: the sandbox keeps only their SHA-256.
+         * @description Every merchant the sandbox's database holds, in order of merchant id. API keys are not returned: the sandbox keeps only a keyed digest of each (the key is derived from the sandbox secret, which the database does not hold).
          */
         get: operations["listMerchants"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/merchants/{merchantId}/api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a merchant's API key
+         * @description Gives the merchant a new API key and answers it, once: the sandbox keeps only its keyed digest. The old key is refused at once by this process and by every other sandbox process on the database within 5 seconds (the lifetime of their credential caches). Access tokens already issued stay valid until they expire (at most an hour). A merchant registered from a `--merchants` file gets the file's key back at the next start of a process that reads the file: rotate it in the file too.
+         */
+        post: operations["rotateMerchantApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -32,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Delete data
-         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants stay. Without a body, everything is deleted.
+         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants stay. Without a body, everything is deleted; a reset of all of the demo merchant's data also gives it new credentials (its API key and webhook secret live as long as its data), which the sandbox prints and writes to `.sandbox/cli.json`.
          */
         post: operations["resetData"];
         delete?: never;
@@ -213,6 +236,12 @@ export interface components {
              */
             webhookKind: "basic" | "enhanced";
             createdAt: components["schemas"]["Instant"];
+        };
+        /** @description A merchant's new API key, shown once. */
+        RotatedApiKey: {
+            merchantId: components["schemas"]["MerchantId"];
+            /** @description The new API key (HTTP Basic's password, or `X-API-Key`). */
+            apiKey: string;
         };
         /** @description Merchants. */
         MerchantList: {
@@ -516,6 +545,7 @@ export type Environment = components['schemas']['Environment'];
 export type Instant = components['schemas']['Instant'];
 export type Scope = components['schemas']['Scope'];
 export type Merchant = components['schemas']['Merchant'];
+export type RotatedApiKey = components['schemas']['RotatedApiKey'];
 export type MerchantList = components['schemas']['MerchantList'];
 export type ResetRequest = components['schemas']['ResetRequest'];
 export type Count = components['schemas']['Count'];
@@ -571,6 +601,39 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateMerchantApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new API key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "demo_merchant",
+                     *       "apiKey": "sk_test_5d2c8e1f0a9b4c7d8e3f2a1b0c9d8e7f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

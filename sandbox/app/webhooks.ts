@@ -4,6 +4,8 @@
 import { retryDelayMs } from '../domain/hosted.js';
 import type { Scope, WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { webhookSecretsOf } from './merchants.js';
+import type { SandboxSecrets } from './secrets.js';
 
 export interface WebhookSchedule {
   /** Attempts before a delivery is dead-lettered. */
@@ -37,10 +39,14 @@ export const takeDueDeliveries = (store: Store, now: Date, lockedUntil: Date, li
   store.webhooks.claimDue(now.toISOString(), lockedUntil.toISOString(), limit);
 
 /** The secrets an enhanced delivery is signed with (every secret of the merchant while one is rotated); none for a basic one. */
-export async function signingSecrets(store: Store, delivery: WebhookDelivery): Promise<string[]> {
+export async function signingSecrets(
+  store: Store,
+  secrets: SandboxSecrets,
+  delivery: WebhookDelivery,
+): Promise<string[]> {
   if (delivery.kind !== 'enhanced') return [];
   const merchant = await store.merchants.get(delivery.scope.merchantId);
-  return merchant ? (merchant.webhookSecrets ?? [merchant.webhookSecret]) : [];
+  return merchant ? webhookSecretsOf(merchant, secrets) : [];
 }
 
 /** The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered. */

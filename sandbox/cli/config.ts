@@ -25,7 +25,7 @@ export interface CliConfig {
    * The merchants that process registered with their API keys (the database keeps only their
    * SHA-256, so the admin API cannot give them): the keys `trigger` calls the merchant API with.
    */
-  merchants?: Array<{ merchantId: string; apiKey: string }>;
+  merchants?: Array<{ merchantId: string; apiKey: string; webhookSecret?: string | string[] }>;
 }
 
 /** Writes the file atomically (a temp file beside it, then rename) with mode 0600. */

@@ -11,7 +11,7 @@ import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
 type Schemas = components['schemas'];
 type Environment = Schemas['Environment'];
 
-export const COMMANDS = ['reset', 'clock', 'deliveries', 'trigger'] as const;
+export const COMMANDS = ['reset', 'clock', 'deliveries', 'trigger', 'env'] as const;
 
 const COMMON = `
 Every command takes:
@@ -39,6 +39,10 @@ ${EVENTS.map((e) => `        ${e.padEnd(24)} ${FIXTURES[e]!.description}${FIXTUR
       an event that advances the clock moves the merchant's test clock: its open checkout sessions
       and payment links may expire meanwhile
       the merchant's API key: --api-key, SANDBOX_API_KEY, or ${CLI_CONFIG_PATH} (the sandbox keeps only hashes)
+  env [--merchant ID] [--environment test|live]
+      export lines for a shell or a .env file, from ${CLI_CONFIG_PATH}: PAYMENT_API_BASE_URL,
+      MERCHANT_ID, API_KEY, WEBHOOK_SECRET (what the docs' samples and the example receiver read);
+      e.g. eval "$(npm run -s sandbox -- env)"
 ${COMMON}`;
 
 const OPTIONS = {
@@ -68,6 +72,7 @@ const ACCEPTS: Record<string, ReadonlyArray<keyof typeof OPTIONS>> = {
   deliveries: ['status', 'pay-id', 'merchant', 'environment', 'limit'],
   'deliveries resend': [],
   trigger: ['merchant', 'environment', 'api-key', 'webhook-url'],
+  env: ['merchant', 'environment'],
 };
 
 interface Io {
@@ -100,6 +105,7 @@ export async function runCli(
       if (!['url', 'admin-key', 'cli-config', 'json', 'help'].includes(name) && !accepted.includes(name))
         throw new CliError(`--${name} is not an option of \`${key}\``);
     }
+    if (key === 'env') return env(values, io);
     const ctx = context(values, io);
     switch (key) {
       case 'reset':
@@ -342,6 +348,31 @@ async function resend(ctx: Context, id: string | undefined, count: number): Prom
       ? `resent ${id} to ${latest.url}: ${attempt.statusCode ?? attempt.error} → ${latest.status}${latest.status === 'PENDING' ? `, next attempt at ${latest.nextAttemptAt}` : ''}`
       : `resent ${id} to ${latest.url}: queued, no attempt yet`;
   });
+  return 0;
+}
+
+/** A shell-quoted value (single quotes; a quote inside closes, escapes and reopens). */
+const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/** `export` lines for the merchant the running sandbox wrote to its CLI config. */
+function env(values: Values, io: Io): number {
+  const path = io.configPath ?? cliConfigPath(values['cli-config'], io.env);
+  const config = path === undefined ? undefined : readCliConfig(path);
+  if (!config) throw new CliError(`no ${path ?? CLI_CONFIG_PATH}: start the sandbox first (npm run sandbox)`);
+  const merchants = config.merchants ?? [];
+  const merchant =
+    values.merchant === undefined ? merchants[0] : merchants.find((m) => m.merchantId === values.merchant);
+  if (!merchant)
+    throw new CliError(`${path} holds no merchant${values.merchant === undefined ? '' : ` ${values.merchant}`}`);
+  const root = environmentOf(values) === 'live' ? '/live/api/v2' : '/api/v2';
+  const secret = Array.isArray(merchant.webhookSecret) ? merchant.webhookSecret[0] : merchant.webhookSecret;
+  const lines = [
+    ['PAYMENT_API_BASE_URL', `${config.url.replace(/\/+$/, '')}${root}`],
+    ['MERCHANT_ID', merchant.merchantId],
+    ['API_KEY', merchant.apiKey],
+    ...(secret !== undefined ? [['WEBHOOK_SECRET', secret]] : []),
+  ];
+  for (const [name, value] of lines) io.out(`export ${name}=${quoted(value!)}`);
   return 0;
 }
 

@@ -20,12 +20,15 @@ export type Timestamp = string;
 
 export interface Merchant {
   merchantId: string;
-  /** SHA-256 of the API key, hex: the key itself is never stored. */
+  /** Keyed digest of the API key (with a key derived from the sandbox secret): the key itself is never stored. */
   apiKeyHash: string;
-  /** Signs the enhanced webhooks of this merchant. */
-  webhookSecret: string;
-  /** While a secret is rotated: every secret to sign with (one `v1` each); the first is `webhookSecret`. */
-  webhookSecrets?: string[];
+  /**
+   * The webhook secrets, sealed with the sandbox secret (a JSON list: the first, or every one while
+   * one is rotated, signs the enhanced webhooks): a copied database cannot forge a notification.
+   */
+  sealedWebhookSecrets: string;
+  /** The demo merchant's API key, sealed: the sandbox made it, and shows it again after a restart. */
+  sealedApiKey?: string;
   /** Which notification the merchant's webhook endpoints receive (default: enhanced, signed). */
   webhookKind?: 'basic' | 'enhanced';
   createdAt: Timestamp;

@@ -7,11 +7,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { components, operations } from '../../generated/admin/types.js';
 import { findDelivery, listDeliveries, listMerchants, merchantScope, resetData } from '../app/admin.js';
 import { ClockError, type TestClocks } from '../app/clock.js';
+import { rotateApiKey } from '../app/merchants.js';
 import { isRejection, type Rejection } from '../app/outcomes.js';
+import type { SandboxSecrets } from '../app/secrets.js';
 import { resendDeliveryById } from '../app/webhooks.js';
 import { type ApiDocument, loadApiDocument, type OperationContract } from '../contract/api-document.js';
 import type { WebhookDelivery } from '../domain/types.js';
-import type { Store } from '../store/store.js';
+import type { DataFilter, Store } from '../store/store.js';
 import { type BodyOf, type ParametersOf, type Reply, readInput } from './pipeline.js';
 import { type ProblemInput, problemBody } from './problems.js';
 
@@ -34,8 +36,14 @@ export interface AdminDeps {
   key: string;
   store: Store;
   clocks: TestClocks;
+  /** The keys derived from the sandbox secret (a rotated API key's digest). */
+  secrets: SandboxSecrets;
   /** After a resend: the deliverer looks at the outbox at once. */
   onWebhookQueued(): void;
+  /** After a reset (the demo merchant's credentials live as long as its data). */
+  afterReset?(filter: DataFilter): Promise<void>;
+  /** Forgets this process's verified credentials of a merchant (all without one) after they changed. */
+  forgetCredentials(merchantId?: string): void;
   document?: AdminDocument;
 }
 
@@ -97,10 +105,20 @@ function handlers(deps: AdminDeps): AdminHandlers {
       return { status: 200, body };
     },
 
+    async rotateMerchantApiKey(r) {
+      const rotated = await rotateApiKey(store, deps.secrets, r.path.merchantId);
+      if (isRejection(rotated)) return rejectionReply(r, rotated);
+      deps.forgetCredentials(r.path.merchantId);
+      const body: Schemas['RotatedApiKey'] = { merchantId: r.path.merchantId, apiKey: rotated.apiKey };
+      return { status: 200, body };
+    },
+
     async resetData(r) {
       const filter = r.body ?? {};
       const deleted = await resetData(store, clocks, filter);
       if (isRejection(deleted)) return rejectionReply(r, deleted);
+      await deps.afterReset?.(filter);
+      deps.forgetCredentials(filter.merchantId);
       const body: Schemas['ResetResult'] = { ...filter, deleted };
       return { status: 200, body };
     },

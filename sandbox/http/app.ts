@@ -2,8 +2,8 @@
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { sandboxFingerprint } from '../app/fingerprint.js';
 import { newId } from '../app/ids.js';
+import type { SandboxSecrets } from '../app/secrets.js';
 import type { Contract } from '../contract/contract.js';
 import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -39,12 +39,12 @@ export interface SandboxAppOptions {
   log?: (line: string) => void;
   /** The time of a scope: its test clock (default: the wall clock). */
   now?: (scope: Scope) => Date;
-  /** Keyed hash of card numbers (see sandboxFingerprint); made from the store when absent. */
-  fingerprint?: (text: string) => string;
+  /** The keys derived from the sandbox secret. */
+  secrets: SandboxSecrets;
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
-  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued'>;
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials'>;
 }
 
 declare module 'fastify' {
@@ -56,7 +56,7 @@ declare module 'fastify' {
 export async function createSandboxApp(options: SandboxAppOptions): Promise<FastifyInstance> {
   const { contract, store } = options;
   const now = options.now ?? (() => new Date());
-  const auth = await createAuthenticator(store, now);
+  const auth = createAuthenticator(store, options.secrets, now);
   const handlers = createHandlers(auth);
   const missing = [...contract.operations.keys()].filter((id) => !handlers[id]);
   if (missing.length > 0) throw new Error(`the contract has operations without a handler: ${missing.join(', ')}`);
@@ -67,7 +67,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     handlers,
     publicUrl: () => options.publicUrl().replace(/\/+$/, ''),
     now,
-    fingerprint: options.fingerprint ?? (await sandboxFingerprint(store)),
+    secrets: options.secrets,
   };
 
   // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.
@@ -148,9 +148,19 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     });
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
-  registerHostedPages(app, { ...deps, tables: contract.tables, onDelivery: () => options.onWebhookQueued?.() });
+  registerHostedPages(app, {
+    ...deps,
+    tables: contract.tables,
+    fingerprint: options.secrets.fingerprint,
+    onDelivery: () => options.onWebhookQueued?.(),
+  });
   if (options.admin)
-    await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
+    await registerAdminApi(app, {
+      ...options.admin,
+      store,
+      onWebhookQueued: () => options.onWebhookQueued?.(),
+      forgetCredentials: (merchantId) => auth.forget(merchantId),
+    });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');

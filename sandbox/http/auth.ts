@@ -1,21 +1,35 @@
 // Authentication as the contract says, per operation: HTTP Basic (merchant id and API key), bearer
-// JWTs issued by the token endpoint (HS256 with jose, with an expiry, bound to the root they were
-// issued on, timed by the scope's test clock), and the API key in `X-API-Key` on the operations that
-// accept it. A credential of a scheme the operation does not accept is refused like a wrong one.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// JWTs issued by the token endpoint (HS256 with a key derived from the sandbox secret, an expiry
+// capped at the documented lifetime, bound to the root they were issued on, timed by the scope's test
+// clock), and the API key in `X-API-Key` on the operations that accept it. A credential of a scheme
+// the operation does not accept is refused like a wrong one.
+import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { SandboxSecrets } from '../app/secrets.js';
 import type { SecurityScheme } from '../contract/api-document.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 
-/** Lifetime of an access token (the contract's expires_in). */
+/** Lifetime of an access token (the contract's expires_in); a longer-lived token is refused. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
+/**
+ * How long a verified credential is taken on trust: a key rotated by another process (or removed
+ * from the merchants file) is refused by this one within this time.
+ */
+export const CREDENTIAL_CACHE_MS = 5_000;
+const CACHE_ENTRIES = 10_000;
+const CACHE_BYTES = 8 * 1024 * 1024;
 const ISSUER = 'payment-service-sandbox';
-const CACHE_LIMIT = 10_000;
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
-
-export type AuthResult = { ok: true; merchant: Merchant; scheme: SecurityScheme } | { ok: false; detail: string };
+export type AuthResult =
+  | {
+      ok: true;
+      merchant: Merchant;
+      scheme: SecurityScheme;
+      /** A bearer token's expiry (seconds since the epoch, on the scope's clock). */
+      expiresAt?: number;
+    }
+  | { ok: false; detail: string };
 
 export interface Authenticator {
   authenticate(
@@ -23,26 +37,36 @@ export interface Authenticator {
     headers: Record<string, string | string[] | undefined>,
     environment: Environment,
   ): Promise<AuthResult>;
+  /**
+   * A token for `merchant` on the root of `environment`, valid for the documented lifetime; a token
+   * obtained with a bearer token expires no later than that one (`notAfter`), so a token cannot be
+   * renewed forever without the merchant's key.
+   */
   issueToken(
     merchant: Merchant,
     environment: Environment,
-    scope?: string,
+    options?: { scope?: string | undefined; notAfter?: number | undefined },
   ): Promise<{ token: string; expiresIn: number }>;
-  /** Checks a merchant id and API key (the token endpoint's Basic credentials). */
-  verifyKey(merchantId: string, apiKey: string): Promise<Merchant | undefined>;
+  /** Forgets the verified credentials of `merchantId` (all without one): its key was rotated here. */
+  forget(merchantId?: string): void;
 }
 
-function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+/** A strict base64 value (what `Buffer.from(…, 'base64')` would silently cut short is refused). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Text a database stores as it is: no NUL, no lone surrogate, no control character. */
+const storable = (text: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  !/[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 /** `Basic base64(id:key)` → [id, key], or undefined when malformed. */
 export function parseBasic(value: string): [string, string] | undefined {
+  if (!BASE64.test(value)) return undefined;
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon > 0 ? [decoded.slice(0, colon), decoded.slice(colon + 1)] : undefined;
+  if (colon <= 0) return undefined;
+  const [id, key] = [decoded.slice(0, colon), decoded.slice(colon + 1)];
+  return storable(id) && storable(key) ? [id, key] : undefined;
 }
 
 const describe = (schemes: readonly SecurityScheme[]) =>
@@ -57,43 +81,126 @@ const describe = (schemes: readonly SecurityScheme[]) =>
     )
     .join(' or ');
 
+interface Verified {
+  merchant: Merchant;
+  scheme: SecurityScheme;
+  /** A bearer token's expiry (seconds, on the scope's clock). */
+  expiresAt?: number;
+  /** Wall-clock time until which the credential is taken on trust. */
+  trustedUntil: number;
+  bytes: number;
+}
+
+/**
+ * Verified credentials, by the digest of what was presented (never by the presented text itself),
+ * bounded in entries and in bytes; the oldest go first.
+ */
+class CredentialCache {
+  private readonly entries = new Map<string, Verified>();
+  private bytes = 0;
+
+  get(key: string): Verified | undefined {
+    const hit = this.entries.get(key);
+    if (hit && hit.trustedUntil <= Date.now()) {
+      this.delete(key);
+      return undefined;
+    }
+    return hit;
+  }
+
+  set(key: string, entry: Omit<Verified, 'trustedUntil' | 'bytes'>): void {
+    this.delete(key);
+    const bytes = key.length + JSON.stringify(entry.merchant).length + 64;
+    this.entries.set(key, { ...entry, trustedUntil: Date.now() + CREDENTIAL_CACHE_MS, bytes });
+    this.bytes += bytes;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= CACHE_ENTRIES && this.bytes <= CACHE_BYTES) break;
+      this.delete(oldest);
+    }
+  }
+
+  /** Drops the entries of `merchantId`, or every entry. */
+  forget(merchantId?: string): void {
+    for (const [key, entry] of this.entries)
+      if (merchantId === undefined || entry.merchant.merchantId === merchantId) this.delete(key);
+  }
+
+  private delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.bytes;
+    this.entries.delete(key);
+  }
+}
+
 /** `now`: the time of a scope (its test clock): tokens are issued and expire on it. */
-export async function createAuthenticator(
+export function createAuthenticator(
   store: Store,
+  secrets: SandboxSecrets,
   now: (scope: Scope) => Date = () => new Date(),
-): Promise<Authenticator> {
-  // Shared by every sandbox process on the database, so that a token of one is valid on all.
-  const key = Buffer.from(
-    await store.setting('jwt-signing-key', () => randomBytes(32).toString('base64url')),
-    'base64url',
-  );
-  // Verified credentials by header value: a request with the same header skips the hash and the
-  // lookup. Bounded; a token's entry expires with the token.
-  const verified = new Map<string, { merchant: Merchant; scheme: SecurityScheme; until: number }>();
-  const remember = (header: string, merchant: Merchant, scheme: SecurityScheme, until = Infinity) => {
-    if (verified.size >= CACHE_LIMIT) verified.clear();
-    verified.set(header, { merchant, scheme, until });
-  };
+): Authenticator {
+  const key = secrets.tokenKey;
+  const verified = new CredentialCache();
+  const digestOf = (scheme: SecurityScheme, environment: Environment, credential: string) =>
+    createHash('sha256').update(`${scheme}\n${environment}\n${credential}`).digest('hex');
+  // An unknown merchant costs the same digest and comparison as a wrong key: the answer's timing
+  // does not tell which merchant ids exist.
+  const absent = secrets.apiKeyDigest(randomBytes(32).toString('hex'));
 
   const verifyKey = async (merchantId: string, apiKey: string) => {
     const merchant = await store.merchants.get(merchantId);
-    return merchant && sameHash(merchant.apiKeyHash, sha256Hex(apiKey)) ? merchant : undefined;
+    // An empty digest: a merchant whose key is no longer usable (an earlier version's unkeyed digest).
+    const usable = merchant !== undefined && merchant.apiKeyHash !== '';
+    const matches = secrets.matchesApiKey(usable ? merchant.apiKeyHash : absent, apiKey);
+    return usable && matches ? merchant : undefined;
   };
 
+  async function verifyToken(jwt: string, environment: Environment): Promise<AuthResult> {
+    try {
+      // The subject's clock decides expiry; the subject is trusted only once the signature is.
+      const claimed = decodeJwt(jwt).sub;
+      const subject = typeof claimed === 'string' && storable(claimed) ? claimed : undefined;
+      const currentDate = subject !== undefined ? now({ merchantId: subject, environment }) : new Date();
+      const { payload } = await jwtVerify(jwt, key, {
+        issuer: ISSUER,
+        audience: environment,
+        algorithms: ['HS256'],
+        currentDate,
+      });
+      const { iat, exp, sub } = payload;
+      if (typeof iat !== 'number' || typeof exp !== 'number' || exp - iat > TOKEN_LIFETIME_SECONDS) {
+        return { ok: false, detail: 'Invalid bearer token.' };
+      }
+      const merchant = typeof sub === 'string' && storable(sub) ? await store.merchants.get(sub) : undefined;
+      if (!merchant) return { ok: false, detail: 'The token names no known merchant.' };
+      return { ok: true, merchant, scheme: 'bearerAuth', expiresAt: exp };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired)
+        return { ok: false, detail: 'The token has expired: obtain a new one.' };
+      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') {
+        return { ok: false, detail: `The token was not issued for the ${environment} root.` };
+      }
+      return { ok: false, detail: 'Invalid bearer token.' };
+    }
+  }
+
   return {
-    verifyKey,
-    async issueToken(merchant, environment, scope) {
+    forget: (merchantId) => verified.forget(merchantId),
+
+    async issueToken(merchant, environment, options = {}) {
       const issuedAt = Math.floor(now({ merchantId: merchant.merchantId, environment }).getTime() / 1000);
-      const token = await new SignJWT({ ...(scope ? { scope } : {}) })
+      const expiresAt = Math.min(issuedAt + TOKEN_LIFETIME_SECONDS, options.notAfter ?? Number.POSITIVE_INFINITY);
+      const token = await new SignJWT({ ...(options.scope ? { scope: options.scope } : {}) })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuer(ISSUER)
         .setAudience(environment)
         .setSubject(merchant.merchantId)
         .setIssuedAt(issuedAt)
-        .setExpirationTime(issuedAt + TOKEN_LIFETIME_SECONDS)
+        .setExpirationTime(expiresAt)
         .sign(key);
-      return { token, expiresIn: TOKEN_LIFETIME_SECONDS };
+      return { token, expiresIn: Math.max(0, expiresAt - issuedAt) };
     },
+
     async authenticate(accepted, headers, environment) {
       const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
       const apiKey = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
@@ -115,50 +222,43 @@ export async function createAuthenticator(
       if (!accepted.includes(scheme))
         return { ok: false, detail: `This operation accepts ${describe(accepted)}, not ${describe([scheme])}.` };
 
-      const header = scheme === 'apiKeyAuth' ? `key ${apiKey}` : `${environment} ${authorization}`;
-      const hit = verified.get(header);
+      const credential =
+        scheme === 'apiKeyAuth' ? apiKey! : authorization!.slice(scheme === 'basicAuth' ? 6 : 7).trim();
+      const cacheKey = digestOf(scheme, environment, credential);
+      const hit = verified.get(cacheKey);
       if (
         hit &&
-        hit.scheme === scheme &&
-        hit.until > now({ merchantId: hit.merchant.merchantId, environment }).getTime()
-      )
-        return { ok: true, merchant: hit.merchant, scheme };
+        (hit.expiresAt === undefined ||
+          hit.expiresAt * 1000 > now({ merchantId: hit.merchant.merchantId, environment }).getTime())
+      ) {
+        return {
+          ok: true,
+          merchant: hit.merchant,
+          scheme,
+          ...(hit.expiresAt !== undefined ? { expiresAt: hit.expiresAt } : {}),
+        };
+      }
 
+      let result: AuthResult;
       if (scheme === 'basicAuth') {
-        const pair = parseBasic(authorization!.slice(6).trim());
+        const pair = parseBasic(credential);
         const merchant = pair ? await verifyKey(pair[0], pair[1]) : undefined;
-        if (!merchant) return { ok: false, detail: 'Unknown merchant id or wrong API key.' };
-        remember(header, merchant, scheme);
-        return { ok: true, merchant, scheme };
+        result = merchant
+          ? { ok: true, merchant, scheme }
+          : { ok: false, detail: 'Unknown merchant id or wrong API key.' };
+      } else if (scheme === 'apiKeyAuth') {
+        const merchant = await store.merchants.getByApiKeyHash(secrets.apiKeyDigest(credential));
+        result = merchant ? { ok: true, merchant, scheme } : { ok: false, detail: 'Unknown API key.' };
+      } else {
+        result = await verifyToken(credential, environment);
       }
-      if (scheme === 'apiKeyAuth') {
-        const merchant = await store.merchants.getByApiKeyHash(sha256Hex(apiKey!));
-        if (!merchant) return { ok: false, detail: 'Unknown API key.' };
-        remember(header, merchant, scheme);
-        return { ok: true, merchant, scheme };
-      }
-      try {
-        const jwt = authorization!.slice(7).trim();
-        // The subject's clock decides expiry; the subject is trusted only once the signature is.
-        const subject = decodeJwt(jwt).sub;
-        const currentDate = typeof subject === 'string' ? now({ merchantId: subject, environment }) : new Date();
-        const { payload } = await jwtVerify(jwt, key, {
-          issuer: ISSUER,
-          audience: environment,
-          algorithms: ['HS256'],
-          currentDate,
+      if (result.ok)
+        verified.set(cacheKey, {
+          merchant: result.merchant,
+          scheme,
+          ...(result.expiresAt !== undefined ? { expiresAt: result.expiresAt } : {}),
         });
-        const merchant = typeof payload.sub === 'string' ? await store.merchants.get(payload.sub) : undefined;
-        if (!merchant) return { ok: false, detail: 'The token names no known merchant.' };
-        remember(header, merchant, scheme, (payload.exp ?? 0) * 1000);
-        return { ok: true, merchant, scheme };
-      } catch (err) {
-        if (err instanceof joseErrors.JWTExpired)
-          return { ok: false, detail: 'The token has expired: obtain a new one.' };
-        if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud')
-          return { ok: false, detail: `The token was not issued for the ${environment} root.` };
-        return { ok: false, detail: 'Invalid bearer token.' };
-      }
+      return result;
     },
   };
 }

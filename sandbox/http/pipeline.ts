@@ -2,12 +2,12 @@
 // headers, content type) → idempotency → the operation's handler → a response the contract declares.
 // A write handler runs in one store transaction, together with the completion of its idempotency
 // key: the state change, its operation record and the response kept for replays commit together.
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../generated/operations.js';
 import type { operations } from '../../generated/types.js';
 import { type AppContext, domainContextAt } from '../app/context.js';
 import { newId } from '../app/ids.js';
+import type { SandboxSecrets } from '../app/secrets.js';
 import type { OperationContract } from '../contract/api-document.js';
 import type { Contract } from '../contract/contract.js';
 import type { DomainContext } from '../domain/context.js';
@@ -65,6 +65,8 @@ export interface RequestContext<Id extends OperationId = OperationId> extends Ap
   readonly body: RequestBody<Id>;
   /** Where the sandbox is reachable, for links (hosted pages). */
   readonly publicUrl: string;
+  /** When the request authenticated with a bearer token: its expiry (seconds since the epoch). */
+  readonly tokenExpiresAt: number | undefined;
   /** A problem body of this operation for `status`. */
   problem(status: number, input: ProblemInput): Reply;
 }
@@ -93,7 +95,8 @@ export interface PipelineDeps {
   publicUrl: () => string;
   /** The sandbox's time for a scope: its test clock. */
   now(scope: Scope): Date;
-  fingerprint(text: string): string;
+  /** The keys derived from the sandbox secret (card fingerprints, request digests). */
+  secrets: SandboxSecrets;
 }
 
 /**
@@ -114,6 +117,7 @@ class Context implements RequestContext {
     readonly environment: Environment,
     readonly scope: Scope,
     readonly merchant: Merchant,
+    readonly tokenExpiresAt: number | undefined,
     parameters: { path: Record<string, unknown>; query: Record<string, unknown> },
     readonly body: RequestBody<OperationId>,
     readonly problem: (status: number, input: ProblemInput) => Reply,
@@ -122,7 +126,7 @@ class Context implements RequestContext {
     this.path = parameters.path as RequestContext['path'];
     this.query = parameters.query as RequestContext['query'];
     this.publicUrl = deps.publicUrl();
-    this.fingerprint = deps.fingerprint;
+    this.fingerprint = deps.secrets.fingerprint;
   }
 
   /** Made on first use: a GET of a stored document never needs it. */
@@ -195,6 +199,7 @@ export function operationHandler(
       environment,
       scope,
       merchant,
+      auth.expiresAt,
       parameters,
       body as RequestBody<OperationId>,
       problem,
@@ -204,9 +209,11 @@ export function operationHandler(
     const key = parameters.headers['idempotency-key'];
     let claim: { key: string; token: string } | undefined;
     if (operation.idempotent && typeof key === 'string') {
-      const requestHash = createHash('sha256')
-        .update(`${operation.id}\n${canonical(parameters.path)}\n${canonical(body ?? null)}`)
-        .digest('hex');
+      // Keyed: the request may carry card data, which a digest anyone can compute would let a copied
+      // database try numbers against.
+      const requestHash = deps.secrets.requestDigest(
+        `${operation.id}\n${canonical(parameters.path)}\n${canonical(body ?? null)}`,
+      );
       const result = await deps.store.idempotency.claim({
         scope,
         key,

@@ -5,6 +5,7 @@
 // delivery is written in the transaction of the state change it reports, so a crash (even kill -9)
 // loses none: what was taken and not recorded is taken again when its lease runs out.
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
+import type { SandboxSecrets } from '../app/secrets.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE,
   type DeliveryAttempt,
@@ -18,6 +19,8 @@ import type { Store } from '../store/store.js';
 
 export interface DelivererOptions {
   store: Store;
+  /** Opens the merchants' webhook secrets. */
+  secrets: SandboxSecrets;
   schedule?: Partial<WebhookSchedule>;
   /** How often the outbox is polled when nothing kicks it. */
   pollMs?: number;
@@ -52,7 +55,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       'content-type': 'application/json',
       'user-agent': 'payment-service-sandbox-webhooks',
     };
-    const secrets = await signingSecrets(store, delivery);
+    const secrets = await signingSecrets(store, options.secrets, delivery);
     if (secrets.length > 0)
       headers[WEBHOOK_SIGNATURE_HEADER] = await signWebhook(delivery.body, secrets, {
         timestamp: Math.floor(started.getTime() / 1000),

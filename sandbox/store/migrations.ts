@@ -2,7 +2,7 @@
 // column types: text, integer and bigint for money, JSON as text, timestamps as ISO 8601 text).
 // Kysely's Migrator runs them at open, holding its migration lock: several sandbox processes may
 // start at once on one PostgreSQL database.
-import type { CreateTableBuilder, Kysely, Migration } from 'kysely';
+import { type CreateTableBuilder, type Kysely, type Migration, sql } from 'kysely';
 
 /** Every table leads with the scope. */
 const scoped = <TB extends string>(table: CreateTableBuilder<TB, never>) =>
@@ -177,6 +177,14 @@ export const MIGRATIONS: Record<string, Migration> = {
         .on('payment_plans')
         .columns(['billing_due_at'])
         .execute();
+    },
+  },
+  '0004_secrets_out_of_the_database': {
+    async up(db: Kysely<unknown>) {
+      // The token-signing and card-fingerprint keys are derived from the sandbox secret, outside the
+      // database: the copies an earlier version kept here would let a copied file forge tokens and
+      // try card numbers against their fingerprints.
+      await sql`delete from settings where name in ('jwt-signing-key', 'pseudo-number-key')`.execute(db);
     },
   },
 };

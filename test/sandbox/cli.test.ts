@@ -275,7 +275,7 @@ describe('sandbox CLI against a running sandbox', () => {
 });
 
 describe('npm run sandbox and .sandbox/cli.json', () => {
-  it('prints the admin key, writes .sandbox/cli.json (0600) for flag-less subcommands, removes it on SIGTERM', async () => {
+  it('prints that the admin key was given (never the key), writes .sandbox/cli.json (0600) for flag-less subcommands, removes it on SIGTERM', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'sandbox-serve-'));
     const port = await freePort();
     const adminKey = 'sbx_admin_fixed_for_this_test';
@@ -297,14 +297,21 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     try {
       await eventually('the sandbox to start', () => (stdout.includes('Ctrl-C stops it.') ? true : undefined), 60_000);
-      expect(stdout).toContain(`admin key    ${adminKey}   (in ${join('.sandbox', 'cli.json')})`);
+      expect(stdout).toContain(`admin key    (given)   (in ${join('.sandbox', 'cli.json')})`);
+      expect(stdout).not.toContain(adminKey);
       const file = join(cwd, '.sandbox', 'cli.json');
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const config = JSON.parse(await readFile(file, 'utf8'));
       expect(config).toEqual({
         url: `http://127.0.0.1:${port}`,
         adminKey,
-        merchants: [{ merchantId: 'demo_merchant', apiKey: expect.stringMatching(/^sk_test_/) }],
+        merchants: [
+          {
+            merchantId: 'demo_merchant',
+            apiKey: expect.stringMatching(/^sk_test_/),
+            webhookSecret: expect.stringMatching(/^whsec_/),
+          },
+        ],
       });
 
       const clock = await run(['clock'], { cwd });

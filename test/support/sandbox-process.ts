@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { NO_CLI_CONFIG, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
+import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
 import { killGroup } from '../../scripts/server-process.js';
 
 export { startSandboxProcess } from '../../scripts/sandbox-command.js';
@@ -15,7 +15,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /**
  * Runs `sandbox/main.ts <args…>` (what `npx tsx sandbox/main.ts` and `npm run sandbox --` run) to its
- * end: a command, not a server. `env` adds to (and overrides) SANDBOX_CLI_CONFIG=none.
+ * end: a command, not a server. `env` adds to (and overrides) ISOLATED_ENV.
  */
 export function runSandboxCommand(
   args: string[],
@@ -23,7 +23,7 @@ export function runSandboxCommand(
   env: Record<string, string> = {},
 ): Promise<CommandResult> {
   return runCommand(process.execPath, [...sandboxNodeOptions(), SANDBOX_ENTRY, ...args], {
-    env: { ...NO_CLI_CONFIG, ...env },
+    env: { ...ISOLATED_ENV, ...env },
     timeoutMs,
   });
 }

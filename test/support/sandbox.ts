@@ -9,6 +9,7 @@ import type { OperationId } from '../../generated/operations.js';
 import { type Contract, loadContract } from '../../sandbox/contract/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
+import { ISOLATED_ENV } from '../../scripts/sandbox-command.js';
 import { checkResponse, matchOperation } from './contract-check.js';
 
 let contract: Contract | undefined;
@@ -87,6 +88,7 @@ export async function startTestSandbox(
   const sandbox = await startSandbox({
     port: 0,
     database: options.database ?? ':memory:',
+    secret: ISOLATED_ENV.SANDBOX_SECRET,
     merchants: [merchant, other, ...(options.merchants ?? [])],
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),

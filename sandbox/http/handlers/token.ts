@@ -7,7 +7,10 @@ import { type Handlers, read } from '../pipeline.js';
 export const tokenHandlers = (auth: Authenticator) =>
   ({
     createAccessToken: read(async (ctx) => {
-      const { token, expiresIn } = await auth.issueToken(ctx.merchant, ctx.environment, ctx.body.scope);
+      const { token, expiresIn } = await auth.issueToken(ctx.merchant, ctx.environment, {
+        scope: ctx.body.scope,
+        notAfter: ctx.tokenExpiresAt,
+      });
       const response: Schemas['TokenResponse'] = {
         access_token: token,
         token_type: 'Bearer',

@@ -1,0 +1,137 @@
+// Merchants and their credentials: registered at start (from a merchants file, or the demo merchant
+// the sandbox makes), their API keys rotated, their webhook secrets opened for signing. The store
+// keeps only what the sandbox secret protects: a keyed digest of each API key, the webhook secrets
+// sealed, and for the demo merchant its API key sealed, so that a restart on the same data shows the
+// same credentials.
+import { randomBytes } from 'node:crypto';
+import type { Merchant } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+import { notFound, type Rejection } from './outcomes.js';
+import { type SandboxSecrets, SecretMismatchError } from './secrets.js';
+
+/** A merchant as the `--merchants` file gives it (the API key in clear: only its digest is stored). */
+export interface MerchantCredentials {
+  merchantId: string;
+  apiKey: string;
+  /** One secret, or several while one is rotated (every one signs: one `v1` each). */
+  webhookSecret: string | string[];
+  /** Which notification the merchant's webhook URLs receive (default enhanced). */
+  webhookKind?: 'basic' | 'enhanced';
+}
+
+/** The merchant the sandbox makes when no merchants file is given. */
+export const DEMO_MERCHANT_ID = 'demo_merchant';
+
+const newApiKey = () => `sk_test_${randomBytes(16).toString('hex')}`;
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+
+/** Fresh credentials for `merchantId`. */
+export const newCredentials = (merchantId: string): MerchantCredentials => ({
+  merchantId,
+  apiKey: newApiKey(),
+  webhookSecret: newWebhookSecret(),
+});
+
+const secretList = (secret: string | string[]) => (typeof secret === 'string' ? [secret] : secret);
+
+function merchantRecord(
+  credentials: MerchantCredentials,
+  secrets: SandboxSecrets,
+  createdAt: string,
+  keepApiKey: boolean,
+): Merchant {
+  return {
+    merchantId: credentials.merchantId,
+    apiKeyHash: secrets.apiKeyDigest(credentials.apiKey),
+    sealedWebhookSecrets: secrets.seal(JSON.stringify(secretList(credentials.webhookSecret))),
+    ...(keepApiKey ? { sealedApiKey: secrets.seal(credentials.apiKey) } : {}),
+    ...(credentials.webhookKind ? { webhookKind: credentials.webhookKind } : {}),
+    createdAt,
+  };
+}
+
+/** The secrets an enhanced notification of `merchant` is signed with. */
+export const webhookSecretsOf = (merchant: Merchant, secrets: SandboxSecrets): string[] =>
+  JSON.parse(secrets.unseal(merchant.sealedWebhookSecrets)) as string[];
+
+/** Creates or replaces the merchants given at start. */
+export async function registerMerchants(store: Store, secrets: SandboxSecrets, list: MerchantCredentials[]) {
+  for (const credentials of list) {
+    const existing = await store.merchants.get(credentials.merchantId);
+    await store.merchants.upsert(
+      merchantRecord(credentials, secrets, existing?.createdAt ?? new Date().toISOString(), false),
+    );
+  }
+}
+
+/**
+ * The demo merchant's credentials: those it was given on an earlier start on this data, else new
+ * ones (stored, the API key sealed).
+ */
+export async function demoCredentials(store: Store, secrets: SandboxSecrets): Promise<MerchantCredentials> {
+  const existing = await store.merchants.get(DEMO_MERCHANT_ID);
+  if (existing?.sealedApiKey !== undefined) {
+    const [webhookSecret] = webhookSecretsOf(existing, secrets);
+    return {
+      merchantId: DEMO_MERCHANT_ID,
+      apiKey: secrets.unseal(existing.sealedApiKey),
+      webhookSecret: webhookSecret!,
+    };
+  }
+  return renewDemoCredentials(store, secrets);
+}
+
+/** New credentials for the demo merchant (its data was reset, or there was none). */
+export async function renewDemoCredentials(store: Store, secrets: SandboxSecrets): Promise<MerchantCredentials> {
+  const credentials = newCredentials(DEMO_MERCHANT_ID);
+  const existing = await store.merchants.get(DEMO_MERCHANT_ID);
+  await store.merchants.upsert(
+    merchantRecord(credentials, secrets, existing?.createdAt ?? new Date().toISOString(), true),
+  );
+  return credentials;
+}
+
+/**
+ * A new API key for `merchantId`; the old one is refused at once by this process and within the
+ * credential cache's lifetime by every other process on the database.
+ */
+export async function rotateApiKey(
+  store: Store,
+  secrets: SandboxSecrets,
+  merchantId: string,
+): Promise<{ apiKey: string } | Rejection> {
+  const merchant = await store.merchants.get(merchantId);
+  if (!merchant) return notFound('Merchant', merchantId);
+  const apiKey = newApiKey();
+  await store.merchants.upsert({
+    ...merchant,
+    apiKeyHash: secrets.apiKeyDigest(apiKey),
+    ...(merchant.sealedApiKey !== undefined ? { sealedApiKey: secrets.seal(apiKey) } : {}),
+  });
+  return { apiKey };
+}
+
+/**
+ * Binds the database to the sandbox secret on its first start, and refuses another secret later:
+ * every process of a team must run with the same one, or their tokens, digests and seals disagree.
+ * Also seals what an earlier version of the sandbox kept in clear.
+ */
+export async function adoptSecret(store: Store, secrets: SandboxSecrets): Promise<void> {
+  const bound = await store.setting('sandbox-secret-check', () => secrets.check);
+  if (bound !== secrets.check) {
+    throw new SecretMismatchError(
+      `the database at ${store.location} was set up with another sandbox secret: give every process the same SANDBOX_SECRET or --secret-file`,
+    );
+  }
+  for (const merchant of await store.merchants.list()) {
+    const legacy = merchant as Merchant & { webhookSecret?: string; webhookSecrets?: string[] };
+    if (legacy.sealedWebhookSecrets !== undefined || legacy.webhookSecret === undefined) continue;
+    const { webhookSecret, webhookSecrets, ...rest } = legacy;
+    // Its API key was kept as an unkeyed digest, which no longer authenticates: the merchants file re-registers it.
+    await store.merchants.upsert({
+      ...rest,
+      apiKeyHash: '',
+      sealedWebhookSecrets: secrets.seal(JSON.stringify(webhookSecrets ?? [webhookSecret])),
+    });
+  }
+}
