@@ -1,5 +1,6 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
-//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none] [-- --quiet]
+//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none]
+//                 [-- --cors-origin http://localhost:5173] [-- --quiet]
 // npm run sandbox -- <reset | clock | deliveries | trigger> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
@@ -22,6 +23,10 @@ const USAGE = `usage: npm run sandbox [-- options]
                       printed, and written with the address to .sandbox/cli.json for the subcommands
   --cli-config <path|none>  that file (default: SANDBOX_CLI_CONFIG, else .sandbox/cli.json); none
                       writes none (the subcommands then need --url and --admin-key)
+  --cors-origin <origin>  an origin (scheme://host[:port]) whose pages may call, from a browser,
+                      the operations a browser may call (confirmPaymentIntent: a bearer token
+                      alone); repeat it for more (default: PAYMENT_API_CORS_ORIGINS, comma-separated,
+                      else none: no browser may call; see docs/sandbox.md#cors)
   --quiet             no request log
 
 Subcommands (against a running sandbox): reset, clock, deliveries, trigger;
@@ -46,6 +51,7 @@ function options() {
         'webhook-timeout-ms': { type: 'string' },
         'admin-key': { type: 'string' },
         'cli-config': { type: 'string' },
+        'cors-origin': { type: 'string', multiple: true },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -97,6 +103,7 @@ async function serve(): Promise<void> {
   const { StoreOpenError } = await import('./store/index.js');
   const { demoMerchant, startSandbox } = await import('./server.js');
   const { cliConfigPath, removeCliConfig, writeCliConfig } = await import('./cli/config.js');
+  const { CORS_ORIGINS_ENV, corsOriginsFrom } = await import('../tooling/openapi/cors.js');
   const values = options();
   if (values.help) {
     console.log(USAGE);
@@ -122,6 +129,12 @@ async function serve(): Promise<void> {
   if (configPath !== undefined && configPath.trim() === '')
     fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
   if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
+  let corsOrigins: string[];
+  try {
+    corsOrigins = corsOriginsFrom(values['cors-origin'], process.env[CORS_ORIGINS_ENV]);
+  } catch (err) {
+    fail((err as Error).message);
+  }
   let merchants: MerchantCredentials[];
   try {
     merchants = values.merchants ? readMerchants(values.merchants) : [demoMerchant()];
@@ -137,6 +150,7 @@ async function serve(): Promise<void> {
       database: values.db,
       merchants,
       webhooks,
+      corsOrigins,
       ...(adminKey !== undefined ? { adminKey } : {}),
       ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
     });
@@ -178,6 +192,7 @@ async function serve(): Promise<void> {
   admin key    ${sandbox.adminKey}${configWritten ? `   (in ${configPath})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect})
   merchant     ${merchants.map(shown).join('\n  merchant     ')}
+  CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
   try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
 Ctrl-C stops it.`);
 
