@@ -1,5 +1,6 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
-//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none] [-- --quiet]
+//                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none]
+//                 [-- --cors-origin http://localhost:5173] [-- --quiet]
 // npm run sandbox -- <reset | clock | deliveries | trigger> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,10 @@ const USAGE = `usage: npm run sandbox [-- options]
                       every process of a team on one database needs the same one
   --cli-config <path|none>  that file (default: SANDBOX_CLI_CONFIG, else .sandbox/cli.json); none
                       writes none (the subcommands then need --url and --admin-key)
+  --cors-origin <origin>  an origin (scheme://host[:port]) whose pages may call, from a browser,
+                      the operations a browser may call (confirmPaymentIntent: a bearer token
+                      alone); repeat it for more (default: PAYMENT_API_CORS_ORIGINS, comma-separated,
+                      else none: no browser may call; see docs/sandbox.md#cors)
   --quiet             no request log
 
 Subcommands (against a running sandbox): reset, clock, deliveries, trigger;
@@ -50,6 +55,7 @@ function options() {
         'admin-key': { type: 'string' },
         'cli-config': { type: 'string' },
         'secret-file': { type: 'string' },
+        'cors-origin': { type: 'string', multiple: true },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -102,6 +108,7 @@ async function serve(): Promise<void> {
   const { startSandbox } = await import('./server.js');
   const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
   const { cliConfigPath, removeCliConfig, writeCliConfig } = await import('./cli/config.js');
+  const { CORS_ORIGINS_ENV, corsOriginsFrom } = await import('../tooling/openapi/cors.js');
   const values = options();
   if (values.help) {
     console.log(USAGE);
@@ -127,6 +134,12 @@ async function serve(): Promise<void> {
   if (configPath !== undefined && configPath.trim() === '')
     fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
   if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
+  let corsOrigins: string[];
+  try {
+    corsOrigins = corsOriginsFrom(values['cors-origin'], process.env[CORS_ORIGINS_ENV]);
+  } catch (err) {
+    fail((err as Error).message);
+  }
   let merchants: MerchantCredentials[] = [];
   let secret: { secret: string; from: string };
   try {
@@ -182,6 +195,7 @@ async function serve(): Promise<void> {
         writeConfig([demo]);
       },
       webhooks,
+      corsOrigins,
       ...(adminKey !== undefined ? { adminKey } : {}),
       ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
     });
@@ -202,6 +216,7 @@ async function serve(): Promise<void> {
   admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${configWritten ? `   (in ${configPath})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${secret.from}
   merchant     ${merchants.map(shown).join('\n  merchant     ')}
+  CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
   try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
                (npm run sandbox -- env prints export lines for a shell or a .env file)
 Ctrl-C stops it.`);

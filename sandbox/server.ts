@@ -54,6 +54,8 @@ export interface SandboxOptions {
   clockTickMs?: number;
   /** The admin API's credential (`Authorization: Bearer <adminKey>` under /_sandbox); default: a random one per start. */
   adminKey?: string;
+  /** Origins that may call, from a browser, the operations a browser may call (docs/sandbox.md#cors); none: closed. */
+  corsOrigins?: readonly string[];
 }
 
 export interface Sandbox {
@@ -117,6 +119,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         },
       },
       ...(options.log ? { log: options.log } : {}),
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
     const { pollMs, ...schedule } = options.webhooks ?? {};

@@ -1,8 +1,10 @@
-// npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
+// npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet] [-- --cors-origin <origin>]
 // A Prism mock server of the contract (generated/openapi.json) for front-end teams; see docs/mock.md.
 // Request validation is on: an invalid request gets a 4xx and its violations in the
 // `sl-violations` response header. Prism runs in a process group of its own (it cannot outlive this
 // command: scripts/server-process.ts); SIGINT/SIGTERM stop the group; exits with Prism's code.
+// Prism listens on a loopback port of its own with its CORS off; the address you call is a front
+// in this process (scripts/mock-front.ts) that applies the sandbox's CORS rule (tooling/openapi/cors.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { constants } from 'node:os';
@@ -10,15 +12,22 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleContract } from '../generator/steps/bundle.js';
 import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
+import { CORS_ORIGINS_ENV, corsOriginsFrom, corsRule } from '../tooling/openapi/cors.js';
+import { createMockFront } from './mock-front.js';
 import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
-import { startProcessGroup, WATCHDOG } from './server-process.js';
+import { freePort, LOOPBACK, startProcessGroup, WATCHDOG } from './server-process.js';
 
-const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet]
+const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet] [-- --cors-origin <origin>]
 
   --port <n>    port to listen on (default 4010)
   --host <h>    interface to listen on (default 127.0.0.1; 0.0.0.0 to reach it from other machines)
   --dynamic     generate response bodies from the schemas instead of returning the examples
-  --quiet       log only invalid requests and errors (default: every request, as Prism does)`;
+  --quiet       log only invalid requests and errors (default: every request, as Prism does)
+  --cors-origin <origin>
+                an origin (scheme://host[:port]) whose pages may call, from a browser, the
+                operations a browser may call (confirmPaymentIntent: a bearer token alone);
+                repeat it for more (default: ${CORS_ORIGINS_ENV}, comma-separated, else none:
+                no browser may call; see docs/mock.md#calling-the-mock-from-a-browser)`;
 
 function parseCommandLine() {
   try {
@@ -28,6 +37,7 @@ function parseCommandLine() {
         host: { type: 'string', default: '127.0.0.1' },
         dynamic: { type: 'boolean', short: 'd', default: false },
         quiet: { type: 'boolean', short: 'q', default: false },
+        'cors-origin': { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -48,6 +58,13 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   process.exit(2);
 }
 const host = values.host;
+let corsOrigins: string[];
+try {
+  corsOrigins = corsOriginsFrom(values['cors-origin'], process.env[CORS_ORIGINS_ENV]);
+} catch (err) {
+  console.error(`${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
 
 const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
 const shown = relative(process.cwd(), SPEC) || SPEC;
@@ -69,6 +86,9 @@ if (document.jsonSchemaDialect !== 'https://json-schema.org/draft/2020-12/schema
 }
 const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 const baseUrl = `http://${urlHost}:${port}`;
+// The mock's own headers join the operations': `Prefer` picks a response, `sl-violations` says what is wrong.
+const rule = corsRule(document, corsOrigins, { allowedHeaders: ['Prefer'], exposedHeaders: ['sl-violations'] });
+const prismPort = await freePort();
 const args = [
   '--import',
   WATCHDOG,
@@ -76,9 +96,9 @@ const args = [
   'mock',
   SPEC,
   '--host',
-  host,
+  LOOPBACK,
   '--port',
-  String(port),
+  String(prismPort),
   '--verboseLevel',
   values.quiet ? 'warn' : 'info',
   ...PRISM_MOCK_ARGS,
@@ -100,6 +120,7 @@ console.log(`Payment Service API v2 mock (${shown}, ${values.dynamic ? 'dynamic 
   base URL  ${baseUrl}   (the contract's paths without /api/v2, e.g. ${baseUrl}/payments)
   try       curl -i -u merchant:key ${baseUrl}/payment-plans/pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
   invalid requests are answered 4xx with the violations in the sl-violations header; see the README
+  CORS      ${corsOrigins.length ? `${corsOrigins.join(', ')} (the operations a browser may call: ${rule.operations.map((o) => o.operationId).join(', ')})` : 'closed: no browser origin may call (--cors-origin; docs/mock.md)'}
 `);
 
 let prism: ReturnType<typeof startProcessGroup>;
@@ -110,6 +131,8 @@ try {
   process.exit(1);
 }
 let stoppedBy: NodeJS.Signals | undefined;
+/** The exit code when the mock fails on its own (its front cannot listen). */
+let failure: number | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     stoppedBy ??= signal;
@@ -120,6 +143,7 @@ let ready = false;
 void prism.exited.then(({ code, signal }) => {
   if (!ready && code && !stoppedBy) console.error(`Prism exited with code ${code} before listening.`);
   const by = stoppedBy ?? signal;
+  if (failure !== undefined) process.exit(failure);
   process.exit(stoppedBy ? 128 + constants.signals[stoppedBy] : (code ?? 128 + (by ? constants.signals[by] : 1)));
 });
 
@@ -144,18 +168,31 @@ bundleContract({ root: contractRoot })
 
 const listening = () =>
   new Promise<boolean>((done) => {
-    const socket = connect({ host: urlHost.replace(/^\[|\]$/g, ''), port }, () => {
+    const socket = connect({ host: LOOPBACK, port: prismPort }, () => {
       socket.destroy();
       done(true);
     });
     socket.once('error', () => done(false));
   });
-const deadline = Date.now() + 30_000;
-while (Date.now() < deadline && !prism.hasExited() && !stoppedBy) {
-  if (await listening()) {
+while (!prism.hasExited() && !stoppedBy) {
+  if (await listening()) break;
+  await new Promise((r) => setTimeout(r, 100));
+}
+// Once Prism answers, the front listens at the address you call: it answers when the mock is ready.
+if (!prism.hasExited() && !stoppedBy) {
+  const front = createMockFront({
+    rule,
+    upstream: { host: LOOPBACK, port: prismPort },
+    log: (line) => console.warn(line),
+  });
+  front.once('error', (err: NodeJS.ErrnoException) => {
+    console.error(`cannot listen on ${host}:${port} (${err.code ?? err.message}); choose another port with --port.`);
+    failure = 1;
+    stoppedBy ??= 'SIGTERM';
+    void prism.stop();
+  });
+  front.listen(port, host, () => {
     ready = true;
     console.log(`mock ready at ${baseUrl} (Ctrl-C to stop)`);
-    break;
-  }
-  await new Promise((r) => setTimeout(r, 100));
+  });
 }

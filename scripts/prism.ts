@@ -13,8 +13,11 @@ export const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/pris
  * Without fillProperties=false, dynamic generation (`-d`, `Prefer: dynamic=true`) pads free-form
  * maps such as `metadata` (additionalProperties, maxProperties 50) with random members past their
  * maxProperties: about half of the generated payments and customers were invalid.
+ * `--cors=false`: Prism's own CORS (on by default) answers every preflight and echoes any origin,
+ * on every operation; the mock is closed instead, and `npm run mock` applies the sandbox's rule in
+ * front of Prism (scripts/mock-front.ts).
  */
-export const PRISM_MOCK_ARGS = ['--json-schema-faker-fillProperties=false'];
+export const PRISM_MOCK_ARGS = ['--json-schema-faker-fillProperties=false', '--cors=false'];
 
 export interface StartPrismOptions {
   /** OpenAPI document to mock (JSON or YAML). */

@@ -45,7 +45,7 @@ function targetOf(
 /** The database libraries: only the store may use them. */
 const SQL_PACKAGES = new Set(['kysely', 'pg', 'better-sqlite3']);
 /** HTTP frameworks: only the sandbox's HTTP layer (and its composition root) may use them. */
-const HTTP_PACKAGES = new Set(['fastify', '@fastify/cors']);
+const HTTP_PACKAGES = new Set(['fastify']);
 
 /**
  * Whether `target` lies under one of `prefixes` (a folder, or a module: `sandbox/store/store` is the

@@ -1,6 +1,5 @@
 // The sandbox's HTTP server (fastify): every operation of the contract under both roots, the test
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
-import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { newId } from '../app/ids.js';
 import type { SandboxSecrets } from '../app/secrets.js';
@@ -9,6 +8,7 @@ import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { type AdminDeps, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
+import { sandboxCors } from './cors.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
@@ -22,13 +22,6 @@ export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = 
 
 /** Larger request bodies are answered 413 before they are read to the end. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-/**
- * The operations a browser may call (CORS): only the payment intent confirmation, which the mobile
- * SDK (or a web app) calls with a short-lived bearer token. Everything else takes the API key or
- * merchant credentials, which belong on servers: no CORS, so a browser cannot call it.
- */
-export const BROWSER_OPERATIONS: ReadonlySet<string> = new Set(['confirmPaymentIntent']);
 
 export interface SandboxAppOptions {
   contract: Contract;
@@ -45,6 +38,8 @@ export interface SandboxAppOptions {
   onWebhookQueued?: () => void;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
   admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials'>;
+  /** Origins that may call the operations a browser may call (sandbox/http/cors.ts); none: CORS closed. */
+  corsOrigins?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -161,6 +156,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       onWebhookQueued: () => options.onWebhookQueued?.(),
       forgetCredentials: (merchantId) => auth.forget(merchantId),
     });
+  const cors = sandboxCors(contract.document, options.corsOrigins ?? []);
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -169,28 +165,14 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
         config: { operationId: operation.id },
         handler: operationHandler(deps, operation, environment),
       };
-      if (!BROWSER_OPERATIONS.has(operation.id)) {
-        app.route({ ...route, url });
-        continue;
-      }
-      // CORS in a scope of its own, for this operation only: its preflight route and headers never
-      // touch the other operations (nor cost them anything).
-      const prefix = url.slice(0, url.indexOf('/:'));
-      await app.register(
-        async (scope) => {
-          await scope.register(cors, {
-            origin: true,
-            methods: [route.method],
-            allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-            exposedHeaders: [REPLAY_HEADER],
-            maxAge: 600,
-          });
-          scope.route({ ...route, url: url.slice(prefix.length) });
-        },
-        { prefix },
-      );
+      // CORS only on the operations a browser may call, and only with allowed origins (cors.ts).
+      app.route({ ...route, url, ...cors.routeOptions(operation.id) });
     }
   }
+  cors.registerPreflights(
+    app,
+    ROOTS.map((r) => r.root),
+  );
 
   return app;
 }

@@ -7,7 +7,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { operations as contractOperations } from '../../tooling/openapi/walker.js';
 import { checkResponse } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
-import { ConformanceError, conformingFetch, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import {
+  ConformanceError,
+  conformingFetch,
+  sandboxContract,
+  sandboxPerSuite,
+  startTestSandbox,
+} from '../support/sandbox.js';
+import { runSandboxCommand } from '../support/sandbox-process.js';
 
 const dbs = databases();
 
@@ -20,7 +27,8 @@ const cardPayment = (transId: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe.each(STORES)('the sandbox on %s', (kind) => {
-  const sandbox = sandboxPerSuite(() => dbs.database(kind));
+  // The origin the CORS test below calls from (CORS is closed unless origins are named).
+  const sandbox = sandboxPerSuite(() => dbs.database(kind), { corsOrigins: ['http://localhost:3000'] });
 
   it('routes every operation of the contract under both roots (no "No such operation" 404)', async () => {
     const doc = sandboxContract().document;
@@ -256,6 +264,186 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
       });
       expect(get.headers.get('access-control-allow-origin')).toBeNull();
     });
+  });
+});
+
+describe('CORS on the sandbox: the rule of tooling/openapi/cors.ts', () => {
+  const allowed = 'http://localhost:5173';
+  const other = 'http://localhost:5174';
+  const closed = sandboxPerSuite(async () => ':memory:');
+  const open = sandboxPerSuite(async () => ':memory:', { corsOrigins: [allowed, 'https://app.example'] });
+
+  const preflight = (
+    base: string,
+    path: string,
+    origin: string,
+    method = 'POST',
+    headers = 'authorization,content-type',
+  ) =>
+    fetch(`${base}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+    });
+  const corsHeaders = (r: Response) => [...r.headers.keys()].filter((h) => h.startsWith('access-control-'));
+  /** A payment intent and a bearer token of the sandbox's merchant (what an app receives from its back end). */
+  const intentAndToken = async (sb: ReturnType<typeof closed>) => {
+    const intent = await sb.call('POST', '/payment-intents', { body: { amount: { value: 990, currency: 'EUR' } } });
+    const token = await sb.call('POST', '/authorization/oauth/token', {
+      body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    return { id: String(intent.body.id), bearer: `Bearer ${token.body.access_token}` };
+  };
+  const confirm = (sb: ReturnType<typeof closed>, id: string, bearer: string, origin: string, key = 'k1') =>
+    conformingFetch(`${sb.baseUrl}/payment-intents/${id}/confirm`, {
+      method: 'POST',
+      headers: { origin, authorization: bearer, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ integrationType: 'DIRECT', type: 'CARD' }),
+    });
+
+  it('is closed by default: no preflight answered anywhere, no Access-Control-* header on any response', async () => {
+    for (const base of [closed().baseUrl, closed().liveBaseUrl]) {
+      for (const path of [
+        '/payment-intents/pi_1/confirm',
+        '/payment-intents/pi_1',
+        '/payments/sessions',
+        '/payments',
+      ]) {
+        const r = await preflight(base, path, allowed);
+        expect(r.status, path).toBe(404);
+        expect(corsHeaders(r), path).toEqual([]);
+      }
+    }
+    const { id, bearer } = await intentAndToken(closed());
+    const confirmed = await confirm(closed(), id, bearer, allowed);
+    expect(confirmed.status).toBe(201);
+    expect(corsHeaders(confirmed)).toEqual([]);
+    expect(confirmed.headers.get('vary')).toBeNull();
+    const customers = await conformingFetch(`${closed().baseUrl}/customers`, {
+      headers: { origin: allowed, authorization: closed().basic() },
+    });
+    expect(customers.status).toBe(200);
+    expect(corsHeaders(customers)).toEqual([]);
+  });
+
+  it('answers the preflight of an allowed origin on the exact path and method of confirmPaymentIntent, under both roots', async () => {
+    for (const base of [open().baseUrl, open().liveBaseUrl]) {
+      const r = await preflight(
+        base,
+        '/payment-intents/pi_1/confirm',
+        allowed,
+        'POST',
+        'authorization,content-type,idempotency-key',
+      );
+      expect(r.status).toBe(204);
+      expect(
+        Object.fromEntries([...r.headers].filter(([h]) => h.startsWith('access-control-') || h === 'vary')),
+      ).toEqual({
+        'access-control-allow-origin': allowed,
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+        'access-control-max-age': '600',
+        vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+      });
+    }
+    // a second allowed origin, with a request that needs no extra header
+    const app = await preflight(open().baseUrl, '/payment-intents/pi_1/confirm', 'https://app.example', 'POST', '');
+    expect(app.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
+  it('refuses another origin, another method and another header (403, no Access-Control-Allow-*), and answers nothing elsewhere', async () => {
+    const base = open().baseUrl;
+    const refused = [
+      [other, 'POST', 'authorization', /origin http:\/\/localhost:5174 may not call/],
+      ['null', 'POST', 'authorization', /origin null may not call/],
+      [allowed, 'GET', '', /GET \/payment-intents\/pi_1\/confirm is not an operation a browser may call/],
+      [allowed, 'POST', 'authorization,x-api-key', /does not take the request header x-api-key/],
+    ] as const;
+    for (const [origin, method, headers, detail] of refused) {
+      const r = await preflight(base, '/payment-intents/pi_1/confirm', origin, method, headers);
+      expect(r.status, `${origin} ${method} ${headers}`).toBe(403);
+      expect(corsHeaders(r)).toEqual([]);
+      expect((await r.json()).detail).toMatch(detail);
+    }
+    // No preflight route for other paths, server-only operations included (the page's fetch fails).
+    for (const path of [
+      '/payment-intents/pi_1',
+      '/payment-intents/pi_1/confirm/more',
+      '/payment-intents',
+      '/payments/sessions',
+      '/customers',
+    ]) {
+      const r = await preflight(base, path, allowed);
+      expect(r.status, path).toBe(404);
+      expect(corsHeaders(r), path).toEqual([]);
+    }
+    // an OPTIONS request that is no preflight (no requested method): no route either
+    const plain = await fetch(`${base}/payment-intents/pi_1/confirm`, {
+      method: 'OPTIONS',
+      headers: { origin: allowed },
+    });
+    expect(plain.status).toBe(404);
+  });
+
+  it('lets an allowed origin read confirmPaymentIntent (Idempotent-Replayed exposed), never another origin, never a server-only operation', async () => {
+    const { id, bearer } = await intentAndToken(open());
+    const first = await confirm(open(), id, bearer, allowed);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(first.headers.get('access-control-expose-headers')).toBe('Idempotent-Replayed, Retry-After');
+    expect(first.headers.get('vary')).toBe('Origin');
+    const replay = await confirm(open(), id, bearer, allowed);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('access-control-allow-origin')).toBe(allowed);
+    const fromOther = await confirm(open(), id, bearer, other);
+    expect(corsHeaders(fromOther)).toEqual([]);
+    expect(fromOther.headers.get('vary')).toBe('Origin');
+    // errors carry the headers too (the browser can read why)
+    const unknown = await confirm(open(), 'pi_unknown', bearer, allowed, 'k2');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('access-control-allow-origin')).toBe(allowed);
+    const session = await open().call('POST', '/payments/sessions', {
+      headers: { origin: allowed },
+      body: {
+        transId: 'CORS-1',
+        amount: { value: 100, currency: 'EUR' },
+        urls: {
+          return: 'https://shop.example/ok',
+          cancel: 'https://shop.example/no',
+          webhook: 'https://shop.example/hook',
+        },
+      },
+    });
+    expect(session.status).toBe(202);
+    expect([...session.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('npm run sandbox refuses an origin that is not one, from the option or the variable: one line, exit 1', async () => {
+    for (const [args, env, message] of [
+      [
+        ['--cors-origin', 'http://localhost:5173/'],
+        {},
+        /^sandbox: --cors-origin: .* an origin has no path \(drop \/\)/,
+      ],
+      [
+        [],
+        { PAYMENT_API_CORS_ORIGINS: 'http://localhost:5173, *' },
+        /^sandbox: PAYMENT_API_CORS_ORIGINS: \*: wildcards/,
+      ],
+    ] as const) {
+      const run = await runSandboxCommand(['--db', ':memory:', '--port', '0', ...args], 20_000, env);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(message);
+    }
+  });
+
+  it('refuses to start with an origin that is not one', async () => {
+    for (const bad of ['*', 'http://localhost:5173/', 'localhost:5173']) {
+      await expect(startTestSandbox({ corsOrigins: [bad] })).rejects.toThrow(
+        /not an origin|wildcards are not accepted/,
+      );
+    }
   });
 });
 

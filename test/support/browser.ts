@@ -4,10 +4,15 @@
 import sparticuz from '@sparticuz/chromium';
 import type { LaunchOptions } from 'playwright-core';
 
+/** Flags of @sparticuz/chromium's defaults that these tests must not run with (see below). */
+export const DROPPED_FLAGS: ReadonlySet<string> = new Set(['--single-process', '--disable-web-security']);
+
 /**
  * The package's recommended flags, without `--single-process` (with it, Chromium dies when its
- * first browser context closes), plus flags that stop Chromium from calling Google's services,
- * which this machine's closed network refuses.
+ * first browser context closes) and without `--disable-web-security` (with it, Chromium ignores the
+ * same-origin policy and CORS: any page could call any server, and a browser test would pass where
+ * a real browser refuses), plus flags that stop Chromium from calling Google's services, which
+ * this machine's closed network refuses.
  */
 export async function chromiumLaunchOptions(): Promise<
   Required<Pick<LaunchOptions, 'executablePath' | 'args' | 'headless'>>
@@ -15,7 +20,7 @@ export async function chromiumLaunchOptions(): Promise<
   return {
     executablePath: await sparticuz.executablePath(),
     args: [
-      ...sparticuz.args.filter((arg) => arg !== '--single-process'),
+      ...sparticuz.args.filter((arg) => !DROPPED_FLAGS.has(arg)),
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',

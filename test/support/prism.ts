@@ -17,8 +17,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPO_ROOT } from '../../generator/support/paths.js';
 import { type StartPrismOptions, startPrism as startPrismProcess } from '../../scripts/prism.js';
+import { type ServerProcess, startServerProcess } from '../../scripts/server-process.js';
+import { CORS_ORIGINS_ENV } from '../../tooling/openapi/cors.js';
 import { loadBundle } from './openapi.js';
+
+/** The script of `npm run mock` (package.json: `exec node --import tsx scripts/mock.ts`). */
+const MOCK_ENTRY = join(REPO_ROOT, 'scripts', 'mock.ts');
 
 export interface PrismServer {
   /** e.g. `http://127.0.0.1:41234` — no trailing slash, no `/api/v2`. */
@@ -40,4 +46,22 @@ export async function startPrism(options: Omit<StartPrismOptions, 'specPath'> = 
     removeDir();
     throw err;
   }
+}
+
+/**
+ * `npm run mock` itself (scripts/mock.ts, with the package script's Node options: its front, its CORS
+ * rule, Prism behind it) on a free port of 127.0.0.1, in a process group of its own, with `--quiet`
+ * and `args`. It mocks the committed bundle (generated/openapi.json), as the command does. `env`
+ * adds to the environment (PAYMENT_API_CORS_ORIGINS is cleared unless given).
+ */
+export function startMockCommand(args: string[] = [], env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startServerProcess({
+    name: 'npm run mock',
+    env: { [CORS_ORIGINS_ENV]: '', ...env },
+    args: (port) => ['--import', 'tsx', MOCK_ENTRY, '--port', String(port), '--quiet', ...args],
+    ready: async (baseUrl) =>
+      (await (await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(1_000) })).text()).includes(
+        'stoplight.io/prism/errors',
+      ),
+  });
 }

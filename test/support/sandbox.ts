@@ -81,7 +81,12 @@ export const newMerchant = (name: string): MerchantCredentials => ({
 
 /** Two merchants (`merchant`, `other`) on a fresh database (`:memory:` unless given). */
 export async function startTestSandbox(
-  options: { database?: string; webhooks?: SandboxOptions['webhooks']; merchants?: MerchantCredentials[] } = {},
+  options: {
+    database?: string;
+    webhooks?: SandboxOptions['webhooks'];
+    merchants?: MerchantCredentials[];
+    corsOrigins?: string[];
+  } = {},
 ): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
   const other = newMerchant('other');
@@ -92,6 +97,7 @@ export async function startTestSandbox(
     merchants: [merchant, other, ...(options.merchants ?? [])],
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
   });
   const basic = (who: MerchantCredentials = merchant) =>
     `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;

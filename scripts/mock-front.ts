@@ -1,0 +1,93 @@
+// The front of `npm run mock`: an HTTP server that passes every request to Prism (which runs with
+// its own CORS off, on a loopback port of its own) and applies the CORS rule of
+// tooling/openapi/cors.ts, the sandbox's, on the way: preflights of the operations a browser may
+// call are answered here, their responses get the rule's headers, and nothing else gets any.
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { CORS_ORIGINS_ENV, type CorsRule, mergeVary } from '../tooling/openapi/cors.js';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1): one connection's, never passed on. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+};
+
+export interface MockFrontOptions {
+  rule: CorsRule;
+  /** Where Prism listens: `{ host: '127.0.0.1', port }`. */
+  upstream: { host: string; port: number };
+  /** A line for each refused preflight and each preflight of a server's operation (the console). */
+  log?: (line: string) => void;
+}
+
+/** The front server (not listening yet). */
+export function createMockFront(options: MockFrontOptions): Server {
+  const { rule, upstream } = options;
+  const agent = new Agent({ keepAlive: true });
+  return createServer((request, response) => {
+    const method = request.method ?? 'GET';
+    const path = (request.url ?? '/').split('?')[0]!;
+    const origin = header(request, 'origin');
+    if (method === 'OPTIONS') {
+      const requested = header(request, 'access-control-request-method');
+      const answer = rule.preflight(path, {
+        origin,
+        method: requested,
+        headers: header(request, 'access-control-request-headers'),
+      });
+      if (answer.verdict !== 'none') {
+        if (answer.verdict === 'refuse')
+          options.log?.(`CORS: refused the preflight of ${requested} ${path} from ${origin}: ${answer.reason}`);
+        response.writeHead(answer.status, answer.headers).end(answer.verdict === 'refuse' ? answer.body : undefined);
+        request.resume();
+        return;
+      }
+      // A preflight the rule leaves to Prism (which refuses it): say why on the console.
+      const operationId = requested ? rule.operationAt(requested, path) : undefined;
+      if (origin && operationId)
+        options.log?.(
+          rule.operations.some((op) => op.operationId === operationId)
+            ? `CORS: ${origin} asked to call ${operationId} from a browser; CORS is closed: allow the origin with --cors-origin or ${CORS_ORIGINS_ENV}`
+            : `CORS: ${origin} asked to call ${operationId} from a browser; it takes merchant credentials, which stay on servers: call it from your back end (docs/mock.md#calling-the-mock-from-a-browser)`,
+        );
+    }
+    const cors = method === 'OPTIONS' ? {} : rule.responseHeaders(rule.operationAt(method, path), origin);
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+    const onward = httpRequest(
+      { host: upstream.host, port: upstream.port, method, path: request.url, headers, agent },
+      (answer) => {
+        // Prism's headers as it spelled them, less hop-by-hop ones and any Access-Control-* (its CORS is off).
+        const raw: string[] = [];
+        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+          const name = answer.rawHeaders[i]!;
+          const lower = name.toLowerCase();
+          if (HOP_BY_HOP.has(lower) || lower.startsWith('access-control-') || (lower === 'vary' && cors.vary)) continue;
+          raw.push(name, answer.rawHeaders[i + 1]!);
+        }
+        for (const [name, value] of Object.entries(cors))
+          raw.push(name, name === 'vary' ? mergeVary(header(answer, 'vary'), value) : value);
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
+        answer.pipe(response);
+      },
+    );
+    onward.on('error', (err) => {
+      if (!response.headersSent)
+        response
+          .writeHead(502, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`the mock cannot reach Prism: ${err.message}`);
+      else response.destroy(err);
+    });
+    request.pipe(onward);
+  });
+}
