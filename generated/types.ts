@@ -67,10 +67,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the payment awaiting its confirmation (a multi-step method).
+                 * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ConfirmPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -93,10 +93,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the authorized card payment to authorize more on.
+                 * @example 7c9cfc01bd164b40a977a66eb1b745cd
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["IncrementalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -119,10 +119,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+                 * @example 93d95beae47c4353ae71f0f99c3575e7
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ReversalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -145,10 +145,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the authorized payment to capture.
+                 * @example 9f9cfb59af954be6b881364257083cd6
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["CapturePaymentIdPath"];
             };
             cookie?: never;
         };
@@ -409,10 +409,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The payment plan id.
-                 * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
+                 * @description The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+                 * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
                  */
-                paymentPlanId: components["parameters"]["PaymentPlanIdPath"];
+                paymentPlanId: components["parameters"]["ChargePaymentPlanIdPath"];
             };
             cookie?: never;
         };
@@ -2641,6 +2641,21 @@ export interface components {
          */
         AmountToFilter: components["schemas"]["MinorUnitAmount"];
         /**
+         * @description The `payId` of the authorized payment to capture.
+         * @example 9f9cfb59af954be6b881364257083cd6
+         */
+        CapturePaymentIdPath: components["schemas"]["PaymentId"];
+        /**
+         * @description The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+         * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
+         */
+        ChargePaymentPlanIdPath: components["schemas"]["PaymentPlanId"];
+        /**
+         * @description The `payId` of the payment awaiting its confirmation (a multi-step method).
+         * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
+         */
+        ConfirmPaymentIdPath: components["schemas"]["PaymentId"];
+        /**
          * @description Plans created at or after this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
          */
@@ -2670,6 +2685,11 @@ export interface components {
          * @example 3f1c2b9e-7d4a-4c8e-9b6f-1a2d3e4f5a6b
          */
         IdempotencyKey: string;
+        /**
+         * @description The `payId` of the authorized card payment to authorize more on.
+         * @example 7c9cfc01bd164b40a977a66eb1b745cd
+         */
+        IncrementalPaymentIdPath: components["schemas"]["PaymentId"];
         /**
          * @description Plans last billed at or after this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
@@ -2725,6 +2745,11 @@ export interface components {
          * @example RECURRING
          */
         PlanTypeFilter: components["schemas"]["PaymentPlanType"];
+        /**
+         * @description The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+         * @example 93d95beae47c4353ae71f0f99c3575e7
+         */
+        ReversalPaymentIdPath: components["schemas"]["PaymentId"];
         /**
          * @description The merchant's `transId` of the payment.
          * @example ORD-2026-000123
@@ -2936,12 +2961,16 @@ export type ResponseWebhookAcknowledged = components['responses']['WebhookAcknow
 export type ParameterAmountFilter = components['parameters']['AmountFilter'];
 export type ParameterAmountFromFilter = components['parameters']['AmountFromFilter'];
 export type ParameterAmountToFilter = components['parameters']['AmountToFilter'];
+export type ParameterCapturePaymentIdPath = components['parameters']['CapturePaymentIdPath'];
+export type ParameterChargePaymentPlanIdPath = components['parameters']['ChargePaymentPlanIdPath'];
+export type ParameterConfirmPaymentIdPath = components['parameters']['ConfirmPaymentIdPath'];
 export type ParameterCreatedAtFrom = components['parameters']['CreatedAtFrom'];
 export type ParameterCreatedAtTo = components['parameters']['CreatedAtTo'];
 export type ParameterCurrencyFilter = components['parameters']['CurrencyFilter'];
 export type ParameterCustomerIdPath = components['parameters']['CustomerIdPath'];
 export type ParameterCustomerIdPathAsCustomerId = components['parameters']['CustomerIdPathAsCustomerId'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterIncrementalPaymentIdPath = components['parameters']['IncrementalPaymentIdPath'];
 export type ParameterLastBillingFrom = components['parameters']['LastBillingFrom'];
 export type ParameterLastBillingTo = components['parameters']['LastBillingTo'];
 export type ParameterMerchantCustomerIdFilter = components['parameters']['MerchantCustomerIdFilter'];
@@ -2953,6 +2982,7 @@ export type ParameterPaymentPlanIdFilter = components['parameters']['PaymentPlan
 export type ParameterPaymentPlanIdPath = components['parameters']['PaymentPlanIdPath'];
 export type ParameterPlanStatusFilter = components['parameters']['PlanStatusFilter'];
 export type ParameterPlanTypeFilter = components['parameters']['PlanTypeFilter'];
+export type ParameterReversalPaymentIdPath = components['parameters']['ReversalPaymentIdPath'];
 export type ParameterTransIdPath = components['parameters']['TransIdPath'];
 export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
@@ -3098,10 +3128,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the payment awaiting its confirmation (a multi-step method).
+                 * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ConfirmPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3145,10 +3175,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the authorized card payment to authorize more on.
+                 * @example 7c9cfc01bd164b40a977a66eb1b745cd
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["IncrementalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3186,10 +3216,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+                 * @example 93d95beae47c4353ae71f0f99c3575e7
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ReversalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3225,10 +3255,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @description The `payId` of the authorized payment to capture.
+                 * @example 9f9cfb59af954be6b881364257083cd6
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["CapturePaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3677,10 +3707,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The payment plan id.
-                 * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
+                 * @description The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+                 * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
                  */
-                paymentPlanId: components["parameters"]["PaymentPlanIdPath"];
+                paymentPlanId: components["parameters"]["ChargePaymentPlanIdPath"];
             };
             cookie?: never;
         };
