@@ -1818,7 +1818,7 @@ export interface components {
             shipping?: components["schemas"]["Shipping"];
             statementDescriptor?: components["schemas"]["StatementDescriptor"];
             customerInfo?: components["schemas"]["CustomerInfo"];
-            /** @description Expiry of the transaction (UTC). */
+            /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
             expirationTime?: components["schemas"]["DateTime"];
             fraudData?: components["schemas"]["FraudData"];
             paymentFacilitator?: components["schemas"]["PaymentFacilitator"];
@@ -1835,7 +1835,7 @@ export interface components {
             customerInfo?: components["schemas"]["CustomerInfo"];
             billingAddress?: components["schemas"]["Address"];
             shipping?: components["schemas"]["Shipping"];
-            /** @description Expiry of the transaction (UTC). */
+            /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
             expirationTime?: components["schemas"]["DateTime"];
             metadata?: components["schemas"]["Metadata"];
         };

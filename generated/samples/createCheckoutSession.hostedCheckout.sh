@@ -77,7 +77,6 @@ curl -sS -i "$PAYMENT_API_BASE_URL/payments/sessions" \
   },
   "channel": "ECOM",
   "statementDescriptor": "ACME SHOP ORD-000126",
-  "expirationTime": "2026-11-21T10:14:03Z",
   "template": {
     "name": "acme-default"
   },

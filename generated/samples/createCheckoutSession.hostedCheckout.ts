@@ -83,7 +83,6 @@ try {
       },
       channel: 'ECOM',
       statementDescriptor: 'ACME SHOP ORD-000126',
-      expirationTime: '2026-11-21T10:14:03Z',
       template: {
         name: 'acme-default',
       },
