@@ -268,6 +268,12 @@ const METHOD_TYPES: Record<string, string> = {
   riverty: 'RIVERTY',
 };
 
+/** The payment method type a request's `paymentMethods` names by its method object (`{ klarna: … }` → KLARNA). */
+export const methodTypeOf = (paymentMethods: object | undefined): string | undefined =>
+  Object.keys(paymentMethods ?? {})
+    .map((k) => METHOD_TYPES[k])
+    .find((t) => t !== undefined);
+
 /** A refund without a payment to refer to: a payment record of its own, under the request's transId. */
 export async function createUnreferencedRefund(
   ctx: AppContext,
@@ -278,9 +284,7 @@ export async function createUnreferencedRefund(
   if (unknown) return unknown;
   if (await tx.payments.getByTransId(ctx.scope, request.transId))
     return refused(duplicateTransaction(ctx.scope, request.transId, ctx.domain));
-  const method = Object.keys(request.paymentMethods ?? {})
-    .map((k) => METHOD_TYPES[k])
-    .find((t) => t !== undefined);
+  const method = methodTypeOf(request.paymentMethods);
   const decision = unreferencedRefundDecision({ scope: ctx.scope, request, paymentMethodType: method }, ctx.domain);
   await persist(tx, decision, 'insert');
   return { decision };
