@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
 import { sandboxFingerprint } from './app/fingerprint.js';
+import { giveExamples } from './app/seed.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
 import type { Merchant } from './domain/types.js';
@@ -33,6 +34,8 @@ export interface SandboxOptions {
   database: string;
   /** Registered (created or replaced) at start. */
   merchants?: MerchantCredentials[];
+  /** Of those, the merchants whose test root gets the contract's examples when they are new to the database (the demo merchant). */
+  withExamples?: string[];
   /** One line per request. */
   log?: (line: string) => void;
   contract?: Contract;
@@ -57,6 +60,8 @@ export interface Sandbox {
   clocks: TestClocks;
   /** The admin API's key (given, or made at start). */
   adminKey: string;
+  /** The merchants that got the contract's examples at this start. */
+  examples: string[];
   close(): Promise<void>;
 }
 
@@ -77,7 +82,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const contract = options.contract ?? loadContract();
   const store = await openStore({ database: options.database });
   try {
+    const newcomers: string[] = [];
     for (const m of options.merchants ?? []) {
+      if (options.withExamples?.includes(m.merchantId) && !(await store.merchants.get(m.merchantId)))
+        newcomers.push(m.merchantId);
       const secrets = typeof m.webhookSecret === 'string' ? [m.webhookSecret] : m.webhookSecret;
       const merchant: Merchant = {
         merchantId: m.merchantId,
@@ -102,6 +110,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       onWebhookQueued: () => deliverer?.kick(),
       ...(options.log ? { log: options.log } : {}),
     });
+    const examples: string[] = [];
+    for (const merchantId of newcomers) {
+      const scope = { merchantId, environment: 'test' as const };
+      const deps = { examples: contract.examples, tables: contract.tables, fingerprint };
+      const made = await giveExamples(store, deps, merchantId, 'test', clocks.now(scope));
+      if ('objects' in made) examples.push(merchantId);
+      else
+        console.error(
+          `sandbox: ${merchantId} did not get the contract's examples: ${'conflict' in made ? made.conflict : `no merchant ${merchantId}`}`,
+        );
+    }
     const app = await createSandboxApp({
       contract,
       store,
@@ -134,6 +153,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       deliverer,
       clocks,
       adminKey,
+      examples,
       async close() {
         await ticker.stop();
         await deliverer?.stop();

@@ -44,7 +44,7 @@ export interface SandboxAppOptions {
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
-  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued'>;
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'examples'>;
 }
 
 declare module 'fastify' {
@@ -150,7 +150,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
   registerHostedPages(app, { ...deps, tables: contract.tables, onDelivery: () => options.onWebhookQueued?.() });
   if (options.admin)
-    await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
+    await registerAdminApi(app, {
+      ...options.admin,
+      store,
+      onWebhookQueued: () => options.onWebhookQueued?.(),
+      examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.fingerprint },
+    });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');

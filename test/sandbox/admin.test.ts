@@ -48,6 +48,7 @@ describe('the admin document as the sandbox reads it', () => {
       'listWebhookDeliveries',
       'resendWebhookDelivery',
       'resetData',
+      'seedExamples',
     ] satisfies AdminOperationId[]);
     for (const op of document.operations.values()) expect(op.path.startsWith(`${ADMIN_PREFIX}/`)).toBe(true);
     const json = { 'content-type': 'application/json' };
