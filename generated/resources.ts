@@ -88,7 +88,7 @@ export interface PaymentsResource {
    *
    * `POST /payments/{id}/confirms` · accepts HTTP Basic, a bearer token · Idempotency-Key
    *
-   * @param id - The `payId` of the payment awaiting its confirmation (a multi-step method).
+   * @param id - The `payId` of the payment.
    * @param body - The PaymentConfirmRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 200: The payment was confirmed (operation result).
@@ -113,7 +113,7 @@ export interface PaymentsResource {
    *
    * `POST /payments/{id}/incrementals` · accepts HTTP Basic, a bearer token · Idempotency-Key
    *
-   * @param id - The `payId` of the authorized card payment to authorize more on.
+   * @param id - The `payId` of the payment.
    * @param body - The IncrementalAuthorizationRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 200: The additional amount was authorized (operation result).
@@ -139,7 +139,7 @@ export interface PaymentsResource {
    *
    * `POST /payments/{id}/reversals` · accepts HTTP Basic, a bearer token
    *
-   * @param id - The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+   * @param id - The `payId` of the payment.
    * @param body - The ReversalRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The authorization was cancelled (operation result).
@@ -163,7 +163,7 @@ export interface PaymentsResource {
    *
    * `POST /payments/{id}/captures` · accepts HTTP Basic, a bearer token
    *
-   * @param id - The `payId` of the authorized payment to capture.
+   * @param id - The `payId` of the payment.
    * @param body - The CaptureRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The payment was captured (operation result).
@@ -429,7 +429,7 @@ export interface PaymentPlansResource {
    *
    * `POST /payment-plans/{paymentPlanId}/charge` · accepts HTTP Basic, a bearer token, the X-API-Key header
    *
-   * @param paymentPlanId - The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+   * @param paymentPlanId - The payment plan id.
    * @param body - The PlanChargeRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 201: The payment was created within the plan.

@@ -67,7 +67,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the payment awaiting its confirmation (a multi-step method).
+                 * @description The `payId` of the payment.
                  * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
                  */
                 id: components["parameters"]["ConfirmPaymentIdPath"];
@@ -93,7 +93,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the authorized card payment to authorize more on.
+                 * @description The `payId` of the payment.
                  * @example 7c9cfc01bd164b40a977a66eb1b745cd
                  */
                 id: components["parameters"]["IncrementalPaymentIdPath"];
@@ -119,7 +119,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+                 * @description The `payId` of the payment.
                  * @example 93d95beae47c4353ae71f0f99c3575e7
                  */
                 id: components["parameters"]["ReversalPaymentIdPath"];
@@ -145,7 +145,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the authorized payment to capture.
+                 * @description The `payId` of the payment.
                  * @example 9f9cfb59af954be6b881364257083cd6
                  */
                 id: components["parameters"]["CapturePaymentIdPath"];
@@ -409,7 +409,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+                 * @description The payment plan id.
                  * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
                  */
                 paymentPlanId: components["parameters"]["ChargePaymentPlanIdPath"];
@@ -2641,17 +2641,17 @@ export interface components {
          */
         AmountToFilter: components["schemas"]["MinorUnitAmount"];
         /**
-         * @description The `payId` of the authorized payment to capture.
+         * @description The `payId` of the payment.
          * @example 9f9cfb59af954be6b881364257083cd6
          */
         CapturePaymentIdPath: components["schemas"]["PaymentId"];
         /**
-         * @description The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+         * @description The payment plan id.
          * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
          */
         ChargePaymentPlanIdPath: components["schemas"]["PaymentPlanId"];
         /**
-         * @description The `payId` of the payment awaiting its confirmation (a multi-step method).
+         * @description The `payId` of the payment.
          * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
          */
         ConfirmPaymentIdPath: components["schemas"]["PaymentId"];
@@ -2686,7 +2686,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The `payId` of the authorized card payment to authorize more on.
+         * @description The `payId` of the payment.
          * @example 7c9cfc01bd164b40a977a66eb1b745cd
          */
         IncrementalPaymentIdPath: components["schemas"]["PaymentId"];
@@ -2746,7 +2746,7 @@ export interface components {
          */
         PlanTypeFilter: components["schemas"]["PaymentPlanType"];
         /**
-         * @description The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+         * @description The `payId` of the payment.
          * @example 93d95beae47c4353ae71f0f99c3575e7
          */
         ReversalPaymentIdPath: components["schemas"]["PaymentId"];
@@ -3128,7 +3128,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The `payId` of the payment awaiting its confirmation (a multi-step method).
+                 * @description The `payId` of the payment.
                  * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
                  */
                 id: components["parameters"]["ConfirmPaymentIdPath"];
@@ -3175,7 +3175,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The `payId` of the authorized card payment to authorize more on.
+                 * @description The `payId` of the payment.
                  * @example 7c9cfc01bd164b40a977a66eb1b745cd
                  */
                 id: components["parameters"]["IncrementalPaymentIdPath"];
@@ -3216,7 +3216,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the authorized payment whose authorization to cancel (nothing of it captured).
+                 * @description The `payId` of the payment.
                  * @example 93d95beae47c4353ae71f0f99c3575e7
                  */
                 id: components["parameters"]["ReversalPaymentIdPath"];
@@ -3255,7 +3255,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The `payId` of the authorized payment to capture.
+                 * @description The `payId` of the payment.
                  * @example 9f9cfb59af954be6b881364257083cd6
                  */
                 id: components["parameters"]["CapturePaymentIdPath"];
@@ -3707,7 +3707,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the payment plan to charge (one the merchant triggers, such as an unscheduled merchant-initiated plan).
+                 * @description The payment plan id.
                  * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
                  */
                 paymentPlanId: components["parameters"]["ChargePaymentPlanIdPath"];
