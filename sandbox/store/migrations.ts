@@ -179,7 +179,7 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
-  '0004_example_scopes': {
+  '0005_example_scopes': {
     async up(db: Kysely<unknown>) {
       // The scopes that were given the contract's examples: a reset brings theirs back.
       await scoped(db.schema.createTable('example_scopes'))
