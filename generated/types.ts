@@ -68,9 +68,9 @@ export interface paths {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ConfirmPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -94,9 +94,9 @@ export interface paths {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 7c9cfc01bd164b40a977a66eb1b745cd
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["IncrementalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -120,9 +120,9 @@ export interface paths {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 93d95beae47c4353ae71f0f99c3575e7
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ReversalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -146,9 +146,9 @@ export interface paths {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 9f9cfb59af954be6b881364257083cd6
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["CapturePaymentIdPath"];
             };
             cookie?: never;
         };
@@ -410,9 +410,9 @@ export interface paths {
             path: {
                 /**
                  * @description The payment plan id.
-                 * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
+                 * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
                  */
-                paymentPlanId: components["parameters"]["PaymentPlanIdPath"];
+                paymentPlanId: components["parameters"]["ChargePaymentPlanIdPath"];
             };
             cookie?: never;
         };
@@ -1818,7 +1818,7 @@ export interface components {
             shipping?: components["schemas"]["Shipping"];
             statementDescriptor?: components["schemas"]["StatementDescriptor"];
             customerInfo?: components["schemas"]["CustomerInfo"];
-            /** @description Expiry of the transaction (UTC). */
+            /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
             expirationTime?: components["schemas"]["DateTime"];
             fraudData?: components["schemas"]["FraudData"];
             paymentFacilitator?: components["schemas"]["PaymentFacilitator"];
@@ -1835,7 +1835,7 @@ export interface components {
             customerInfo?: components["schemas"]["CustomerInfo"];
             billingAddress?: components["schemas"]["Address"];
             shipping?: components["schemas"]["Shipping"];
-            /** @description Expiry of the transaction (UTC). */
+            /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
             expirationTime?: components["schemas"]["DateTime"];
             metadata?: components["schemas"]["Metadata"];
         };
@@ -2641,6 +2641,21 @@ export interface components {
          */
         AmountToFilter: components["schemas"]["MinorUnitAmount"];
         /**
+         * @description The `payId` of the payment.
+         * @example 9f9cfb59af954be6b881364257083cd6
+         */
+        CapturePaymentIdPath: components["schemas"]["PaymentId"];
+        /**
+         * @description The payment plan id.
+         * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
+         */
+        ChargePaymentPlanIdPath: components["schemas"]["PaymentPlanId"];
+        /**
+         * @description The `payId` of the payment.
+         * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
+         */
+        ConfirmPaymentIdPath: components["schemas"]["PaymentId"];
+        /**
          * @description Plans created at or after this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
          */
@@ -2670,6 +2685,11 @@ export interface components {
          * @example 3f1c2b9e-7d4a-4c8e-9b6f-1a2d3e4f5a6b
          */
         IdempotencyKey: string;
+        /**
+         * @description The `payId` of the payment.
+         * @example 7c9cfc01bd164b40a977a66eb1b745cd
+         */
+        IncrementalPaymentIdPath: components["schemas"]["PaymentId"];
         /**
          * @description Plans last billed at or after this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
@@ -2725,6 +2745,11 @@ export interface components {
          * @example RECURRING
          */
         PlanTypeFilter: components["schemas"]["PaymentPlanType"];
+        /**
+         * @description The `payId` of the payment.
+         * @example 93d95beae47c4353ae71f0f99c3575e7
+         */
+        ReversalPaymentIdPath: components["schemas"]["PaymentId"];
         /**
          * @description The merchant's `transId` of the payment.
          * @example ORD-2026-000123
@@ -2936,12 +2961,16 @@ export type ResponseWebhookAcknowledged = components['responses']['WebhookAcknow
 export type ParameterAmountFilter = components['parameters']['AmountFilter'];
 export type ParameterAmountFromFilter = components['parameters']['AmountFromFilter'];
 export type ParameterAmountToFilter = components['parameters']['AmountToFilter'];
+export type ParameterCapturePaymentIdPath = components['parameters']['CapturePaymentIdPath'];
+export type ParameterChargePaymentPlanIdPath = components['parameters']['ChargePaymentPlanIdPath'];
+export type ParameterConfirmPaymentIdPath = components['parameters']['ConfirmPaymentIdPath'];
 export type ParameterCreatedAtFrom = components['parameters']['CreatedAtFrom'];
 export type ParameterCreatedAtTo = components['parameters']['CreatedAtTo'];
 export type ParameterCurrencyFilter = components['parameters']['CurrencyFilter'];
 export type ParameterCustomerIdPath = components['parameters']['CustomerIdPath'];
 export type ParameterCustomerIdPathAsCustomerId = components['parameters']['CustomerIdPathAsCustomerId'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterIncrementalPaymentIdPath = components['parameters']['IncrementalPaymentIdPath'];
 export type ParameterLastBillingFrom = components['parameters']['LastBillingFrom'];
 export type ParameterLastBillingTo = components['parameters']['LastBillingTo'];
 export type ParameterMerchantCustomerIdFilter = components['parameters']['MerchantCustomerIdFilter'];
@@ -2953,6 +2982,7 @@ export type ParameterPaymentPlanIdFilter = components['parameters']['PaymentPlan
 export type ParameterPaymentPlanIdPath = components['parameters']['PaymentPlanIdPath'];
 export type ParameterPlanStatusFilter = components['parameters']['PlanStatusFilter'];
 export type ParameterPlanTypeFilter = components['parameters']['PlanTypeFilter'];
+export type ParameterReversalPaymentIdPath = components['parameters']['ReversalPaymentIdPath'];
 export type ParameterTransIdPath = components['parameters']['TransIdPath'];
 export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
@@ -3099,9 +3129,9 @@ export interface operations {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ConfirmPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3146,9 +3176,9 @@ export interface operations {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 7c9cfc01bd164b40a977a66eb1b745cd
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["IncrementalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3187,9 +3217,9 @@ export interface operations {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 93d95beae47c4353ae71f0f99c3575e7
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["ReversalPaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3226,9 +3256,9 @@ export interface operations {
             path: {
                 /**
                  * @description The `payId` of the payment.
-                 * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+                 * @example 9f9cfb59af954be6b881364257083cd6
                  */
-                id: components["parameters"]["PaymentIdPath"];
+                id: components["parameters"]["CapturePaymentIdPath"];
             };
             cookie?: never;
         };
@@ -3678,9 +3708,9 @@ export interface operations {
             path: {
                 /**
                  * @description The payment plan id.
-                 * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
+                 * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
                  */
-                paymentPlanId: components["parameters"]["PaymentPlanIdPath"];
+                paymentPlanId: components["parameters"]["ChargePaymentPlanIdPath"];
             };
             cookie?: never;
         };

@@ -1,7 +1,7 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
 //                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none]
 //                 [-- --cors-origin http://localhost:5173] [-- --quiet]
-// npm run sandbox -- <reset | clock | deliveries | trigger> …   (subcommands: sandbox/cli/index.ts)
+// npm run sandbox -- <seed | reset | clock | deliveries | trigger | env> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,6 +16,7 @@ const USAGE = `usage: npm run sandbox [-- options]
   --merchants <file>  JSON array of { "merchantId", "apiKey", "webhookSecret" } (webhookSecret: a
                       string, or a list while one is rotated; optional "webhookKind": "basic" or
                       "enhanced"); without it a demo merchant is created and its credentials printed
+                      (on a fresh database it starts with the contract's examples)
   --webhook-attempts <n>     attempts before a webhook delivery is dead-lettered (default 6)
   --webhook-retry-ms <ms>    wait after the first failed attempt, doubling after each (default 1000)
   --webhook-timeout-ms <ms>  each attempt's time limit (default 5000)
@@ -32,7 +33,7 @@ const USAGE = `usage: npm run sandbox [-- options]
                       else none: no browser may call; see docs/sandbox.md#cors)
   --quiet             no request log
 
-Subcommands (against a running sandbox): reset, clock, deliveries, trigger;
+Subcommands (against a running sandbox): seed, reset, clock, deliveries, trigger;
 \`npm run sandbox -- trigger --help\` lists them.`;
 
 /** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
@@ -212,10 +213,10 @@ async function serve(): Promise<void> {
   console.log(`Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
-  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- reset | clock | deliveries | trigger)
+  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- seed | reset | clock | deliveries | trigger)
   admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${configWritten ? `   (in ${configPath})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${secret.from}
-  merchant     ${merchants.map(shown).join('\n  merchant     ')}
+  merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (a reset brings them back; docs/sandbox.md)` : ''}
   CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
   try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
                (npm run sandbox -- env prints export lines for a shell or a .env file)

@@ -13,6 +13,7 @@ import {
   renewDemoCredentials,
 } from './app/merchants.js';
 import { deriveSecrets, ephemeralSecret } from './app/secrets.js';
+import { giveExamples } from './app/seed.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
 import { createSandboxApp } from './http/app.js';
@@ -38,7 +39,8 @@ export interface SandboxOptions {
   merchants?: MerchantCredentials[];
   /**
    * The demo merchant: its credentials persist with the data (a restart shows the same ones); a
-   * full reset of the data makes new ones, announced through `onDemoCredentials`.
+   * full reset of the data makes new ones, announced through `onDemoCredentials`. On a database new
+   * to it, its test root gets the contract's examples.
    */
   demo?: boolean;
   /** Called with the demo merchant's new credentials after a reset renewed them. */
@@ -71,6 +73,8 @@ export interface Sandbox {
   adminKey: string;
   /** The demo merchant's credentials (with `demo: true`). */
   demo?: MerchantCredentials;
+  /** The merchants that got the contract's examples at this start. */
+  examples: string[];
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   try {
     await adoptSecret(store, secrets);
     await registerMerchants(store, secrets, options.merchants ?? []);
+    const newcomers = options.demo && !(await store.merchants.get(DEMO_MERCHANT_ID)) ? [DEMO_MERCHANT_ID] : [];
     const demo = options.demo ? await demoCredentials(store, secrets) : undefined;
     const host = options.host ?? '127.0.0.1';
     let url = '';
@@ -100,6 +105,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       onWebhookQueued: () => deliverer?.kick(),
       ...(options.log ? { log: options.log } : {}),
     });
+    const examples: string[] = [];
+    for (const merchantId of newcomers) {
+      const scope = { merchantId, environment: 'test' as const };
+      const deps = { examples: contract.examples, tables: contract.tables, fingerprint: secrets.fingerprint };
+      const made = await giveExamples(store, deps, merchantId, 'test', clocks.now(scope));
+      if ('objects' in made) examples.push(merchantId);
+      else
+        console.error(
+          `sandbox: ${merchantId} did not get the contract's examples: ${'conflict' in made ? made.conflict : `no merchant ${merchantId}`}`,
+        );
+    }
     const app = await createSandboxApp({
       contract,
       store,
@@ -145,6 +161,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       clocks,
       adminKey,
       ...(demo ? { demo } : {}),
+      examples,
       async close() {
         await ticker.stop();
         await deliverer?.stop();

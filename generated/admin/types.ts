@@ -44,6 +44,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/merchants/{merchantId}/examples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a merchant the contract's examples
+         * @description Makes, in one of the merchant's scopes (the test root unless the body names `live`), the objects the merchant contract's examples name, under the examples' own ids, so that every code sample of its documentation runs as written: the payment its GET example shows, the payment each payment operation names in the state that operation needs (authorized to capture, reverse or authorize more, awaiting confirmation to confirm, captured to refund), the customer with its stored card and its plans, a payment intent, a payment link and pseudo numbers. Each is made as the requests would make it, at the scope's time; nothing is notified. A reset of the scope deletes them and makes them again. The demo merchant of `npm run sandbox` has them from the start on a fresh database. A scope that holds data they collide with (a taken transId or id) is left as it is: 409.
+         */
+        post: operations["seedExamples"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/reset": {
         parameters: {
             query?: never;
@@ -55,7 +78,7 @@ export interface paths {
         put?: never;
         /**
          * Delete data
-         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants stay. Without a body, everything is deleted; a reset of all of the demo merchant's data also gives it new credentials (its API key and webhook secret live as long as its data), which the sandbox prints and writes to `.sandbox/cli.json`.
+         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants stay. Without a body, everything is deleted. The scopes that had been given the contract's examples (the demo merchant's test root, and those `seedExamples` gave them) get them again, in the same transaction: `examples` lists them. A reset of all of the demo merchant's data also gives it new credentials (its API key and webhook secret live as long as its data), which the sandbox prints and writes to `.sandbox/cli.json`.
          */
         post: operations["resetData"];
         delete?: never;
@@ -252,15 +275,42 @@ export interface components {
             merchantId?: components["schemas"]["MerchantId"];
             environment?: components["schemas"]["Environment"];
         };
+        /** @description Which scope of the merchant gets the examples (default the test root). */
+        ExamplesRequest: {
+            environment?: components["schemas"]["Environment"];
+        };
+        /** @description The scope that got the contract's examples, and the objects made in it. */
+        ExampleObjects: {
+            merchantId: components["schemas"]["MerchantId"];
+            environment: components["schemas"]["Environment"];
+            /** @description Every object made, under the id its example names (or one of its own where none does). */
+            objects: components["schemas"]["ExampleObject"][];
+        };
+        /** @description One object of the merchant's data that the examples name. */
+        ExampleObject: {
+            /**
+             * @description What it is.
+             * @enum {string}
+             */
+            kind: "payment" | "paymentPlan" | "customer" | "paymentMethod" | "pseudoNumber" | "paymentIntent" | "paymentLink";
+            /** @description Its id (a payment's payId). */
+            id: string;
+            /** @description A payment's transId. */
+            transId?: string;
+            /** @description A payment's state; a plan's, an intent's or a link's status. */
+            state?: string;
+        };
         /**
          * Format: int64
          * @description A number of rows.
          */
         Count: number;
-        /** @description The filter that was applied and the rows deleted from each table. */
+        /** @description The filter that was applied, the rows deleted from each table, and the scopes whose examples were made again. */
         ResetResult: {
             merchantId?: components["schemas"]["MerchantId"];
             environment?: components["schemas"]["Environment"];
+            /** @description The scopes that had been given the contract's examples and have them again. */
+            examples: components["schemas"]["Scope"][];
             /** @description Rows deleted, by kind of record. */
             deleted: {
                 payments: components["schemas"]["Count"];
@@ -454,7 +504,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent). */
+        /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent; the scope holds data the contract's examples collide with). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -548,6 +598,9 @@ export type Merchant = components['schemas']['Merchant'];
 export type RotatedApiKey = components['schemas']['RotatedApiKey'];
 export type MerchantList = components['schemas']['MerchantList'];
 export type ResetRequest = components['schemas']['ResetRequest'];
+export type ExamplesRequest = components['schemas']['ExamplesRequest'];
+export type ExampleObjects = components['schemas']['ExampleObjects'];
+export type ExampleObject = components['schemas']['ExampleObject'];
 export type Count = components['schemas']['Count'];
 export type ResetResult = components['schemas']['ResetResult'];
 export type ClockState = components['schemas']['ClockState'];
@@ -637,6 +690,68 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    seedExamples: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "environment": "test"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExamplesRequest"];
+            };
+        };
+        responses: {
+            /** @description The objects made, with their ids (a payment's transId and state, a plan's status). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "demo_merchant",
+                     *       "environment": "test",
+                     *       "objects": [
+                     *         {
+                     *           "kind": "payment",
+                     *           "id": "2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c",
+                     *           "transId": "ORD-2026-000123",
+                     *           "state": "CAPTURED"
+                     *         },
+                     *         {
+                     *           "kind": "paymentPlan",
+                     *           "id": "pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P",
+                     *           "state": "ACTIVE"
+                     *         },
+                     *         {
+                     *           "kind": "customer",
+                     *           "id": "cus_8f2d6a1b3c9e4d7f"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExampleObjects"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     resetData: {
         parameters: {
             query?: never;
@@ -666,6 +781,12 @@ export interface operations {
                      * @example {
                      *       "merchantId": "demo_merchant",
                      *       "environment": "test",
+                     *       "examples": [
+                     *         {
+                     *           "merchantId": "demo_merchant",
+                     *           "environment": "test"
+                     *         }
+                     *       ],
                      *       "deleted": {
                      *         "payments": 3,
                      *         "paymentOperations": 5,

@@ -10,12 +10,15 @@ const client = createPaymentClient({
 });
 
 try {
-  const result = await client.payments.capture('2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c', {
-    transId: 'ORD-2026-000123-CAP1',
-    refNr: 'INV-2026-0042',
+  const result = await client.payments.capture('9f9cfb59af954be6b881364257083cd6', {
+    transId: 'ORD-2026-000127-CAP1',
+    refNr: 'INV-2026-0046',
     amount: {
       value: 11900,
       currency: 'EUR',
+    },
+    order: {
+      merchantReference: 'ORD-2026-000127',
     },
   });
   console.log(JSON.stringify(result, null, 2));

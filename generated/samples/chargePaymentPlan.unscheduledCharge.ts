@@ -10,7 +10,7 @@ const client = createPaymentClient({
 });
 
 try {
-  const result = await client.paymentPlans.charge('pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P', {
+  const result = await client.paymentPlans.charge('pp_01JD8Z5P4L2K8J6H4G2F0D8S6A', {
     transId: 'MIT-2026-007781',
     refNr: 'USAGE-2026-11',
     amount: {

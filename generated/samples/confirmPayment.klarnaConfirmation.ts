@@ -11,7 +11,7 @@ const client = createPaymentClient({
 
 try {
   const result = await client.payments.confirm(
-    '2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c',
+    '5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c',
     {
       transId: 'ORD-2026-000125',
       refNr: 'INV-2026-0044',

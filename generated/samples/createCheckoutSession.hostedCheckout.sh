@@ -6,8 +6,8 @@ curl -sS -i "$PAYMENT_API_BASE_URL/payments/sessions" \
   -H 'Idempotency-Key: ac4fe6ae-bd72-5a3d-bfa3-594d3314ed37' \
   -H 'Content-Type: application/json' \
   --data '{
-  "transId": "ORD-2026-000123",
-  "refNr": "INV-2026-0042",
+  "transId": "ORD-2026-000126",
+  "refNr": "INV-2026-0045",
   "amount": {
     "value": 11900,
     "currency": "EUR",
@@ -21,11 +21,11 @@ curl -sS -i "$PAYMENT_API_BASE_URL/payments/sessions" \
     "type": "MANUAL"
   },
   "order": {
-    "merchantReference": "ORD-2026-000123",
+    "merchantReference": "ORD-2026-000126",
     "numberOfArticles": 1,
     "description": "Trail running shoe",
     "creationDate": "2026-11-21T09:14:03Z",
-    "invoiceId": "INV-2026-0042",
+    "invoiceId": "INV-2026-0045",
     "items": [
       {
         "id": "1",
@@ -76,8 +76,7 @@ curl -sS -i "$PAYMENT_API_BASE_URL/payments/sessions" \
     "email": "lena.schmidt@example.com"
   },
   "channel": "ECOM",
-  "statementDescriptor": "ACME SHOP ORD-000123",
-  "expirationTime": "2026-11-21T10:14:03Z",
+  "statementDescriptor": "ACME SHOP ORD-000126",
   "template": {
     "name": "acme-default"
   },

@@ -12,8 +12,8 @@ const client = createPaymentClient({
 try {
   const result = await client.checkoutSessions.create(
     {
-      transId: 'ORD-2026-000123',
-      refNr: 'INV-2026-0042',
+      transId: 'ORD-2026-000126',
+      refNr: 'INV-2026-0045',
       amount: {
         value: 11900,
         currency: 'EUR',
@@ -27,11 +27,11 @@ try {
         type: 'MANUAL',
       },
       order: {
-        merchantReference: 'ORD-2026-000123',
+        merchantReference: 'ORD-2026-000126',
         numberOfArticles: 1,
         description: 'Trail running shoe',
         creationDate: '2026-11-21T09:14:03Z',
-        invoiceId: 'INV-2026-0042',
+        invoiceId: 'INV-2026-0045',
         items: [
           {
             id: '1',
@@ -82,8 +82,7 @@ try {
         email: 'lena.schmidt@example.com',
       },
       channel: 'ECOM',
-      statementDescriptor: 'ACME SHOP ORD-000123',
-      expirationTime: '2026-11-21T10:14:03Z',
+      statementDescriptor: 'ACME SHOP ORD-000126',
       template: {
         name: 'acme-default',
       },

@@ -11,17 +11,17 @@ const client = createPaymentClient({
 
 try {
   const result = await client.payments.incrementAuthorization(
-    '2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c',
+    '7c9cfc01bd164b40a977a66eb1b745cd',
     {
-      transId: 'ORD-2026-000123-INC1',
-      refNr: 'INV-2026-0042',
+      transId: 'ORD-2026-000129-INC1',
+      refNr: 'INV-2026-0048',
       amount: {
         value: 5000,
         currency: 'EUR',
       },
       duration: 2,
       order: {
-        merchantReference: 'ORD-2026-000123',
+        merchantReference: 'ORD-2026-000129',
         description: 'Room extension, 2 nights',
       },
     },

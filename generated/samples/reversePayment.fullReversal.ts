@@ -10,9 +10,12 @@ const client = createPaymentClient({
 });
 
 try {
-  const result = await client.payments.reverse('2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c', {
-    transId: 'ORD-2026-000123-REV1',
-    refNr: 'INV-2026-0042',
+  const result = await client.payments.reverse('93d95beae47c4353ae71f0f99c3575e7', {
+    transId: 'ORD-2026-000128-REV1',
+    refNr: 'INV-2026-0047',
+    order: {
+      merchantReference: 'ORD-2026-000128',
+    },
   });
   console.log(JSON.stringify(result, null, 2));
 } catch (error) {

@@ -1,9 +1,11 @@
 // The sandbox's control surface as use cases (the admin API and the CLI call them): the merchants,
-// resetting data, the webhook deliveries. The test clocks are app/clock.ts; resends app/webhooks.ts.
+// resetting data, the webhook deliveries. The test clocks are app/clock.ts; resends app/webhooks.ts;
+// the contract's examples app/seed.ts.
 import type { Environment, Merchant, Scope, WebhookDelivery } from '../domain/types.js';
 import type { DataFilter, ResetCounts, Store, WebhookOutbox } from '../store/store.js';
 import type { TestClocks } from './clock.js';
 import { notFound, type Rejection } from './outcomes.js';
+import { type ExampleDeps, seedExamples } from './seed.js';
 
 export const listMerchants = (store: Store): Promise<Merchant[]> => store.merchants.list();
 
@@ -16,18 +18,37 @@ export async function merchantScope(
   return (await store.merchants.get(merchantId)) ? { merchantId, environment } : notFound('Merchant', merchantId);
 }
 
-/** Deletes every scoped record of the scopes `filter` selects (merchants stay); the clocks of this process forget their offsets. */
+/**
+ * Deletes every scoped record of the scopes `filter` selects (merchants stay), and makes the
+ * contract's examples again in those of them that had been given them (with `examples`), in one
+ * transaction; the clocks of this process forget their offsets.
+ */
 export async function resetData(
   store: Store,
   clocks: Pick<TestClocks, 'refresh'>,
   filter: DataFilter,
-): Promise<ResetCounts | Rejection> {
+  examples?: ExampleDeps,
+): Promise<{ deleted: ResetCounts; examples: Scope[] } | Rejection> {
   if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId)))
     return notFound('Merchant', filter.merchantId);
-  const deleted = await store.transaction((tx) => tx.data.reset(filter));
+  const merchants = new Map((await store.merchants.list()).map((m) => [m.merchantId, m]));
+  const result = await store.transaction(async (tx) => {
+    const seeded = examples ? await tx.examples.scopes(filter) : [];
+    const deleted = await tx.data.reset(filter);
+    // The reset deleted the scopes' clocks too: their time is the wall clock's again.
+    const now = new Date();
+    const restored: Scope[] = [];
+    for (const scope of seeded) {
+      const merchant = merchants.get(scope.merchantId);
+      if (!merchant || !examples) continue;
+      await seedExamples(examples, tx, merchant, scope, now);
+      restored.push(scope);
+    }
+    return { deleted, examples: restored };
+  });
   // This process's cached clock offsets; other processes re-read theirs on their next tick.
   await clocks.refresh();
-  return deleted;
+  return result;
 }
 
 export const listDeliveries = (

@@ -6,15 +6,15 @@ import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas } from '../do
 import type { StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
 import { isRejection, notFound, type Rejection, refused } from './outcomes.js';
-import { startPayment, unknownSimulation } from './payments.js';
+import { pastExpiration, startPayment, unknownSimulation } from './payments.js';
 
 export async function createCheckoutSession(
   ctx: AppContext,
   tx: StoreTransaction,
   request: Schemas['CheckoutSessionRequest'],
 ): Promise<{ session: CheckoutSession } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
-  if (unknown) return unknown;
+  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
+  if (invalidInput) return invalidInput;
   const session = createSession(ctx.scope, request, ctx.domain);
   await tx.sessions.insert(session);
   return { session };
@@ -25,8 +25,8 @@ export async function createPaymentLink(
   tx: StoreTransaction,
   request: Schemas['PaymentLinkRequest'],
 ): Promise<{ link: PaymentLink } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
-  if (unknown) return unknown;
+  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
+  if (invalidInput) return invalidInput;
   const link = createLink(ctx.scope, request, ctx.domain);
   await tx.links.insert(link);
   return { link };
@@ -37,8 +37,8 @@ export async function createPaymentIntent(
   tx: StoreTransaction,
   request: Schemas['PaymentIntentRequest'],
 ): Promise<{ intent: PaymentIntent } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
-  if (unknown) return unknown;
+  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
+  if (invalidInput) return invalidInput;
   const intent = createIntent(ctx.scope, request, ctx.domain);
   await tx.intents.insert(intent);
   return { intent };

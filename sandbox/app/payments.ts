@@ -2,6 +2,7 @@
 // operations, and the details document GET answers with), starting a payment with everything a
 // payment brings along (its customer, its stored card, its plan), and the changes a merchant makes.
 import { customerFromPayment, storedCard } from '../domain/customers.js';
+import { expirationProblem } from '../domain/expiration.js';
 import {
   capturePayment,
   confirmPayment,
@@ -39,6 +40,12 @@ export function unknownSimulation(
 ): Rejection | undefined {
   if (isKnownSimulation(ctx.domain, mode)) return undefined;
   return invalid(field, `unknown simulation code; the contract lists ${[...ctx.domain.simulations.keys()].join(', ')}`);
+}
+
+/** A past `expirationTime` is invalid input (400 naming it), by the scope's clock. */
+export function pastExpiration(ctx: AppContext, expirationTime: string | undefined): Rejection | undefined {
+  const problem = expirationProblem(expirationTime, ctx.domain.now);
+  return problem === undefined ? undefined : invalid('expirationTime', problem);
 }
 
 /** Stores a decision: the payment (inserted or updated), its new operations, and its details document. */
@@ -190,8 +197,8 @@ export async function createPayment(
   tx: StoreTransaction,
   request: Schemas['PaymentRequest'],
 ): Promise<{ decision: Decision } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
-  if (unknown) return unknown;
+  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
+  if (invalidInput) return invalidInput;
   const { paymentMethods, credentialOnFile } = request;
   const input = newPaymentOf(ctx.scope, request, {
     integrationType: paymentMethods?.integrationType ?? 'HOSTED',
@@ -261,6 +268,12 @@ const METHOD_TYPES: Record<string, string> = {
   riverty: 'RIVERTY',
 };
 
+/** The payment method type a request's `paymentMethods` names by its method object (`{ klarna: … }` → KLARNA). */
+export const methodTypeOf = (paymentMethods: object | undefined): string | undefined =>
+  Object.keys(paymentMethods ?? {})
+    .map((k) => METHOD_TYPES[k])
+    .find((t) => t !== undefined);
+
 /** A refund without a payment to refer to: a payment record of its own, under the request's transId. */
 export async function createUnreferencedRefund(
   ctx: AppContext,
@@ -271,9 +284,7 @@ export async function createUnreferencedRefund(
   if (unknown) return unknown;
   if (await tx.payments.getByTransId(ctx.scope, request.transId))
     return refused(duplicateTransaction(ctx.scope, request.transId, ctx.domain));
-  const method = Object.keys(request.paymentMethods ?? {})
-    .map((k) => METHOD_TYPES[k])
-    .find((t) => t !== undefined);
+  const method = methodTypeOf(request.paymentMethods);
   const decision = unreferencedRefundDecision({ scope: ctx.scope, request, paymentMethodType: method }, ctx.domain);
   await persist(tx, decision, 'insert');
   return { decision };
@@ -286,6 +297,8 @@ export async function updatePayment(
   payId: string,
   request: Schemas['PaymentUpdateRequest'],
 ): Promise<{ document: string } | Rejection> {
+  const past = pastExpiration(ctx, request.expirationTime);
+  if (past) return past;
   const payment = await tx.payments.get(ctx.scope, payId, { lock: true });
   if (!payment) return notFound('Payment', payId);
   return { document: await persist(tx, updateDecision(payment, request, ctx.domain), 'update') };

@@ -11,7 +11,7 @@ import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
 type Schemas = components['schemas'];
 type Environment = Schemas['Environment'];
 
-export const COMMANDS = ['reset', 'clock', 'deliveries', 'trigger', 'env'] as const;
+export const COMMANDS = ['seed', 'reset', 'clock', 'deliveries', 'trigger', 'env'] as const;
 
 const COMMON = `
 Every command takes:
@@ -22,8 +22,12 @@ Every command takes:
 
 export const CLI_USAGE = `usage: npm run sandbox -- <command> [options]
 
+  seed [--merchant ID] [--environment test|live]
+      give a merchant (default: the first) the objects the contract's examples name, under their
+      own ids, so that the documentation's code samples run as written (test root by default)
   reset [--merchant ID] [--environment test|live]
-      delete the sandbox's data (all of it without options); merchants stay
+      delete the sandbox's data (all of it without options); merchants stay, and the scopes that
+      had the contract's examples get them again
   clock [--merchant ID] [--environment test|live]
       show a scope's test clock (default: the first merchant, test)
   clock advance (--seconds N | --hours N | --days N | --to ISO-8601) [--merchant ID] [--environment E]
@@ -66,6 +70,7 @@ const OPTIONS = {
 
 /** Which options each command (and sub-action) accepts: a misplaced one is an error, not ignored. */
 const ACCEPTS: Record<string, ReadonlyArray<keyof typeof OPTIONS>> = {
+  seed: ['merchant', 'environment'],
   reset: ['merchant', 'environment'],
   clock: ['merchant', 'environment'],
   'clock advance': ['merchant', 'environment', 'seconds', 'hours', 'days', 'to'],
@@ -108,6 +113,8 @@ export async function runCli(
     if (key === 'env') return env(values, io);
     const ctx = context(values, io);
     switch (key) {
+      case 'seed':
+        return await seed(ctx, values);
       case 'reset':
         return await reset(ctx, values);
       case 'clock':
@@ -219,8 +226,30 @@ async function reset(ctx: Context, values: Values): Promise<number> {
     const counts = Object.entries(result.deleted)
       .filter(([, n]) => n > 0)
       .map(([kind, n]) => `${n} ${kind}`);
-    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}`;
+    const examples = result.examples.map((s) => `${s.merchantId} (${s.environment})`);
+    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}${examples.length > 0 ? `; the contract's examples are back for ${examples.join(', ')}` : ''}`;
   });
+  return 0;
+}
+
+async function seed(ctx: Context, values: Values): Promise<number> {
+  const environment = environmentOf(values) ?? 'test';
+  const merchantId = await merchantOf(ctx, values);
+  const result = await ctx.call(
+    ctx.client.POST('/_sandbox/merchants/{merchantId}/examples', {
+      params: { path: { merchantId } },
+      body: { environment },
+    }),
+  );
+  ctx.print(result, () =>
+    [
+      `${merchantId} (${environment}): the contract's examples, under their own ids`,
+      ...table([
+        ['KIND', 'ID', 'TRANSID', 'STATE'],
+        ...result.objects.map((o) => [o.kind, o.id, o.transId ?? '-', o.state ?? '-']),
+      ]).map((line) => `  ${line}`),
+    ].join('\n'),
+  );
   return 0;
 }
 

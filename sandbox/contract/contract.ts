@@ -1,10 +1,12 @@
 // The merchant contract as the sandbox runs it: the bundle (generated/openapi.json) prepared as an
-// API document, and the tables the domain needs from it (response codes, simulation codes).
+// API document, the tables the domain needs from it (response codes, simulation codes), and its
+// examples.
 import { readFileSync } from 'node:fs';
 import type { OperationId } from '../../generated/operations.js';
 import { isObject, type JsonObject, type OpenAPI3 } from '../../tooling/openapi/walker.js';
 import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
 import { type ApiDocument, createApiDocument, type OperationContract } from './api-document.js';
+import { type ContractExamples, contractExamples } from './examples.js';
 
 export const BUNDLE_PATH = new URL('../../generated/openapi.json', import.meta.url);
 
@@ -13,6 +15,8 @@ export type ContractTables = Pick<DomainContext, 'codes' | 'simulations'>;
 
 export interface Contract extends ApiDocument<OperationId> {
   tables: ContractTables;
+  /** The contract's examples (the objects a merchant's seeded data holds, under their own ids). */
+  examples: ContractExamples;
 }
 
 /** An operation of the merchant contract. */
@@ -32,7 +36,11 @@ export function loadContract(path: URL | string = BUNDLE_PATH): Contract {
 }
 
 export function createContract(document: OpenAPI3 & JsonObject): Contract {
-  return { ...createApiDocument<OperationId>(document), tables: readTables(document) };
+  return {
+    ...createApiDocument<OperationId>(document),
+    tables: readTables(document),
+    examples: contractExamples(document),
+  };
 }
 
 /** `x-response-codes` (on ResultCode) and `x-simulation-codes` (on SimulationMode), checked. */

@@ -10,6 +10,7 @@ import { ClockError, type TestClocks } from '../app/clock.js';
 import { rotateApiKey } from '../app/merchants.js';
 import { isRejection, type Rejection } from '../app/outcomes.js';
 import type { SandboxSecrets } from '../app/secrets.js';
+import { type ExampleDeps, giveExamples } from '../app/seed.js';
 import { resendDeliveryById } from '../app/webhooks.js';
 import { type ApiDocument, loadApiDocument, type OperationContract } from '../contract/api-document.js';
 import type { WebhookDelivery } from '../domain/types.js';
@@ -44,6 +45,8 @@ export interface AdminDeps {
   afterReset?(filter: DataFilter): Promise<void>;
   /** Forgets this process's verified credentials of a merchant (all without one) after they changed. */
   forgetCredentials(merchantId?: string): void;
+  /** What the contract's examples are made from (seedExamples, and a reset of scopes that had them). */
+  examples: ExampleDeps;
   document?: AdminDocument;
 }
 
@@ -113,13 +116,27 @@ function handlers(deps: AdminDeps): AdminHandlers {
       return { status: 200, body };
     },
 
+    async seedExamples(r) {
+      const scope = { merchantId: r.path.merchantId, environment: r.body?.environment ?? 'test' };
+      const made = await giveExamples(store, deps.examples, scope.merchantId, scope.environment, clocks.now(scope));
+      if ('conflict' in made)
+        return r.problem(409, {
+          title: "The scope holds data the contract's examples collide with.",
+          detail: made.conflict,
+          type: 'sandbox/examples-conflict',
+        });
+      if (isRejection(made)) return rejectionReply(r, made);
+      const body: Schemas['ExampleObjects'] = { ...scope, objects: made.objects };
+      return { status: 201, body };
+    },
+
     async resetData(r) {
       const filter = r.body ?? {};
-      const deleted = await resetData(store, clocks, filter);
-      if (isRejection(deleted)) return rejectionReply(r, deleted);
+      const reset = await resetData(store, clocks, filter, deps.examples);
+      if (isRejection(reset)) return rejectionReply(r, reset);
       await deps.afterReset?.(filter);
       deps.forgetCredentials(filter.merchantId);
-      const body: Schemas['ResetResult'] = { ...filter, deleted };
+      const body: Schemas['ResetResult'] = { ...filter, ...reset };
       return { status: 200, body };
     },
 

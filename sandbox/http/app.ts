@@ -37,7 +37,7 @@ export interface SandboxAppOptions {
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
-  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials'>;
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials' | 'examples'>;
   /** Origins that may call the operations a browser may call (sandbox/http/cors.ts); none: CORS closed. */
   corsOrigins?: readonly string[];
 }
@@ -155,6 +155,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       store,
       onWebhookQueued: () => options.onWebhookQueued?.(),
       forgetCredentials: (merchantId) => auth.forget(merchantId),
+      examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.secrets.fingerprint },
     });
   const cors = sandboxCors(contract.document, options.corsOrigins ?? []);
   for (const { root, environment } of ROOTS) {

@@ -187,4 +187,12 @@ export const MIGRATIONS: Record<string, Migration> = {
       await sql`delete from settings where name in ('jwt-signing-key', 'pseudo-number-key')`.execute(db);
     },
   },
+  '0005_example_scopes': {
+    async up(db: Kysely<unknown>) {
+      // The scopes that were given the contract's examples: a reset brings theirs back.
+      await scoped(db.schema.createTable('example_scopes'))
+        .addPrimaryKeyConstraint('example_scopes_pk', ['merchant_id', 'environment'])
+        .execute();
+    },
+  },
 };

@@ -125,6 +125,9 @@ export interface ClocksTable extends Scoped {
   offset_ms: number;
 }
 
+/** A scope that was given the contract's examples (a reset brings them back). */
+export interface ExampleScopesTable extends Scoped {}
+
 export interface Database {
   clocks: ClocksTable;
   settings: SettingsTable;
@@ -141,6 +144,7 @@ export interface Database {
   payment_methods: PaymentMethodsTable;
   pseudo_numbers: PseudoNumbersTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  example_scopes: ExampleScopesTable;
 }
 
 // Kysely's Generated marks columns the database fills; none here (ids come from the application).

@@ -179,6 +179,13 @@ export interface StoreTransaction {
     /** Deletes every scoped record (merchants stay) of the scopes `filter` selects; returns the rows deleted per kind. */
     reset(filter: DataFilter): Promise<ResetCounts>;
   };
+  /** The scopes that hold the contract's examples: a reset of their data brings the examples back. */
+  examples: {
+    /** Remembers that the scope was given the examples (a reset keeps the mark). */
+    mark(scope: Scope): Promise<void>;
+    /** The marked scopes among those `filter` selects. */
+    scopes(filter: DataFilter): Promise<Scope[]>;
+  };
   /** The test clock of each scope: its offset from the wall clock (0 when never advanced). */
   clocks: {
     /** `lock`: hold the clock until the transaction ends (advances of one scope run one at a time). */

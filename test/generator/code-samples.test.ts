@@ -1,14 +1,17 @@
 // The code samples (generator/steps/code-samples.ts → generated/samples/, and the docs' x-codeSamples) do
 // what their labels say: every TypeScript sample type-checks against the SDK (one tsc run, with two
-// broken copies that must fail), every sample — curl and TypeScript — runs against the sandbox and
-// gets the status its label names, and the docs page carries every sample under a tab Redoc shows.
+// broken copies that must fail), every sample — curl and TypeScript — runs verbatim against a fresh
+// sandbox and gets the status its label names, and the docs page carries every sample under a tab
+// Redoc shows.
 //
-// Each run gets a merchant of its own (fresh state: no transId or customer clashes between samples),
-// the state its operation needs made first through the SDK, and the example's ids replaced by the
-// real ones in the sample's text. The samples reach the sandbox through a small proxy that holds
-// every response to the contract (conformingFetch) and records which statuses each run received.
+// Each run gets a merchant of its own, given the contract's examples through the admin API
+// (POST /_sandbox/merchants/{merchantId}/examples: the objects the examples name, under their own
+// ids, in the states their operations need), so that a run starts from fresh state (a capture
+// consumes its authorized payment). The sample runs as committed: the file in generated/samples/,
+// with its ids and its idempotency key, only the environment (base URL, merchant, key, token) set.
+// The samples reach the sandbox through a small proxy that holds every response to the contract
+// (conformingFetch) and records which statuses each run received.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -26,8 +29,8 @@ import {
   sampleCases,
 } from '../../generator/steps/code-samples.js';
 import type { MerchantCredentials } from '../../sandbox/server.js';
-import { createPaymentClient, type PaymentClient } from '../../src/client/index.js';
-import { deref, isObject, operationById, operations } from '../../tooling/openapi/walker.js';
+import { createPaymentClient } from '../../src/client/index.js';
+import { deref, operationById, operations } from '../../tooling/openapi/walker.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 import { conformingFetch, newMerchant, operationOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
@@ -74,83 +77,6 @@ const fixtureSamples: CodeSample[] = codeSamples(fixture).filter((s) =>
 );
 /** The comment lines a sample file starts with (what it is, that it is generated), which the docs leave out. */
 const HEADER = /^(?:(?:#|\/\/) .*\n)+/;
-
-// ---------------------------------------------------------------------------------------------
-// Prerequisites: the state an operation needs, made through the SDK
-
-type PaymentKind = 'authorized' | 'captured' | 'awaitingConfirmation';
-/** What a payment operation needs the payment to be; every other one takes a captured card payment. */
-const PAYMENT_STATE: Record<string, PaymentKind> = {
-  capturePayment: 'authorized',
-  reversePayment: 'authorized',
-  incrementAuthorization: 'authorized',
-  confirmPayment: 'awaitingConfirmation',
-};
-
-/** The collection a path parameter names an item of: `/payments/{id}/captures` → payments. */
-const collectionOf = (path: string, param: string) => path.split('/').at(path.split('/').indexOf(`{${param}}`) - 1)!;
-
-/**
- * Makes what the sample's path parameters point at, for its merchant, and returns the example
- * values to replace with the real ones. Amounts and currencies come from the example's body.
- */
-async function prerequisites(client: PaymentClient, c: SampleCase, tag: string): Promise<Map<string, string>> {
-  const replace = new Map<string, string>();
-  const body = isObject(c.body) ? c.body : {};
-  const amount =
-    isObject(body.amount) && typeof body.amount.value === 'number' && typeof body.amount.currency === 'string'
-      ? { value: body.amount.value, currency: body.amount.currency }
-      : { value: 11900, currency: 'EUR' };
-  let stored: Promise<{ planId: string; customerId: string; paymentMethodId: string }> | undefined;
-  // A credential-on-file card payment of a customer: a plan, a customer and a stored card at once.
-  const storedCard = () =>
-    (stored ??= (async () => {
-      await client.payments.create({
-        transId: `${tag}-COF`,
-        amount,
-        customerInfo: { merchantCustomerId: `${tag}-CUSTOMER` },
-        credentialOnFile: { type: 'UNSCHEDULED', initialPayment: true, unscheduled: { subType: 'MIT' } },
-        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
-      });
-      const planId = (await client.paymentPlans.list()).data![0]!.id!;
-      const customerId = (await client.customers.list()).data![0]!.id;
-      const paymentMethodId = (await client.customers.listPaymentMethods(customerId)).data![0]!.id;
-      return { planId, customerId, paymentMethodId };
-    })());
-  for (const [name, example] of c.pathParams) {
-    const collection = collectionOf(c.info.path, name);
-    if (collection === 'getByTransId') {
-      // The example's own transId: nothing to replace.
-      await client.payments.create({
-        transId: example,
-        amount,
-        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
-      });
-    } else if (collection === 'payments' || collection === 'getByPayId') {
-      const kind = PAYMENT_STATE[c.operationId] ?? 'captured';
-      const created = await client.payments.create({
-        transId: `${tag}-PAY`,
-        amount,
-        captureMethod: { type: kind === 'authorized' ? 'MANUAL' : 'AUTOMATIC' },
-        paymentMethods: { integrationType: 'DIRECT', type: kind === 'awaitingConfirmation' ? 'KLARNA' : 'CARD' },
-      });
-      replace.set(example, created.payId!);
-    } else if (collection === 'payment-intents') {
-      replace.set(example, (await client.paymentIntents.create({ transId: `${tag}-INTENT`, amount })).id);
-    } else if (collection === 'payment-plans') {
-      replace.set(example, (await storedCard()).planId);
-    } else if (collection === 'customers') {
-      replace.set(example, (await storedCard()).customerId);
-    } else if (collection === 'paymentMethods') {
-      replace.set(example, (await storedCard()).paymentMethodId);
-    } else {
-      throw new Error(
-        `${c.operationId}: no prerequisite for the path parameter ${name} (of ${collection}): add it to test/generator/code-samples.test.ts`,
-      );
-    }
-  }
-  return replace;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The sandbox, a merchant per run, and the proxy the samples call
@@ -268,6 +194,15 @@ beforeAll(async () => {
   await startProxy();
 }, 60_000);
 
+/** Gives the merchant the contract's examples through the admin API (its test root). */
+async function giveExamples(merchantId: string): Promise<void> {
+  const response = await fetch(`${t.url}/_sandbox/merchants/${encodeURIComponent(merchantId)}/examples`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.sandbox.adminKey}` },
+  });
+  if (response.status !== 201) throw new Error(`seeding ${merchantId}: ${response.status} ${await response.text()}`);
+}
+
 afterAll(async () => {
   await typecheck?.catch(() => undefined);
   await new Promise((done) => (proxy ? proxy.close(done) : done(undefined)));
@@ -330,32 +265,14 @@ describe('the TypeScript samples', () => {
 });
 
 /**
- * Runs one sample against the sandbox, for its own merchant, after making what it needs; asserts
- * the status (curl's own -w; for TypeScript, the last answer to its operation at the proxy), the
- * exit code and that every response kept to the contract.
+ * Runs one sample file as it is against the sandbox, for its own merchant given the contract's
+ * examples; asserts the status (curl's own -w; for TypeScript, the last answer to its operation at
+ * the proxy), the exit code and that every response kept to the contract.
  */
-async function runSample(
-  id: string,
-  s: CodeSample,
-  c: SampleCase,
-  content: string,
-  expect: ExpectStatic,
-): Promise<void> {
+async function runSample(id: string, s: CodeSample, c: SampleCase, file: string, expect: ExpectStatic): Promise<void> {
   const merchant = merchants.get(id)!;
-  const client = createPaymentClient({
-    merchantId: merchant.merchantId,
-    apiKey: merchant.apiKey,
-    baseUrl: t.baseUrl,
-    fetch: conformingFetch,
-    maxAttempts: 1,
-  });
-  const replace = await prerequisites(client, c, id.replace(/\W/g, '-').slice(0, 40));
-  if (c.idempotencyKey) replace.set(c.idempotencyKey, randomUUID());
-  let text = content;
-  for (const [from, to] of replace) text = text.split(from).join(to);
-  for (const from of replace.keys()) expect(text).not.toContain(from);
-  const file = join(workDir, id);
-  await writeFile(file, text);
+  await giveExamples(merchant.merchantId);
+  const output = join(workDir, `${id}.out`);
 
   received.set(id, []);
   violations.set(id, []);
@@ -364,18 +281,26 @@ async function runSample(
     [SAMPLE_ENV.merchantId]: merchant.merchantId,
     [SAMPLE_ENV.apiKey]: merchant.apiKey,
   };
-  if (c.auth === 'bearer')
+  if (c.auth === 'bearer') {
+    const client = createPaymentClient({
+      merchantId: merchant.merchantId,
+      apiKey: merchant.apiKey,
+      baseUrl: t.baseUrl,
+      fetch: conformingFetch,
+      maxAttempts: 1,
+    });
     env[SAMPLE_ENV.accessToken] = (
       await client.authorization.createToken({ grant_type: 'client_credentials' })
     ).access_token;
+  }
 
   if (s.lang === 'curl') {
     // The sample as written, with curl made to print the status (-w) instead of the response.
     const wrapper = `curl() { /usr/bin/curl --silent --show-error --output "$SAMPLE_OUTPUT" --write-out '%{http_code}' "$@"; }; source "$0"`;
-    const result = await run('bash', ['-c', wrapper, file], { ...env, SAMPLE_OUTPUT: `${file}.out` });
-    const output = existsSync(`${file}.out`) ? readFileSync(`${file}.out`, 'utf8') : '';
-    expect(result.code, `${id}: ${result.stderr}\n${output}`).toBe(0);
-    expect(Number(result.stdout.trim()), `${id}: ${output}`).toBe(s.status);
+    const result = await run('bash', ['-c', wrapper, file], { ...env, SAMPLE_OUTPUT: output });
+    const body = existsSync(output) ? readFileSync(output, 'utf8') : '';
+    expect(result.code, `${id}: ${result.stderr}\n${body}`).toBe(0);
+    expect(Number(result.stdout.trim()), `${id}: ${body}`).toBe(s.status);
   } else {
     const result = await run(process.execPath, ['--import', 'tsx', file], {
       ...env,
@@ -397,18 +322,15 @@ async function runSample(
   ).toBe(true);
 }
 
-describe.concurrent('every sample against the sandbox', () => {
+describe.concurrent("every sample, verbatim, against a sandbox with the contract's examples", () => {
   it.for(samples.map((s) => [runId(s), s] as const))(
     '%s returns its documented status',
     { timeout: 30_000 },
     async ([id, s], { expect }) => {
-      await runSample(
-        id,
-        s,
-        caseOf.get(`${s.operationId}.${s.example}`)!,
-        readFileSync(join(ROOT, 'generated', s.file), 'utf8'),
-        expect,
-      );
+      // The committed file itself: its ids are the examples', which the merchant's data holds.
+      const file = join(ROOT, 'generated', s.file);
+      expect(readFileSync(file, 'utf8')).toBe(s.content);
+      await runSample(id, s, caseOf.get(`${s.operationId}.${s.example}`)!, file, expect);
     },
   );
 });
@@ -431,7 +353,9 @@ describe.concurrent('the rules the contract does not exercise yet (on a copy of 
     '%s returns its documented status',
     { timeout: 30_000 },
     async ([id, s], { expect }) => {
-      await runSample(id, s, fixtureCases.get(`${s.operationId}.${s.example}`)!, s.content, expect);
+      const file = join(workDir, id);
+      await writeFile(file, s.content);
+      await runSample(id, s, fixtureCases.get(`${s.operationId}.${s.example}`)!, file, expect);
     },
   );
 });

@@ -49,6 +49,7 @@ describe('the admin document as the sandbox reads it', () => {
       'resendWebhookDelivery',
       'resetData',
       'rotateMerchantApiKey',
+      'seedExamples',
     ] satisfies AdminOperationId[]);
     for (const op of document.operations.values()) expect(op.path.startsWith(`${ADMIN_PREFIX}/`)).toBe(true);
     const json = { 'content-type': 'application/json' };

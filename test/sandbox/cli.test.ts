@@ -1,4 +1,4 @@
-// The sandbox's CLI subcommands (sandbox/main.ts reset | clock | deliveries | trigger), each run as
+// The sandbox's CLI subcommands (sandbox/main.ts seed | reset | clock | deliveries | trigger), each run as
 // its own process (detached, its process group killed when done) against a sandbox on a free port:
 // every trigger event ends in its state, read back through the merchant API; deliveries are listed
 // and resent; errors are one line and exit 1. And `npm run sandbox` itself: it prints the admin key
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, FIXTURES } from '../../sandbox/cli/fixtures.js';
 import { freePort, killGroup } from '../../scripts/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'sandbox', 'main.ts');
@@ -222,6 +222,40 @@ describe('sandbox CLI against a running sandbox', () => {
       await cli('deliveries', 'resend', 'no-such-delivery'),
       /^sandbox deliveries: 404 Not found\. No webhook delivery no-such-delivery\.$/,
     );
+  }, 60_000);
+
+  it("seed gives a merchant the contract's examples and lists them; a second time is a conflict; reset brings them back", async () => {
+    const merchantId = `cli_examples_${Date.now().toString(36)}`;
+    await sandbox.sandbox.store.merchants.upsert({
+      merchantId,
+      apiKeyHash: '',
+      sealedWebhookSecrets: '',
+      createdAt: new Date().toISOString(),
+    });
+    const r = await cli('seed', '--merchant', merchantId);
+    expect(r.code, r.stderr).toBe(0);
+    const [title, header] = r.stdout.split('\n');
+    expect(title).toBe(`${merchantId} (test): the contract's examples, under their own ids`);
+    expect(header).toMatch(/^ {2}KIND +ID +TRANSID +STATE$/);
+    const shown = sandboxContract().examples.response<{ payId: string; transId: string; state: string }>(
+      'getPaymentByPayId',
+      200,
+    );
+    expect(r.stdout).toMatch(new RegExp(`\\n {2}payment +${shown.payId} +${shown.transId} +${shown.state}\\n`));
+    failsWith(
+      await cli('seed', '--merchant', merchantId),
+      /^sandbox seed: 409 The scope holds data the contract's examples collide with\. .*reset the scope first/,
+    );
+    const reset = await cli('reset', '--merchant', merchantId);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout.trim()).toMatch(
+      new RegExp(
+        `^reset ${merchantId}, test and live: deleted .*; the contract's examples are back for ${merchantId} \\(test\\)$`,
+      ),
+    );
+    const live = await cli('seed', '--merchant', merchantId, '--environment', 'live', '--json');
+    expect(live.code, live.stderr).toBe(0);
+    expect(JSON.parse(live.stdout)).toMatchObject({ merchantId, environment: 'live' });
   }, 60_000);
 
   it("reset deletes one scope's data and says how much", async () => {
