@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
+import { destinationPolicy, type PrivateNetworks, type SelfAddresses, selfAddresses } from './app/destinations.js';
 import { sandboxFingerprint } from './app/fingerprint.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
@@ -39,7 +40,11 @@ export interface SandboxOptions {
   /** The address links point at; default `http://<host>:<port>`. */
   publicUrl?: string;
   /** Webhook delivery: the retry schedule (sandbox defaults: 6 attempts over about 30 s) and the outbox's polling. */
-  webhooks?: Partial<WebhookSchedule> & { pollMs?: number };
+  webhooks?: Partial<WebhookSchedule> & {
+    pollMs?: number;
+    /** Webhooks to private networks and loopback (other than the sandbox's own port): allowed by default. */
+    privateNetworks?: PrivateNetworks;
+  };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
   /** The admin API's credential (`Authorization: Bearer <adminKey>` under /_sandbox); default: a random one per start. */
@@ -95,6 +100,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const publicUrl = () => options.publicUrl ?? url;
     const fingerprint = await sandboxFingerprint(store);
     const adminKey = options.adminKey ?? newAdminKey();
+    // The sandbox's own addresses, from its server once it listens: never a webhook's destination.
+    let self: SelfAddresses | undefined;
+    const { pollMs, privateNetworks, ...schedule } = options.webhooks ?? {};
+    const destinations = destinationPolicy({ ...(privateNetworks ? { privateNetworks } : {}), self: () => self });
     const clocks = await createClocks({
       store,
       tables: contract.tables,
@@ -109,11 +118,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       now: clocks.now,
       fingerprint,
       onWebhookQueued: () => deliverer?.kick(),
+      destinations,
       admin: { key: adminKey, clocks },
       ...(options.log ? { log: options.log } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
-    const { pollMs, ...schedule } = options.webhooks ?? {};
+    const listening = app.server.address();
+    if (typeof listening === 'object' && listening)
+      self = selfAddresses(listening, { host, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) });
     deliverer = startDeliverer({
       store,
       schedule,

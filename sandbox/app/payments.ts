@@ -29,6 +29,7 @@ import {
 import type { Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
+import { type DestinationContext, webhookUrlRejection } from './destinations.js';
 import { invalid, isRejection, notFound, type Rejection, refused } from './outcomes.js';
 
 /** A `simulationMode` the contract does not list is invalid input, refused before any state changes. */
@@ -186,12 +187,12 @@ export async function settle(
 
 /** A payment request: without paymentMethods the customer chooses the method on the hosted page. */
 export async function createPayment(
-  ctx: AppContext,
+  ctx: DestinationContext,
   tx: StoreTransaction,
   request: Schemas['PaymentRequest'],
 ): Promise<{ decision: Decision } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
-  if (unknown) return unknown;
+  const rejected = unknownSimulation(ctx, request.simulationMode) ?? webhookUrlRejection(ctx, request.urls);
+  if (rejected) return rejected;
   const { paymentMethods, credentialOnFile } = request;
   const input = newPaymentOf(ctx.scope, request, {
     integrationType: paymentMethods?.integrationType ?? 'HOSTED',

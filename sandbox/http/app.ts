@@ -2,6 +2,7 @@
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
 import { sandboxFingerprint } from '../app/fingerprint.js';
 import { newId } from '../app/ids.js';
 import type { Contract } from '../contract/contract.js';
@@ -43,6 +44,8 @@ export interface SandboxAppOptions {
   fingerprint?: (text: string) => string;
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
+  /** Where webhooks may go (default: the policy's defaults, without the sandbox's own address). */
+  destinations?: DestinationPolicy;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
   admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued'>;
 }
@@ -68,6 +71,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     publicUrl: () => options.publicUrl().replace(/\/+$/, ''),
     now,
     fingerprint: options.fingerprint ?? (await sandboxFingerprint(store)),
+    destinations: options.destinations ?? destinationPolicy({}),
   };
 
   // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.
