@@ -13,6 +13,7 @@ import { createSandboxApp } from './http/app.js';
 import { sha256Hex } from './http/auth.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
 import { type Deliverer, startDeliverer } from './jobs/webhook-deliverer.js';
+import type { Resolve } from './jobs/webhook-post.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 
@@ -44,6 +45,8 @@ export interface SandboxOptions {
     pollMs?: number;
     /** Webhooks to private networks and loopback (other than the sandbox's own port): allowed by default. */
     privateNetworks?: PrivateNetworks;
+    /** Host name resolution before each attempt (default: DNS); tests give their own. */
+    resolve?: Resolve;
   };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
@@ -102,7 +105,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const adminKey = options.adminKey ?? newAdminKey();
     // The sandbox's own addresses, from its server once it listens: never a webhook's destination.
     let self: SelfAddresses | undefined;
-    const { pollMs, privateNetworks, ...schedule } = options.webhooks ?? {};
+    const { pollMs, privateNetworks, resolve, ...schedule } = options.webhooks ?? {};
     const destinations = destinationPolicy({ ...(privateNetworks ? { privateNetworks } : {}), self: () => self });
     const clocks = await createClocks({
       store,
@@ -129,7 +132,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     deliverer = startDeliverer({
       store,
       schedule,
+      destinations,
       ...(pollMs !== undefined ? { pollMs } : {}),
+      ...(resolve ? { resolve } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
     const ticker = startClockTicker(clocks, {

@@ -43,19 +43,46 @@ export async function signingSecrets(store: Store, delivery: WebhookDelivery): P
   return merchant ? (merchant.webhookSecrets ?? [merchant.webhookSecret]) : [];
 }
 
-/** The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered. */
+/** The SDK's signing (src/webhooks/: signWebhook and its header's name), handed to the use cases that sign by the composition root. */
+export interface WebhookSigner {
+  header: string;
+  sign(body: string, secrets: string[], options: { timestamp: number }): Promise<string>;
+}
+
+/** The headers of an attempt made at `at`: the enhanced ones signed under every secret of the merchant. */
+export async function deliveryHeaders(
+  store: Store,
+  delivery: WebhookDelivery,
+  at: Date,
+  signer: WebhookSigner,
+): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'payment-service-sandbox-webhooks',
+  };
+  const secrets = await signingSecrets(store, delivery);
+  if (secrets.length > 0)
+    headers[signer.header] = await signer.sign(delivery.body, secrets, { timestamp: Math.floor(at.getTime() / 1000) });
+  return headers;
+}
+
+/**
+ * The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered
+ * (at once when `final`: the destination policy refused the address, which no retry changes).
+ */
 export function afterAttempt(
   delivery: WebhookDelivery,
   attempt: DeliveryAttempt,
   at: Date,
   schedule: WebhookSchedule,
+  final = false,
 ): WebhookDelivery {
   const next: WebhookDelivery = { ...delivery, attempts: [...delivery.attempts, attempt] };
   const status = attempt.statusCode;
   if (status !== undefined && status >= 200 && status < 300)
     return { ...next, status: 'DELIVERED', deliveredAt: at.toISOString() };
   const counted = countedAttempts(next);
-  if (counted >= schedule.maxAttempts) return { ...next, status: 'DEAD' };
+  if (final || counted >= schedule.maxAttempts) return { ...next, status: 'DEAD' };
   return {
     ...next,
     nextAttemptAt: new Date(
@@ -64,15 +91,16 @@ export function afterAttempt(
   };
 }
 
-/** Records an attempt's result and releases the delivery's hold. */
+/** Records an attempt's result and releases the delivery's hold (`final`: dead-lettered at once, see afterAttempt). */
 export async function recordAttempt(
   store: Store,
   delivery: WebhookDelivery,
   attempt: DeliveryAttempt,
   at: Date,
   schedule: WebhookSchedule,
+  final = false,
 ): Promise<WebhookDelivery> {
-  const done = afterAttempt(delivery, attempt, at, schedule);
+  const done = afterAttempt(delivery, attempt, at, schedule, final);
   await store.webhooks.save(done);
   return done;
 }

@@ -1,26 +1,37 @@
 // Webhook delivery from the outbox: due deliveries are taken (held for a lease, so that two sandbox
-// processes on one PostgreSQL never send the same attempt), POSTed to the merchant's URL with a
-// timeout, the enhanced ones signed with the SDK's own helper under every secret of the merchant;
-// each attempt's result is recorded by app/webhooks.ts (delivered, retried, or dead-lettered). A
+// processes on one PostgreSQL never send the same attempt), POSTed to the merchant's URL under the
+// destination policy (jobs/webhook-post.ts) with a timeout, the enhanced ones signed with the SDK's
+// own helper under every secret of the merchant; each attempt's result is recorded by
+// app/webhooks.ts (delivered, retried, or dead-lettered; at once when the policy refused it). A
 // delivery is written in the transaction of the state change it reports, so a crash (even kill -9)
 // loses none: what was taken and not recorded is taken again when its lease runs out.
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
+import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE,
   type DeliveryAttempt,
+  deliveryHeaders,
   recordAttempt,
-  signingSecrets,
   takeDueDeliveries,
   type WebhookSchedule,
+  type WebhookSigner,
 } from '../app/webhooks.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { type Resolve, webhookPoster } from './webhook-post.js';
+
+/** The SDK's signing, for the deliverer and the listeners. */
+export const SDK_SIGNER: WebhookSigner = { header: WEBHOOK_SIGNATURE_HEADER, sign: signWebhook };
 
 export interface DelivererOptions {
   store: Store;
   schedule?: Partial<WebhookSchedule>;
   /** How often the outbox is polled when nothing kicks it. */
   pollMs?: number;
+  /** Where webhooks may go (default: the policy's defaults). */
+  destinations?: DestinationPolicy;
+  /** Host name resolution (default: DNS, see webhook-post.ts; tests give their own). */
+  resolve?: Resolve;
   now?: () => Date;
   log?: (line: string) => void;
 }
@@ -45,40 +56,24 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   let again = false;
   let timer: NodeJS.Timeout | undefined;
 
-  /** POSTs the delivery once: the receiver's status, or the error that stood in for one. */
-  async function attempt(delivery: WebhookDelivery): Promise<DeliveryAttempt> {
+  const post = webhookPoster({
+    policy: options.destinations ?? destinationPolicy({}),
+    timeoutMs: schedule.timeoutMs,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
+
+  /** POSTs the delivery once: the receiver's status, or the error that stood in for one (`final`: refused by the policy). */
+  async function attempt(delivery: WebhookDelivery): Promise<{ attempt: DeliveryAttempt; final: boolean }> {
     const started = now();
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'payment-service-sandbox-webhooks',
-    };
-    const secrets = await signingSecrets(store, delivery);
-    if (secrets.length > 0)
-      headers[WEBHOOK_SIGNATURE_HEADER] = await signWebhook(delivery.body, secrets, {
-        timestamp: Math.floor(started.getTime() / 1000),
-      });
-    let statusCode: number | undefined;
-    let error: string | undefined;
     const t0 = performance.now();
-    try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers,
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(schedule.timeoutMs),
-      });
-      statusCode = response.status;
-      await response.body?.cancel().catch(() => undefined);
-    } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      error = e.name === 'TimeoutError' ? `no answer within ${schedule.timeoutMs} ms` : (e.cause?.code ?? e.message);
-    }
+    const result = await post(delivery.url, () => deliveryHeaders(store, delivery, started, SDK_SIGNER), delivery.body);
     return {
-      at: started.toISOString(),
-      ...(statusCode !== undefined ? { statusCode } : {}),
-      ...(error !== undefined ? { error } : {}),
-      durationMs: Math.round(performance.now() - t0),
+      attempt: {
+        at: started.toISOString(),
+        ...('statusCode' in result ? { statusCode: result.statusCode } : { error: result.error }),
+        durationMs: Math.round(performance.now() - t0),
+      },
+      final: 'refused' in result && result.refused === true,
     };
   }
 
@@ -89,7 +84,8 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       const due = await takeDueDeliveries(store, at, new Date(at.getTime() + schedule.timeoutMs + 5_000), BATCH);
       await Promise.all(
         due.map(async (delivery) => {
-          const done = await recordAttempt(store, delivery, await attempt(delivery), now(), schedule);
+          const made = await attempt(delivery);
+          const done = await recordAttempt(store, delivery, made.attempt, now(), schedule, made.final);
           const last = done.attempts.at(-1)!;
           options.log?.(
             `webhook ${done.id} → ${done.url}: ${last.statusCode ?? last.error} (${done.status}, attempt ${done.attempts.length})`,

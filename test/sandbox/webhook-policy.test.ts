@@ -1,9 +1,15 @@
 // The webhook destination policy in a running sandbox. At creation, where a request gives
 // `urls.webhook` (payments, checkout sessions, payment links, payment intents), a refused URL is a
 // 400 naming `urls.webhook`, in the operation's problem shape (conformingFetch holds it to the
-// contract).
+// contract). At delivery, on what the URL's host resolves to (a resolver the test controls): a
+// refused address dead-letters the delivery at once, its attempt's error naming why; an allowed
+// one is reached at the address that was checked, resolved once, the URL's host in the Host header
+// (a name that resolves elsewhere on a second look, DNS rebinding, changes nothing).
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Receiver } from '../support/receiver.js';
+import type { WebhookDelivery } from '../../sandbox/domain/types.js';
+import type { ResolvedAddress } from '../../sandbox/jobs/webhook-post.js';
+import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
 
 let seq = 0;
@@ -50,14 +56,48 @@ async function acceptedAtCreation(sandbox: TestSandbox, url: string) {
   }
 }
 
+/** A HOSTED payment paid on the hosted page: its notification goes to `webhook`; the delivery once it is no longer PENDING. */
+async function paidAndSettled(sandbox: TestSandbox, webhook: string): Promise<WebhookDelivery> {
+  const created = await sandbox.call('POST', '/payments', {
+    body: {
+      transId: transId('POL-HOOK'),
+      amount: { value: 700, currency: 'USD' },
+      urls: { return: 'https://shop.example/return', webhook },
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const paid = await fetch(created.body._links.redirect.href, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'method=CARD&decision=pay',
+    redirect: 'manual',
+  });
+  expect(paid.status).toBe(303);
+  return eventually('the delivery to settle', async () => {
+    const [d] = await sandbox.sandbox.store.webhooks.list({ payId: created.body.payId });
+    return d && d.status !== 'PENDING' ? d : undefined;
+  });
+}
+
 describe('the destination policy with its defaults (private networks allowed)', () => {
   const receiver = new Receiver();
+  /** What the test's DNS answers, by host name; every question it was asked. */
+  const names = new Map<string, string[]>();
+  const asked: string[] = [];
+  const resolve = async (host: string): Promise<ResolvedAddress[]> => {
+    asked.push(host);
+    const answers = names.get(host);
+    if (!answers) throw Object.assign(new Error(`no such host ${host}`), { code: 'ENOTFOUND' });
+    // The first answer once, then the last one for ever: a rebinding name.
+    const address = asked.filter((h) => h === host).length === 1 ? answers[0]! : answers.at(-1)!;
+    return [{ address, family: address.includes(':') ? 6 : 4 }];
+  };
   const sandbox = sandboxPerSuite(
     async () => {
       await receiver.start();
       return ':memory:';
     },
-    { webhooks: { pollMs: 25 } },
+    { webhooks: { maxAttempts: 3, retryBaseMs: 50, timeoutMs: 2_000, pollMs: 25, resolve } },
   );
   afterAll(() => receiver.stop());
   const port = () => Number(new URL(sandbox().url).port);
@@ -90,16 +130,65 @@ describe('the destination policy with its defaults (private networks allowed)', 
     await acceptedAtCreation(s, 'http://localhost:3000/webhooks');
     await acceptedAtCreation(s, 'http://10.20.30.40/hooks');
   });
+
+  it('a name that resolves to a metadata address is dead-lettered at its first attempt, naming why', async () => {
+    names.set('rebind.test', ['169.254.169.254']);
+    const dead = await paidAndSettled(sandbox(), 'http://rebind.test/hooks');
+    expect(dead.status).toBe('DEAD');
+    expect(dead.attempts).toHaveLength(1);
+    expect(dead.attempts[0]!.error).toBe(
+      'destination refused: rebind.test resolves to 169.254.169.254, a cloud metadata address',
+    );
+    expect(dead.attempts[0]!.statusCode).toBeUndefined();
+  });
+
+  it('a name that resolves to the sandbox on its port is dead-lettered: the sandbox never posts to itself', async () => {
+    names.set('self.test', ['127.0.0.1']);
+    const dead = await paidAndSettled(sandbox(), `http://self.test:${port()}/api/v2/customers`);
+    expect(dead.status).toBe('DEAD');
+    expect(dead.attempts.map((a) => a.error)).toEqual([
+      `destination refused: self.test resolves to 127.0.0.1, this sandbox's own address (port ${port()})`,
+    ]);
+  });
+
+  it('reaches the address it checked, resolved once, with the URL’s host in the Host header (a rebinding name changes nothing)', async () => {
+    // Checked: 127.0.0.1 (loopback on another port: allowed); asked again, the name would say 169.254.169.254.
+    names.set('hooks.test', ['127.0.0.1', '169.254.169.254']);
+    const receiverPort = (receiver.server.address() as AddressInfo).port;
+    const before = asked.filter((h) => h === 'hooks.test').length;
+    const delivered = await paidAndSettled(sandbox(), `http://hooks.test:${receiverPort}/hooks/rebind`);
+    expect(delivered.status).toBe('DELIVERED');
+    expect(delivered.attempts.map((a) => a.statusCode)).toEqual([200]);
+    expect(asked.filter((h) => h === 'hooks.test').length - before).toBe(1);
+    const [request] = receiver.on('/hooks/rebind');
+    expect(request!.headers.host).toBe(`hooks.test:${receiverPort}`);
+    expect(JSON.parse(request!.body).payId).toBe(delivered.payId);
+  });
+
+  it('a name DNS does not know is an ordinary failure, retried (the policy refuses nothing it has not seen)', async () => {
+    const failed = await paidAndSettled(sandbox(), 'http://nowhere.test/hooks');
+    expect(failed.status).toBe('DEAD');
+    expect(failed.attempts.map((a) => a.error)).toEqual(['ENOTFOUND', 'ENOTFOUND', 'ENOTFOUND']);
+  });
 });
 
 describe('the destination policy with private networks denied (an exposed sandbox)', () => {
   const receiver = new Receiver();
+  const resolve = async (host: string): Promise<ResolvedAddress[]> => {
+    if (host === 'intranet.test') return [{ address: '10.1.2.3', family: 4 }];
+    if (host === 'mixed.test')
+      return [
+        { address: '93.184.215.14', family: 4 },
+        { address: 'fd12::7', family: 6 },
+      ];
+    throw Object.assign(new Error('no such host'), { code: 'ENOTFOUND' });
+  };
   const sandbox = sandboxPerSuite(
     async () => {
       await receiver.start();
       return ':memory:';
     },
-    { webhooks: { pollMs: 25, privateNetworks: 'deny' } },
+    { webhooks: { maxAttempts: 3, retryBaseMs: 50, timeoutMs: 2_000, pollMs: 25, resolve, privateNetworks: 'deny' } },
   );
   afterAll(() => receiver.stop());
 
@@ -114,5 +203,15 @@ describe('the destination policy with private networks denied (an exposed sandbo
     await refusedAtCreation(s, 'http://192.168.1.20:8080/hooks', /private network address/);
     await refusedAtCreation(s, 'http://[fd12::1]/hooks', /private network address/);
     await acceptedAtCreation(s, 'https://shop.example/hooks');
+  });
+
+  it('refuses, at delivery, a name that resolves to a private address, or to any private address among others', async () => {
+    const intranet = await paidAndSettled(sandbox(), 'http://intranet.test/hooks');
+    expect(intranet.status).toBe('DEAD');
+    expect(intranet.attempts.map((a) => a.error)).toEqual([
+      'destination refused: intranet.test resolves to 10.1.2.3, a private network address: webhooks to private networks are refused here (--webhook-private-networks deny)',
+    ]);
+    const mixed = await paidAndSettled(sandbox(), 'http://mixed.test/hooks');
+    expect(mixed.attempts.map((a) => a.error)).toEqual([expect.stringMatching(/mixed\.test resolves to fd12::7/)]);
   });
 });
