@@ -45,6 +45,9 @@ export interface SandboxOptions {
     pollMs?: number;
     /** Webhooks to private networks and loopback (other than the sandbox's own port): allowed by default. */
     privateNetworks?: PrivateNetworks;
+    /** Attempts in flight at once (default 64) and held per merchant (default 4). */
+    concurrency?: number;
+    perMerchant?: number;
     /** Host name resolution before each attempt (default: DNS); tests give their own. */
     resolve?: Resolve;
   };
@@ -105,7 +108,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const adminKey = options.adminKey ?? newAdminKey();
     // The sandbox's own addresses, from its server once it listens: never a webhook's destination.
     let self: SelfAddresses | undefined;
-    const { pollMs, privateNetworks, resolve, ...schedule } = options.webhooks ?? {};
+    const { pollMs, privateNetworks, concurrency, perMerchant, resolve, ...schedule } = options.webhooks ?? {};
     const destinations = destinationPolicy({ ...(privateNetworks ? { privateNetworks } : {}), self: () => self });
     const clocks = await createClocks({
       store,
@@ -134,6 +137,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       schedule,
       destinations,
       ...(pollMs !== undefined ? { pollMs } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(perMerchant !== undefined ? { perMerchant } : {}),
       ...(resolve ? { resolve } : {}),
       ...(options.log ? { log: options.log } : {}),
     });

@@ -30,11 +30,20 @@ export type DeliveryAttempt = WebhookDelivery['attempts'][number];
 const countedAttempts = (d: WebhookDelivery) => d.attempts.length - (d.resentAfterAttempts ?? 0);
 
 /**
- * Takes up to `limit` deliveries due at `now` and holds them until `lockedUntil`: two processes on
- * one database never take the same one.
+ * Takes up to `limit` deliveries due at `now`, fairly across merchants (at most `perMerchant` held
+ * per merchant), and holds them until `lockedUntil`: two processes on one database never take the
+ * same one.
  */
-export const takeDueDeliveries = (store: Store, now: Date, lockedUntil: Date, limit: number) =>
-  store.webhooks.claimDue(now.toISOString(), lockedUntil.toISOString(), limit);
+export const takeDueDeliveries = (
+  store: Store,
+  claim: { now: Date; lockedUntil: Date; limit: number; perMerchant: number },
+) =>
+  store.webhooks.claimDue({
+    now: claim.now.toISOString(),
+    lockedUntil: claim.lockedUntil.toISOString(),
+    limit: claim.limit,
+    perMerchant: claim.perMerchant,
+  });
 
 /** The secrets an enhanced delivery is signed with (every secret of the merchant while one is rotated); none for a basic one. */
 export async function signingSecrets(store: Store, delivery: WebhookDelivery): Promise<string[]> {

@@ -1,12 +1,13 @@
 // The webhook outbox: a delivery is written in the transaction of the state change it reports
-// (the transaction's side), and taken, attempted and stored again by the deliverer (the store's
-// side, WebhookOutbox).
+// (the transaction's side), and taken (webhook-claims.ts), attempted and stored again by the
+// deliverer (the store's side, WebhookOutbox).
 import type { WebhookDelivery } from '../../domain/types.js';
 import type { StoreDialect } from '../dialect.js';
 import { filtered, locked, mapped, scoped } from '../query.js';
-import { deliveryRow, parse, scopeOfRow } from '../rows.js';
+import { deliveryRow, parse } from '../rows.js';
 import type { StoreTransaction, WebhookOutbox } from '../store.js';
 import type { Context } from './context.js';
+import { claimDue } from './webhook-claims.js';
 
 export function webhooksRepository({ db, dialect }: Context): StoreTransaction['webhooks'] {
   return {
@@ -56,25 +57,7 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
 export function webhookOutbox(dialect: StoreDialect): WebhookOutbox {
   const { reader } = dialect;
   return {
-    claimDue(now, lockedUntil, limit) {
-      return dialect.runTransaction(async (tx) => {
-        const due = tx
-          .selectFrom('webhook_deliveries')
-          .select(['merchant_id', 'environment', 'id', 'data'])
-          .where('status', '=', 'PENDING')
-          .where('next_attempt_at', '<=', now)
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-          .orderBy('next_attempt_at')
-          .limit(limit);
-        const rows = await dialect.lockSkippingLocked(due).execute();
-        for (const r of rows) {
-          await scoped(tx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }), scopeOfRow(r))
-            .where('id', '=', r.id)
-            .execute();
-        }
-        return rows.map((r) => parse<WebhookDelivery>(r));
-      });
-    },
+    claimDue: (claim) => claimDue(dialect, claim),
     async save(delivery) {
       const { data, status, next_attempt_at } = deliveryRow(delivery);
       await dialect.runWrite((db) =>
