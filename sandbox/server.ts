@@ -6,12 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
 import { destinationPolicy, type PrivateNetworks, type SelfAddresses, selfAddresses } from './app/destinations.js';
 import { sandboxFingerprint } from './app/fingerprint.js';
+import type { Retention } from './app/housekeeping.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
 import type { Merchant } from './domain/types.js';
 import { createSandboxApp } from './http/app.js';
 import { sha256Hex } from './http/auth.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
+import { startHousekeeper } from './jobs/housekeeper.js';
 import { type Deliverer, startDeliverer } from './jobs/webhook-deliverer.js';
 import type { Resolve } from './jobs/webhook-post.js';
 import { openStore } from './store/index.js';
@@ -53,6 +55,11 @@ export interface SandboxOptions {
   };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
+  /**
+   * How long delivered and dead-lettered webhook deliveries are kept (default 7 and 30 days), and how
+   * often housekeeping deletes what is past its retention (default every minute).
+   */
+  retention?: Partial<Retention> & { intervalMs?: number };
   /** The admin API's credential (`Authorization: Bearer <adminKey>` under /_sandbox); default: a random one per start. */
   adminKey?: string;
 }
@@ -142,6 +149,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...(resolve ? { resolve } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
+    const { intervalMs, ...retention } = options.retention ?? {};
+    const housekeeper = startHousekeeper({
+      store,
+      retention,
+      ...(intervalMs !== undefined ? { intervalMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
     const ticker = startClockTicker(clocks, {
       ...(options.clockTickMs !== undefined ? { tickMs: options.clockTickMs } : {}),
       ...(options.log ? { log: options.log } : {}),
@@ -158,6 +172,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       adminKey,
       async close() {
         await ticker.stop();
+        await housekeeper.stop();
         await deliverer?.stop();
         await app.close();
         await store.close();

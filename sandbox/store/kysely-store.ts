@@ -3,6 +3,7 @@
 import type { StoreDialect } from './dialect.js';
 import {
   advancedClocks,
+  housekeeping,
   idempotencyStore,
   merchantsRepository,
   paymentDocuments,
@@ -29,6 +30,7 @@ export function kyselyStore(dialect: StoreDialect): Store {
     paymentDocumentByTransId: documents.paymentDocumentByTransId,
     idempotency: idempotencyStore(dialect),
     webhooks: webhookOutbox(dialect),
+    housekeeping: housekeeping(dialect),
     merchants: merchantsRepository(dialect),
     clocks: advancedClocks(dialect),
     setting: setting(dialect),

@@ -2,7 +2,7 @@
 // column types: text, integer and bigint for money, JSON as text, timestamps as ISO 8601 text).
 // Kysely's Migrator runs them at open, holding its migration lock: several sandbox processes may
 // start at once on one PostgreSQL database.
-import type { CreateTableBuilder, Kysely, Migration } from 'kysely';
+import { type CreateTableBuilder, type Kysely, type Migration, sql } from 'kysely';
 
 /** Every table leads with the scope. */
 const scoped = <TB extends string>(table: CreateTableBuilder<TB, never>) =>
@@ -176,6 +176,19 @@ export const MIGRATIONS: Record<string, Migration> = {
         .createIndex('payment_plans_billing_due')
         .on('payment_plans')
         .columns(['billing_due_at'])
+        .execute();
+    },
+  },
+  '0004_webhook_retention': {
+    async up(db: Kysely<unknown>) {
+      // When a delivery ended (DELIVERED or DEAD): its retention counts from then. Rows that ended
+      // before this migration count from their last schedule.
+      await db.schema.alterTable('webhook_deliveries').addColumn('finished_at', 'text').execute();
+      await sql`update webhook_deliveries set finished_at = next_attempt_at where status <> 'PENDING'`.execute(db);
+      await db.schema
+        .createIndex('webhook_deliveries_finished')
+        .on('webhook_deliveries')
+        .columns(['status', 'finished_at'])
         .execute();
     },
   },

@@ -99,6 +99,15 @@ export const storedResponse = (
   body: row.response_body ?? '',
 });
 
+/** When a delivery ended: delivered, or its last attempt (dead); null while it is pending. */
+const finishedAt = (d: WebhookDelivery): string | null =>
+  d.status === 'DELIVERED'
+    ? (d.deliveredAt ?? null)
+    : d.status === 'DEAD'
+      ? (d.attempts.at(-1)?.at ?? d.nextAttemptAt)
+      : null;
+
+/** A delivery's row, free of any hold (a write of a delivery releases the deliverer's hold). */
 export const deliveryRow = (d: WebhookDelivery) => ({
   id: d.id,
   pay_id: d.payId,
@@ -106,6 +115,7 @@ export const deliveryRow = (d: WebhookDelivery) => ({
   next_attempt_at: d.nextAttemptAt,
   locked_until: null,
   created_at: d.createdAt,
+  finished_at: finishedAt(d),
   data: JSON.stringify(d),
   ...scopeOf(d.scope),
 });

@@ -118,6 +118,8 @@ export interface WebhookDeliveriesTable extends Scoped {
   /** A process delivering it holds it until then (PostgreSQL: several processes deliver). */
   locked_until: string | null;
   created_at: string;
+  /** When it became DELIVERED or DEAD (its retention counts from then); null while PENDING. */
+  finished_at: string | null;
   data: string;
 }
 

@@ -22,7 +22,7 @@ import type {
   WebhookDelivery,
 } from '../domain/types.js';
 import type { IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
-import type { WebhookOutbox } from './webhooks.js';
+import type { Housekeeping, WebhookOutbox } from './webhooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -59,8 +59,8 @@ export class StaleWriteError extends Error {
 export type { ClaimRequest, ClaimResult, IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
 
 // ---------------------------------------------------------------------------------------------
-// Webhooks: the outbox
-export type { DueClaim, WebhookOutbox } from './webhooks.js';
+// Webhooks: the outbox, housekeeping
+export type { DueClaim, Housekeeping, WebhookOutbox } from './webhooks.js';
 
 // ---------------------------------------------------------------------------------------------
 // Repositories inside a transaction
@@ -210,6 +210,7 @@ export interface Store {
   paymentDocumentByTransId(scope: Scope, transId: string): Promise<string | undefined>;
   idempotency: IdempotencyStore;
   webhooks: WebhookOutbox;
+  housekeeping: Housekeeping;
   merchants: {
     /** Inserts or replaces (by merchantId). */
     upsert(merchant: Merchant): Promise<void>;

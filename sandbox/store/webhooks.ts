@@ -1,5 +1,5 @@
 // The webhook parts of the store's interface (store.ts re-exports them): the outbox as the
-// deliverer takes from it.
+// deliverer takes from it, and what housekeeping deletes.
 import type { Environment, Scope, Timestamp, WebhookDelivery } from '../domain/types.js';
 
 /** What the deliverer asks for: due deliveries, fairly across merchants. */
@@ -40,4 +40,10 @@ export interface WebhookOutbox {
     status?: WebhookDelivery['status'];
     limit?: number;
   }): Promise<WebhookDelivery[]>;
+}
+
+/** What the housekeeping job deletes. */
+export interface Housekeeping {
+  /** Deletes deliveries in `status` that ended at or before `before`; returns how many. */
+  purgeDeliveries(status: 'DELIVERED' | 'DEAD', before: Timestamp): Promise<number>;
 }

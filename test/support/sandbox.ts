@@ -80,7 +80,12 @@ export const newMerchant = (name: string): MerchantCredentials => ({
 
 /** Two merchants (`merchant`, `other`) on a fresh database (`:memory:` unless given). */
 export async function startTestSandbox(
-  options: { database?: string; webhooks?: SandboxOptions['webhooks']; merchants?: MerchantCredentials[] } = {},
+  options: {
+    database?: string;
+    webhooks?: SandboxOptions['webhooks'];
+    retention?: SandboxOptions['retention'];
+    merchants?: MerchantCredentials[];
+  } = {},
 ): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
   const other = newMerchant('other');
@@ -90,6 +95,7 @@ export async function startTestSandbox(
     merchants: [merchant, other, ...(options.merchants ?? [])],
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.retention ? { retention: options.retention } : {}),
   });
   const basic = (who: MerchantCredentials = merchant) =>
     `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;

@@ -42,6 +42,7 @@ export function repositoriesOn(dialect: StoreDialect, payments: PaymentStatement
 }
 
 export { advancedClocks } from './clocks.js';
+export { housekeeping } from './housekeeping.js';
 export { idempotencyStore } from './idempotency.js';
 export { merchantsRepository } from './merchants.js';
 export { paymentDocuments, paymentStatements } from './payments.js';

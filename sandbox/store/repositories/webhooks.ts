@@ -9,6 +9,12 @@ import type { StoreTransaction, WebhookOutbox } from '../store.js';
 import type { Context } from './context.js';
 import { claimDue } from './webhook-claims.js';
 
+/** The columns a write of a delivery sets: its state, when it ended, and no hold (a write releases it). */
+function written(delivery: WebhookDelivery) {
+  const { data, status, next_attempt_at, locked_until, finished_at } = deliveryRow(delivery);
+  return { data, status, next_attempt_at, locked_until, finished_at };
+}
+
 export function webhooksRepository({ db, dialect }: Context): StoreTransaction['webhooks'] {
   return {
     async insert(delivery) {
@@ -23,11 +29,7 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
       return row ? parse<WebhookDelivery>(row) : undefined;
     },
     async update(delivery) {
-      const { data, status, next_attempt_at } = deliveryRow(delivery);
-      await scoped(
-        db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }),
-        delivery.scope,
-      )
+      await scoped(db.updateTable('webhook_deliveries').set(written(delivery)), delivery.scope)
         .where('id', '=', delivery.id)
         .execute();
     },
@@ -59,12 +61,8 @@ export function webhookOutbox(dialect: StoreDialect): WebhookOutbox {
   return {
     claimDue: (claim) => claimDue(dialect, claim),
     async save(delivery) {
-      const { data, status, next_attempt_at } = deliveryRow(delivery);
       await dialect.runWrite((db) =>
-        scoped(
-          db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }),
-          delivery.scope,
-        )
+        scoped(db.updateTable('webhook_deliveries').set(written(delivery)), delivery.scope)
           .where('id', '=', delivery.id)
           .execute(),
       );
