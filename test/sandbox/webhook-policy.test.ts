@@ -5,12 +5,17 @@
 // refused address dead-letters the delivery at once, its attempt's error naming why; an allowed
 // one is reached at the address that was checked, resolved once, the URL's host in the Host header
 // (a name that resolves elsewhere on a second look, DNS rebinding, changes nothing).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import type { ResolvedAddress } from '../../sandbox/jobs/webhook-post.js';
+import type { ServerProcess } from '../../scripts/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
+import { newMerchant, sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
+import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 let seq = 0;
 const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
@@ -214,4 +219,53 @@ describe('the destination policy with private networks denied (an exposed sandbo
     const mixed = await paidAndSettled(sandbox(), 'http://mixed.test/hooks');
     expect(mixed.attempts.map((a) => a.error)).toEqual([expect.stringMatching(/mixed\.test resolves to fd12::7/)]);
   });
+});
+
+describe('npm run sandbox -- --webhook-private-networks', () => {
+  let dir: string;
+  let running: ServerProcess | undefined;
+  const merchant = newMerchant('policy');
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sandbox-policy-'));
+    writeFileSync(join(dir, 'merchants.json'), JSON.stringify([merchant]));
+  });
+  afterAll(async () => {
+    await running?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('deny: a loopback webhook URL is a 400; anything but allow or deny (option or SANDBOX_WEBHOOK_PRIVATE_NETWORKS) fails with one line', async () => {
+    running = await startSandboxProcess({
+      database: ':memory:',
+      merchantsFile: join(dir, 'merchants.json'),
+      extra: ['--webhook-private-networks', 'deny'],
+    });
+    const created = await fetch(`${running.baseUrl}/api/v2/payments`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        transId: transId('POL-CLI'),
+        amount: { value: 100, currency: 'EUR' },
+        urls: { webhook: 'http://127.0.0.1:3000/hooks' },
+      }),
+    });
+    expect(created.status).toBe(400);
+    expect(((await created.json()) as { errors: Record<string, string[]> }).errors['urls.webhook']![0]).toMatch(
+      /loopback address/,
+    );
+
+    for (const [args, env] of [
+      [['--webhook-private-networks', 'maybe'], {}],
+      [[], { SANDBOX_WEBHOOK_PRIVATE_NETWORKS: 'sometimes' }],
+    ] as const) {
+      const { code, stderr } = await runSandboxCommand([...args, '--db', ':memory:'], 20_000, env);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(
+        /^sandbox: --webhook-private-networks \(or SANDBOX_WEBHOOK_PRIVATE_NETWORKS\) must be allow or deny, got (maybe|sometimes)\n$/,
+      );
+    }
+  }, 60_000);
 });
