@@ -7,6 +7,7 @@ import { createClocks, type TestClocks } from './app/clock.js';
 import { destinationPolicy, type PrivateNetworks, type SelfAddresses, selfAddresses } from './app/destinations.js';
 import { sandboxFingerprint } from './app/fingerprint.js';
 import type { Retention } from './app/housekeeping.js';
+import { createListeners } from './app/listeners.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
 import type { Merchant } from './domain/types.js';
@@ -14,7 +15,7 @@ import { createSandboxApp } from './http/app.js';
 import { sha256Hex } from './http/auth.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
 import { startHousekeeper } from './jobs/housekeeper.js';
-import { type Deliverer, startDeliverer } from './jobs/webhook-deliverer.js';
+import { type Deliverer, SDK_SIGNER, startDeliverer } from './jobs/webhook-deliverer.js';
 import type { Resolve } from './jobs/webhook-post.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
@@ -117,11 +118,24 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     let self: SelfAddresses | undefined;
     const { pollMs, privateNetworks, concurrency, perMerchant, resolve, ...schedule } = options.webhooks ?? {};
     const destinations = destinationPolicy({ ...(privateNetworks ? { privateNetworks } : {}), self: () => self });
+    // `npm run sandbox -- listen`: the merchants' listeners take their scopes' deliveries meanwhile.
+    const listeners = createListeners({
+      store,
+      signer: SDK_SIGNER,
+      schedule,
+      ...(pollMs !== undefined ? { pollMs } : {}),
+      onReleased: () => deliverer?.kick(),
+    });
+    /** A commit queued deliveries (or made retries due): the deliverer and the listeners look at once. */
+    const queued = () => {
+      deliverer?.kick();
+      listeners.wake();
+    };
     const clocks = await createClocks({
       store,
       tables: contract.tables,
       fingerprint,
-      onWebhookQueued: () => deliverer?.kick(),
+      onWebhookQueued: queued,
       ...(options.log ? { log: options.log } : {}),
     });
     const app = await createSandboxApp({
@@ -130,9 +144,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       publicUrl,
       now: clocks.now,
       fingerprint,
-      onWebhookQueued: () => deliverer?.kick(),
+      onWebhookQueued: queued,
       destinations,
-      admin: { key: adminKey, clocks },
+      admin: { key: adminKey, clocks, listeners },
       ...(options.log ? { log: options.log } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
@@ -173,6 +187,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       async close() {
         await ticker.stop();
         await housekeeper.stop();
+        listeners.stop();
         await deliverer?.stop();
         await app.close();
         await store.close();

@@ -5,6 +5,7 @@
 //   the wall clock, and each advanced scope's on its own clock, which runs ahead of the wall clock.
 // - Delivered webhook deliveries, `deliveredMs` after their delivery (default 7 days).
 // - Dead-lettered ones, resendable until then, `deadMs` after their last attempt (default 30 days).
+// - Listeners whose client stopped polling without saying goodbye.
 // Delivery times are on the wall clock (attempts run on it, whatever a scope's test clock says).
 // PENDING deliveries are never deleted: they end as DELIVERED or DEAD.
 import type { Store } from '../store/store.js';
@@ -25,6 +26,7 @@ export interface HousekeepingResult {
   idempotencyKeys: number;
   deliveredWebhooks: number;
   deadWebhooks: number;
+  listeners: number;
 }
 
 /** Deletes what is past its retention at `wallNow`; returns how many of each. */
@@ -45,5 +47,6 @@ export async function runHousekeeping(
     idempotencyKeys,
     deliveredWebhooks: await store.housekeeping.purgeDeliveries('DELIVERED', at(retention.deliveredMs)),
     deadWebhooks: await store.housekeeping.purgeDeliveries('DEAD', at(retention.deadMs)),
+    listeners: await store.housekeeping.purgeListeners(wallNow.toISOString()),
   };
 }

@@ -32,7 +32,7 @@ const countedAttempts = (d: WebhookDelivery) => d.attempts.length - (d.resentAft
 /**
  * Takes up to `limit` deliveries due at `now`, fairly across merchants (at most `perMerchant` held
  * per merchant), and holds them until `lockedUntil`: two processes on one database never take the
- * same one.
+ * same one. Scopes with a connected listener (app/listeners.ts) are left to it.
  */
 export const takeDueDeliveries = (
   store: Store,

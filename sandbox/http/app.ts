@@ -47,7 +47,7 @@ export interface SandboxAppOptions {
   /** Where webhooks may go (default: the policy's defaults, without the sandbox's own address). */
   destinations?: DestinationPolicy;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
-  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued'>;
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'verifyKey'>;
 }
 
 declare module 'fastify' {
@@ -154,7 +154,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
   registerHostedPages(app, { ...deps, tables: contract.tables, onDelivery: () => options.onWebhookQueued?.() });
   if (options.admin)
-    await registerAdminApi(app, { ...options.admin, store, onWebhookQueued: () => options.onWebhookQueued?.() });
+    await registerAdminApi(app, {
+      ...options.admin,
+      store,
+      onWebhookQueued: () => options.onWebhookQueued?.(),
+      verifyKey: auth.verifyKey,
+    });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');

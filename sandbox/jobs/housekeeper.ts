@@ -1,6 +1,6 @@
 // The housekeeping job: every `intervalMs` (default one minute),
 // app/housekeeping.ts deletes what is past its retention: expired idempotency keys, delivered and
-// dead-lettered webhook deliveries past theirs.
+// dead-lettered webhook deliveries past theirs, listeners gone silent.
 import { DEFAULT_RETENTION, type Retention, runHousekeeping } from '../app/housekeeping.js';
 import type { Store } from '../store/store.js';
 

@@ -12,7 +12,8 @@
 // merchant's next delivery before any merchant's one after it, merchants holding fewer first. A
 // merchant whose endpoint never answers holds `perMerchant` attempts until their timeout; the
 // others' deliveries are taken beside them, on the next claim (a commit that queues one kicks it;
-// else the poll, every `pollMs`).
+// else the poll, every `pollMs`). The scopes of a connected listener (`npm run sandbox -- listen`)
+// are left to it (app/listeners.ts).
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
 import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
 import {
@@ -28,7 +29,7 @@ import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { type Resolve, webhookPoster } from './webhook-post.js';
 
-/** The SDK's signing (src/webhooks/), for the use cases that sign. */
+/** The SDK's signing (src/webhooks/), for the deliverer and the listeners (app/listeners.ts). */
 export const SDK_SIGNER: WebhookSigner = { header: WEBHOOK_SIGNATURE_HEADER, sign: signWebhook };
 
 /** Attempts in flight at once in one process. */

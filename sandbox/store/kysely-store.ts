@@ -10,6 +10,7 @@ import {
   paymentStatements,
   repositoriesOn,
   setting,
+  webhookListeners,
   webhookOutbox,
 } from './repositories/index.js';
 import type { Store } from './store.js';
@@ -30,6 +31,7 @@ export function kyselyStore(dialect: StoreDialect): Store {
     paymentDocumentByTransId: documents.paymentDocumentByTransId,
     idempotency: idempotencyStore(dialect),
     webhooks: webhookOutbox(dialect),
+    listeners: webhookListeners(dialect),
     housekeeping: housekeeping(dialect),
     merchants: merchantsRepository(dialect),
     clocks: advancedClocks(dialect),

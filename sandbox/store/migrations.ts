@@ -192,4 +192,17 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_webhook_listeners': {
+    async up(db: Kysely<unknown>) {
+      // The merchants' connected `listen` clients (a row lives while its client polls), and which
+      // listener's claim holds a delivery.
+      await scoped(db.schema.createTable('webhook_listeners'))
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_listeners_pk', ['merchant_id', 'environment', 'id'])
+        .execute();
+      await db.schema.alterTable('webhook_deliveries').addColumn('claim_token', 'text').execute();
+    },
+  },
 };

@@ -22,7 +22,7 @@ import type {
   WebhookDelivery,
 } from '../domain/types.js';
 import type { IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
-import type { Housekeeping, WebhookOutbox } from './webhooks.js';
+import type { Housekeeping, WebhookListeners, WebhookOutbox } from './webhooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -59,8 +59,8 @@ export class StaleWriteError extends Error {
 export type { ClaimRequest, ClaimResult, IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
 
 // ---------------------------------------------------------------------------------------------
-// Webhooks: the outbox, housekeeping
-export type { DueClaim, Housekeeping, WebhookOutbox } from './webhooks.js';
+// Webhooks: the outbox, the listeners, housekeeping
+export type { DueClaim, Housekeeping, ListenerClaim, WebhookListeners, WebhookOutbox } from './webhooks.js';
 
 // ---------------------------------------------------------------------------------------------
 // Repositories inside a transaction
@@ -171,6 +171,8 @@ export interface StoreTransaction {
     insert(delivery: WebhookDelivery): Promise<void>;
     /** A delivery by its id, whatever its scope (ids are unique); `lock` holds it until the transaction ends. */
     find(id: string, options?: { lock?: boolean }): Promise<WebhookDelivery | undefined>;
+    /** The merchant's PENDING delivery `id` while a listener's claim `token` holds it (locked), else undefined. */
+    findClaimed(merchantId: string, id: string, token: string): Promise<WebhookDelivery | undefined>;
     /** Writes the delivery (status, next attempt, attempts) and releases a deliverer's hold. */
     update(delivery: WebhookDelivery): Promise<void>;
     /**
@@ -210,6 +212,7 @@ export interface Store {
   paymentDocumentByTransId(scope: Scope, transId: string): Promise<string | undefined>;
   idempotency: IdempotencyStore;
   webhooks: WebhookOutbox;
+  listeners: WebhookListeners;
   housekeeping: Housekeeping;
   merchants: {
     /** Inserts or replaces (by merchantId). */

@@ -1,5 +1,5 @@
 // The webhook parts of the store's interface (store.ts re-exports them): the outbox as the
-// deliverer takes from it, and what housekeeping deletes.
+// deliverer and the listeners take from it, the listeners' registry, and what housekeeping deletes.
 import type { Environment, Scope, Timestamp, WebhookDelivery } from '../domain/types.js';
 
 /** What the deliverer asks for: due deliveries, fairly across merchants. */
@@ -19,8 +19,8 @@ export interface DueClaim {
 /** The deliverer's side of the outbox. */
 export interface WebhookOutbox {
   /**
-   * Takes PENDING deliveries due at `now` that no process holds, and holds them until
-   * `lockedUntil`: two processes on one database never take
+   * Takes PENDING deliveries due at `now` that no process or listener holds, of scopes without a
+   * connected listener, and holds them until `lockedUntil`: two processes on one database never take
    * the same one (PostgreSQL: SKIP LOCKED). Round-robin over merchants: the first due delivery of
    * each merchant comes before any merchant's second, and a merchant that holds fewer comes first;
    * none takes more than `perMerchant` in all.
@@ -42,8 +42,41 @@ export interface WebhookOutbox {
   }): Promise<WebhookDelivery[]>;
 }
 
+/** A listener's claim of its scope's due deliveries. */
+export interface ListenerClaim {
+  scope: Scope;
+  listenerId: string;
+  /** Marks what this claim holds (`<listenerId>.<random>`): its results must present it. */
+  token: string;
+  now: Timestamp;
+  lockedUntil: Timestamp;
+  /** At most this many… */
+  limit: number;
+  /** …and no more than this many held by the listener in all (claimed, not yet answered). */
+  maxHeld: number;
+}
+
+/** The merchants' connected `listen` clients. */
+export interface WebhookListeners {
+  /** Registers a listener unless its merchant has `maxPerMerchant` alive at `now` already (serialized per merchant). */
+  register(
+    listener: { scope: Scope; id: string; now: Timestamp; expiresAt: Timestamp },
+    maxPerMerchant: number,
+  ): Promise<'registered' | 'full'>;
+  /** Keeps the merchant's listener alive until `expiresAt`: its scope; undefined when it is gone (expired at `now`, or removed). */
+  touch(merchantId: string, id: string, now: Timestamp, expiresAt: Timestamp): Promise<Scope | undefined>;
+  /** Removes the merchant's listener and releases what it holds (due at once, for the URL or another listener); false when there was none. */
+  remove(merchantId: string, id: string): Promise<boolean>;
+  /** Takes the scope's due deliveries for the listener (see ListenerClaim); undefined when the listener is gone. */
+  claim(claim: ListenerClaim): Promise<WebhookDelivery[] | undefined>;
+  /** Lets the merchant's deliveries held under the claim `token` go (due again at once). */
+  release(merchantId: string, token: string): Promise<void>;
+}
+
 /** What the housekeeping job deletes. */
 export interface Housekeeping {
   /** Deletes deliveries in `status` that ended at or before `before`; returns how many. */
   purgeDeliveries(status: 'DELIVERED' | 'DEAD', before: Timestamp): Promise<number>;
+  /** Deletes listeners expired at `now`; returns how many. */
+  purgeListeners(now: Timestamp): Promise<number>;
 }

@@ -1,8 +1,9 @@
 // Webhook delivery is fair across merchants, on SQLite and on PostgreSQL: one merchant's endpoint
 // that never answers (each attempt waits for the timeout) holds at most `perMerchant` attempts, and
 // another merchant's delivery is sent beside them, at once, not after them. The outbox's claim, by
-// itself: round-robin over merchants, a merchant's cap counted from what it already holds; and two
-// stores on one PostgreSQL database (two processes) never take the same delivery.
+// itself: round-robin over merchants, a merchant's cap counted from what it already holds, scopes
+// with a connected listener left alone; and two stores on one PostgreSQL database (two processes)
+// never take the same delivery.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import { openStore } from '../../sandbox/store/index.js';
@@ -123,6 +124,25 @@ describe.each(STORES)('the outbox claim on %s', (kind) => {
     const third = delivery('third', 'http://third.example/', 60_000);
     await queue(store, [third]);
     expect((await claim(4, 1)).map((d) => d.id)).toEqual([third.id]);
+  });
+
+  it('leaves the scopes of a connected listener to it', async () => {
+    const now = new Date();
+    const fine = delivery('fine', 'http://fine.example/');
+    await queue(store, [fine]);
+    const registered = await store.listeners.register(
+      {
+        scope: fine.scope,
+        id: 'lst_fairness',
+        now: now.toISOString(),
+        expiresAt: new Date(now.getTime() + 60_000).toISOString(),
+      },
+      4,
+    );
+    expect(registered).toBe('registered');
+    expect((await claim(10)).map((d) => d.id)).not.toContain(fine.id);
+    expect(await store.listeners.remove('fine', 'lst_fairness')).toBe(true);
+    expect((await claim(10)).map((d) => d.id)).toContain(fine.id);
   });
 });
 

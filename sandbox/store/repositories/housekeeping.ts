@@ -1,5 +1,5 @@
-// Housekeeping's deletes: webhook deliveries past their retention (by when they ended). Expired
-// idempotency keys are the idempotency store's (idempotency.ts).
+// Housekeeping's deletes: webhook deliveries past their retention (by when they ended), listeners
+// past their expiry. Expired idempotency keys are the idempotency store's (idempotency.ts).
 import type { StoreDialect } from '../dialect.js';
 import type { Housekeeping } from '../webhooks.js';
 
@@ -12,6 +12,12 @@ export function housekeeping(dialect: StoreDialect): Housekeeping {
           .where('status', '=', status)
           .where('finished_at', '<=', before)
           .executeTakeFirst(),
+      );
+      return Number(result.numDeletedRows);
+    },
+    async purgeListeners(now) {
+      const result = await dialect.runWrite((db) =>
+        db.deleteFrom('webhook_listeners').where('expires_at', '<=', now).executeTakeFirst(),
       );
       return Number(result.numDeletedRows);
     },

@@ -47,4 +47,5 @@ export { idempotencyStore } from './idempotency.js';
 export { merchantsRepository } from './merchants.js';
 export { paymentDocuments, paymentStatements } from './payments.js';
 export { setting } from './settings.js';
+export { webhookListeners } from './webhook-listeners.js';
 export { webhookOutbox } from './webhooks.js';

@@ -1,17 +1,17 @@
-// Taking due deliveries from the outbox: the deliverer's claim, fair across merchants. It picks
-// candidates, then takes those no other transaction holds (PostgreSQL: SKIP LOCKED), re-checking
-// that they are still due and free, and holds them.
+// Taking due deliveries from the outbox: the deliverer's claim, fair across merchants, and a
+// listener's claim of its own scope's. Both pick candidates, then take those no other transaction
+// holds (PostgreSQL: SKIP LOCKED), re-checking that they are still due and free, and hold them.
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { WebhookDelivery } from '../../domain/types.js';
 import type { Db, StoreDialect } from '../dialect.js';
 import { scoped } from '../query.js';
 import { parse, scopeOfRow } from '../rows.js';
 import type { Database } from '../schema.js';
-import type { DueClaim } from '../webhooks.js';
+import type { DueClaim, ListenerClaim } from '../webhooks.js';
 
 type Deliveries = ExpressionBuilder<Database, 'webhook_deliveries'>;
 
-/** PENDING, due at `now`, held by no process (or its hold has run out). */
+/** PENDING, due at `now`, held by no process or listener (or its hold has run out). */
 const dueAndFree = (now: string) => (eb: Deliveries) =>
   eb.and([
     eb('webhook_deliveries.status', '=', 'PENDING'),
@@ -25,7 +25,7 @@ async function take(
   tx: Db,
   ids: string[],
   now: string,
-  lockedUntil: string,
+  hold: { lockedUntil: string; token: string | null },
 ): Promise<WebhookDelivery[]> {
   if (ids.length === 0) return [];
   const rows = await dialect
@@ -38,7 +38,10 @@ async function take(
     )
     .execute();
   for (const r of rows) {
-    await scoped(tx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }), scopeOfRow(r))
+    await scoped(
+      tx.updateTable('webhook_deliveries').set({ locked_until: hold.lockedUntil, claim_token: hold.token }),
+      scopeOfRow(r),
+    )
       .where('id', '=', r.id)
       .execute();
   }
@@ -50,7 +53,7 @@ async function take(
  * The deliverer's claim (WebhookOutbox.claimDue). Candidates: each merchant's due deliveries ranked
  * oldest first, a merchant's rank counted on from what it already holds (in every process); those
  * within `perMerchant`, lowest rank first, so that each merchant's next delivery comes before any
- * merchant's one after it.
+ * merchant's one after it. Scopes with a connected listener are left to the listener.
  */
 export function claimDue(dialect: StoreDialect, claim: DueClaim): Promise<WebhookDelivery[]> {
   const { now, lockedUntil, limit, perMerchant } = claim;
@@ -81,7 +84,19 @@ export function claimDue(dialect: StoreDialect, claim: DueClaim): Promise<Webhoo
               )
               .as('rank'),
           ])
-          .where(dueAndFree(now)),
+          .where(dueAndFree(now))
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('webhook_listeners')
+                  .select('webhook_listeners.id')
+                  .whereRef('webhook_listeners.merchant_id', '=', 'webhook_deliveries.merchant_id')
+                  .whereRef('webhook_listeners.environment', '=', 'webhook_deliveries.environment')
+                  .where('webhook_listeners.expires_at', '>', now),
+              ),
+            ),
+          ),
       )
       .selectFrom('due')
       .leftJoin('held', 'held.merchant_id', 'due.merchant_id')
@@ -97,7 +112,52 @@ export function claimDue(dialect: StoreDialect, claim: DueClaim): Promise<Webhoo
       tx,
       candidates.map((c) => c.id),
       now,
-      lockedUntil,
+      { lockedUntil, token: null },
     );
   });
 }
+
+/**
+ * A listener's claim (WebhookListeners.claim): its scope's due deliveries, oldest first, up to what
+ * it may hold; undefined when the listener is gone (removed, or expired at `now`).
+ */
+export function claimForListener(dialect: StoreDialect, claim: ListenerClaim): Promise<WebhookDelivery[] | undefined> {
+  const { scope, listenerId, token, now, lockedUntil } = claim;
+  return dialect.runTransaction(async (tx) => {
+    const alive = await scoped(tx.selectFrom('webhook_listeners').select('id'), scope)
+      .where('id', '=', listenerId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (!alive) return undefined;
+    const held = await scoped(
+      tx.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')),
+      scope,
+    )
+      .where('status', '=', 'PENDING')
+      .where(heldBy(listenerId))
+      .where('locked_until', '>', now)
+      .executeTakeFirstOrThrow();
+    const room = Math.min(claim.limit, claim.maxHeld - Number(held.n));
+    if (room <= 0) return [];
+    const candidates = await scoped(tx.selectFrom('webhook_deliveries').select('id'), scope)
+      .where(dueAndFree(now))
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(room)
+      .execute();
+    return take(
+      dialect,
+      tx,
+      candidates.map((c) => c.id),
+      now,
+      { lockedUntil, token },
+    );
+  });
+}
+
+/** Deliveries held under a claim of the listener: their tokens are `<listenerId>.<random>` ('/' follows '.'). */
+export const heldBy = (listenerId: string) => (eb: Deliveries) =>
+  eb.and([
+    eb('webhook_deliveries.claim_token', '>=', `${listenerId}.`),
+    eb('webhook_deliveries.claim_token', '<', `${listenerId}/`),
+  ]);

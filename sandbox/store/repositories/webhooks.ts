@@ -1,6 +1,6 @@
 // The webhook outbox: a delivery is written in the transaction of the state change it reports
 // (the transaction's side), and taken (webhook-claims.ts), attempted and stored again by the
-// deliverer (the store's side, WebhookOutbox).
+// deliverer or a listener (the store's side, WebhookOutbox).
 import type { WebhookDelivery } from '../../domain/types.js';
 import type { StoreDialect } from '../dialect.js';
 import { filtered, locked, mapped, scoped } from '../query.js';
@@ -9,10 +9,10 @@ import type { StoreTransaction, WebhookOutbox } from '../store.js';
 import type { Context } from './context.js';
 import { claimDue } from './webhook-claims.js';
 
-/** The columns a write of a delivery sets: its state, when it ended, and no hold (a write releases it). */
+/** The columns a write of a delivery sets: its state, and no hold (a write releases the claim it was made under). */
 function written(delivery: WebhookDelivery) {
-  const { data, status, next_attempt_at, locked_until, finished_at } = deliveryRow(delivery);
-  return { data, status, next_attempt_at, locked_until, finished_at };
+  const { data, status, next_attempt_at, locked_until, claim_token, finished_at } = deliveryRow(delivery);
+  return { data, status, next_attempt_at, locked_until, claim_token, finished_at };
 }
 
 export function webhooksRepository({ db, dialect }: Context): StoreTransaction['webhooks'] {
@@ -26,6 +26,20 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
         db.selectFrom('webhook_deliveries').select('data').where('id', '=', id),
         options,
       ).executeTakeFirst();
+      return row ? parse<WebhookDelivery>(row) : undefined;
+    },
+    async findClaimed(merchantId, id, token) {
+      const row = await dialect
+        .lockForUpdate(
+          db
+            .selectFrom('webhook_deliveries')
+            .select('data')
+            .where('merchant_id', '=', merchantId)
+            .where('id', '=', id)
+            .where('status', '=', 'PENDING')
+            .where('claim_token', '=', token),
+        )
+        .executeTakeFirst();
       return row ? parse<WebhookDelivery>(row) : undefined;
     },
     async update(delivery) {
