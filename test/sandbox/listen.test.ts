@@ -4,10 +4,17 @@
 // deliveries instead of the URL, signed as for the URL; the answer it reports is the attempt
 // (delivered, or retried and handed over again); bounds (4 listeners per merchant, one open poll);
 // claims that no longer hold; another merchant's listener is invisible; with several listeners each
-// delivery goes to one; with none, to the URL again.
-import { afterAll, describe, expect, it } from 'vitest';
+// delivery goes to one; with none, to the URL again. Then end to end: the sandbox, a `listen`
+// process (its own process group, stopped in teardown) and a local endpoint that verifies the
+// signature with the SDK; a payment's notification arrives there, and a failing endpoint makes the
+// sandbox retry.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
 import type { MerchantCredentials } from '../../sandbox/server.js';
+import { NO_CLI_CONFIG, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
+import { type ProcessGroup, startProcessGroup } from '../../scripts/server-process.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
@@ -205,5 +212,112 @@ describe.each(STORES)('the listener operations on %s', (kind) => {
     await eventually('a new notification at the URL', () =>
       receiver.on('/hooks/several').some((r) => JSON.parse(r.body).payId === third) ? true : undefined,
     );
+  });
+});
+
+/** A merchant's local endpoint that verifies every notification with the SDK: 400 when it does not verify, else the queued status (then 200). */
+class VerifyingEndpoint {
+  server!: Server;
+  url = '';
+  verified: string[] = [];
+  rejected = 0;
+  statuses: number[] = [];
+  constructor(private readonly secret: string) {}
+  async start() {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c));
+      request.on('end', async () => {
+        try {
+          const n = await constructEnhancedNotification(Buffer.concat(chunks), request.headers, this.secret);
+          this.verified.push(n.payId);
+          response.writeHead(this.statuses.shift() ?? 200).end();
+        } catch {
+          this.rejected++;
+          response.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks`;
+  }
+  stop() {
+    return new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('npm run sandbox -- listen --forward-to, end to end', () => {
+  let local: VerifyingEndpoint;
+  let listener: ProcessGroup | undefined;
+  const sandbox = sandboxPerSuite(async () => ':memory:', {
+    webhooks: { retryBaseMs: 100, timeoutMs: 3_000, pollMs: 25, maxAttempts: 4 },
+  });
+  beforeAll(async () => {
+    local = new VerifyingEndpoint(sandbox().merchant.webhookSecret as string);
+    await local.start();
+    const { merchant, url } = sandbox();
+    listener = startProcessGroup(
+      process.execPath,
+      [
+        ...sandboxNodeOptions(),
+        SANDBOX_ENTRY,
+        'listen',
+        '--url',
+        url,
+        '--merchant-id',
+        merchant.merchantId,
+        '--api-key',
+        merchant.apiKey,
+        '--forward-to',
+        local.url,
+      ],
+      { env: NO_CLI_CONFIG, name: 'sandbox listen' },
+    );
+    await listener.waitFor('its Ready line', (out) => /Ready! Forwarding/.test(out));
+  }, 60_000);
+  afterAll(async () => {
+    await listener?.stop();
+    await local?.stop();
+  });
+
+  const deliveries = (payId: string) => sandbox().sandbox.store.webhooks.list({ payId });
+
+  it('a payment’s notification arrives at the local endpoint, signed: it verifies with the SDK, and its 200 delivers it', async () => {
+    // The merchant's own URL is not reachable from here: the delivery goes to the listener instead.
+    const payId = await paid(sandbox(), 'https://merchant.invalid/hooks');
+    await eventually('the local endpoint to verify it', () => (local.verified.includes(payId) ? true : undefined));
+    const [delivered] = await eventually('the delivery', async () => {
+      const found = await deliveries(payId);
+      return found[0]?.status === 'DELIVERED' ? found : undefined;
+    });
+    expect(delivered!.attempts).toHaveLength(1);
+    expect(delivered!.attempts[0]).toMatchObject({ statusCode: 200, listenerId: expect.stringMatching(/^lst_/) });
+    expect(local.rejected).toBe(0);
+    await eventually('listen to print it', () =>
+      new RegExp(`payment ${payId} → 200`).test(listener!.output()) ? true : undefined,
+    );
+  });
+
+  it('a failing local endpoint makes the sandbox retry, through the listener, until it answers 2xx', async () => {
+    local.statuses.push(500, 503);
+    const payId = await paid(sandbox(), 'https://merchant.invalid/hooks');
+    const [delivered] = await eventually('the delivery after the retries', async () => {
+      const found = await deliveries(payId);
+      return found[0]?.status === 'DELIVERED' ? found : undefined;
+    });
+    expect(delivered!.attempts.map((a) => a.statusCode)).toEqual([500, 503, 200]);
+    expect(local.verified.filter((p) => p === payId)).toHaveLength(3);
+  });
+
+  it('once listen stops, it removes its listener: deliveries go to their URL again', async () => {
+    await listener!.stop();
+    expect(listener!.output()).toMatch(/Stopped; listener lst_[0-9a-f]+ removed\./);
+    const payId = await paid(sandbox(), 'https://merchant.invalid/hooks');
+    const [attempted] = await eventually('an attempt at the URL', async () => {
+      const found = await deliveries(payId);
+      return found[0] && found[0].attempts.length > 0 ? found : undefined;
+    });
+    expect(attempted!.attempts[0]!.listenerId).toBeUndefined();
+    expect(attempted!.attempts[0]!.error).toBeDefined(); // merchant.invalid does not resolve
   });
 });
