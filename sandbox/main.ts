@@ -28,7 +28,7 @@ const USAGE = `usage: npm run sandbox [-- options]
                       writes none (the subcommands then need --url and --admin-key)
   --quiet             no request log
 
-Subcommands (against a running sandbox): reset, clock, deliveries, trigger;
+Subcommands (against a running sandbox): reset, clock, deliveries, trigger, listen;
 \`npm run sandbox -- trigger --help\` lists them.`;
 
 /** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
