@@ -38,16 +38,19 @@ function aborted(signal: AbortSignal): Promise<never> {
 /** The system resolver (getaddrinfo, which runs on libuv's thread pool), two lookups at a time. */
 function systemLookups(): (host: string, signal: AbortSignal) => Promise<ResolvedAddress[]> {
   let running = 0;
-  const waiting: Array<() => void> = [];
+  let waiting: Array<() => void> = [];
   return async (host, signal) => {
-    if (running >= 2) await Promise.race([new Promise<void>((r) => waiting.push(r)), aborted(signal)]);
+    // Every waiter looks again when a lookup ends (one that gave up meanwhile takes no turn).
+    while (running >= 2) await Promise.race([new Promise<void>((r) => waiting.push(r)), aborted(signal)]);
     running++;
     try {
       const found = await Promise.race([lookup(host, { all: true }), aborted(signal)]);
       return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
     } finally {
       running--;
-      waiting.shift()?.();
+      const woken = waiting;
+      waiting = [];
+      for (const wake of woken) wake();
     }
   };
 }
