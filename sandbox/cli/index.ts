@@ -350,7 +350,8 @@ function table(rows: string[][]): string[] {
   );
 }
 
-const attemptText = (a: Schemas['WebhookAttempt']) => `${a.at}  ${a.statusCode ?? a.error ?? '?'}  ${a.durationMs} ms`;
+const attemptText = (a: Schemas['WebhookAttempt']) =>
+  `${a.at}  ${a.statusCode ?? a.error ?? '?'}  ${a.durationMs} ms${a.listenerId ? `  (via ${a.listenerId})` : ''}`;
 
 async function deliveries(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);
