@@ -179,7 +179,7 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
-  '0004_webhook_retention': {
+  '0006_webhook_retention': {
     async up(db: Kysely<unknown>) {
       // When a delivery ended (DELIVERED or DEAD): its retention counts from then. Rows that ended
       // before this migration count from their last schedule.
@@ -192,7 +192,7 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
-  '0005_webhook_listeners': {
+  '0007_webhook_listeners': {
     async up(db: Kysely<unknown>) {
       // The merchants' connected `listen` clients (a row lives while its client polls), and which
       // listener's claim holds a delivery.
