@@ -15,7 +15,7 @@ import { resendDeliveryById } from '../app/webhooks.js';
 import { type ApiDocument, loadApiDocument, type OperationContract } from '../contract/api-document.js';
 import type { Merchant, WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { parseBasic } from './auth.js';
+import type { AuthResult } from './auth.js';
 import { type BodyOf, type ParametersOf, type Reply, readInput } from './pipeline.js';
 import { type ProblemInput, problemBody } from './problems.js';
 
@@ -45,8 +45,8 @@ export interface AdminDeps {
   onWebhookQueued(): void;
   /** The merchants' listeners (`npm run sandbox -- listen`). */
   listeners: Listeners;
-  /** A merchant's credentials checked (the listener operations'). */
-  verifyKey(merchantId: string, apiKey: string): Promise<Merchant | undefined>;
+  /** A merchant's HTTP Basic credentials checked as the merchant roots check them (the listener operations'). */
+  authenticateMerchant(headers: FastifyRequest['headers']): Promise<AuthResult>;
   document?: AdminDocument;
 }
 
@@ -358,22 +358,10 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
             const authorization = request.headers.authorization;
             let merchant: Merchant | undefined;
             if (byMerchant(op)) {
-              const pair =
-                typeof authorization === 'string' && /^basic /i.test(authorization)
-                  ? parseBasic(authorization.slice(6).trim())
-                  : undefined;
-              merchant = pair ? await deps.verifyKey(pair[0], pair[1]) : undefined;
-              if (!merchant)
-                return send(
-                  op,
-                  reply,
-                  problem(401, {
-                    title: 'Authentication required.',
-                    detail: pair
-                      ? 'Unknown merchant id or wrong API key.'
-                      : 'Send the merchant id and API key as HTTP Basic credentials.',
-                  }),
-                );
+              const auth = await deps.authenticateMerchant(request.headers);
+              if (!auth.ok)
+                return send(op, reply, problem(401, { title: 'Authentication required.', detail: auth.detail }));
+              merchant = auth.merchant;
             } else {
               const presented =
                 typeof authorization === 'string' && /^bearer /i.test(authorization)

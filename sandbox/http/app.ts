@@ -47,7 +47,7 @@ export interface SandboxAppOptions {
   /** Where webhooks may go (default: the policy's defaults, without the sandbox's own address). */
   destinations?: DestinationPolicy;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
-  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'verifyKey'>;
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'authenticateMerchant'>;
 }
 
 declare module 'fastify' {
@@ -158,7 +158,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       ...options.admin,
       store,
       onWebhookQueued: () => options.onWebhookQueued?.(),
-      verifyKey: auth.verifyKey,
+      // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
+      authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
     });
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
