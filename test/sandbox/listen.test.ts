@@ -20,6 +20,7 @@ import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
+import { runSandboxCommand } from '../support/sandbox-process.js';
 
 const dbs = databases();
 let seq = 0;
@@ -307,6 +308,25 @@ describe('npm run sandbox -- listen --forward-to, end to end', () => {
     });
     expect(delivered!.attempts.map((a) => a.statusCode)).toEqual([500, 503, 200]);
     expect(local.verified.filter((p) => p === payId)).toHaveLength(3);
+  });
+
+  it('refused credentials, or no --forward-to: exit 1 with one line', async () => {
+    const { merchant, url } = sandbox();
+    for (const [args, message] of [
+      [
+        ['--merchant-id', merchant.merchantId, '--api-key', 'sk_test_wrong', '--forward-to', local.url],
+        /^sandbox listen: the sandbox at .* refused merchant .*'s credentials \(401\)/,
+      ],
+      [
+        ['--merchant-id', merchant.merchantId, '--api-key', merchant.apiKey],
+        /^sandbox listen: listen needs --forward-to/,
+      ],
+    ] as const) {
+      const result = await runSandboxCommand(['listen', '--url', url, ...args]);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    }
   });
 
   it('once listen stops, it removes its listener: deliveries go to their URL again', async () => {
