@@ -20,6 +20,10 @@ const USAGE = `usage: npm run sandbox [-- options]
   --webhook-attempts <n>     attempts before a webhook delivery is dead-lettered (default 6)
   --webhook-retry-ms <ms>    wait after the first failed attempt, doubling after each (default 1000)
   --webhook-timeout-ms <ms>  each attempt's time limit (default 5000)
+  --webhook-private-networks <allow|deny>  webhooks to loopback and private networks (default:
+                      SANDBOX_WEBHOOK_PRIVATE_NETWORKS, else allow); deny for a sandbox others reach
+  --webhook-retention-days <n>       delivered webhook deliveries are kept n days (default 7)
+  --webhook-dead-retention-days <n>  dead-lettered ones are kept, and resendable, n days (default 30)
   --admin-key <key>   the admin API's key (default: SANDBOX_ADMIN_KEY, else a new one per start,
                       printed); written with the address to .sandbox/cli.json for the subcommands
   --secret-file <path>  the sandbox secret every key is derived from (default: SANDBOX_SECRET itself,
@@ -33,7 +37,7 @@ const USAGE = `usage: npm run sandbox [-- options]
                       else none: no browser may call; see docs/sandbox.md#cors)
   --quiet             no request log
 
-Subcommands (against a running sandbox): seed, reset, clock, deliveries, trigger;
+Subcommands (against a running sandbox): seed, reset, clock, deliveries, trigger, listen, env;
 \`npm run sandbox -- trigger --help\` lists them.`;
 
 /** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
@@ -53,6 +57,9 @@ function options() {
         'webhook-attempts': { type: 'string' },
         'webhook-retry-ms': { type: 'string' },
         'webhook-timeout-ms': { type: 'string' },
+        'webhook-private-networks': { type: 'string' },
+        'webhook-retention-days': { type: 'string' },
+        'webhook-dead-retention-days': { type: 'string' },
         'admin-key': { type: 'string' },
         'cli-config': { type: 'string' },
         'secret-file': { type: 'string' },
@@ -129,7 +136,22 @@ async function serve(): Promise<void> {
     retryBaseMs: positive('webhook-retry-ms', values['webhook-retry-ms']),
     timeoutMs: positive('webhook-timeout-ms', values['webhook-timeout-ms']),
   };
-  const webhooks = Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined));
+  const privateNetworks = values['webhook-private-networks'] ?? process.env.SANDBOX_WEBHOOK_PRIVATE_NETWORKS;
+  if (privateNetworks !== undefined && privateNetworks !== 'allow' && privateNetworks !== 'deny')
+    fail(
+      `--webhook-private-networks (or SANDBOX_WEBHOOK_PRIVATE_NETWORKS) must be allow or deny, got ${privateNetworks}`,
+    );
+  const webhooks = {
+    ...Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined)),
+    ...(privateNetworks !== undefined ? { privateNetworks: privateNetworks as 'allow' | 'deny' } : {}),
+  };
+  const DAY_MS = 86_400_000;
+  const deliveredDays = positive('webhook-retention-days', values['webhook-retention-days']);
+  const deadDays = positive('webhook-dead-retention-days', values['webhook-dead-retention-days']);
+  const retention = {
+    ...(deliveredDays !== undefined ? { deliveredMs: deliveredDays * DAY_MS } : {}),
+    ...(deadDays !== undefined ? { deadMs: deadDays * DAY_MS } : {}),
+  };
   const adminKey = values['admin-key'] ?? process.env.SANDBOX_ADMIN_KEY;
   const configPath = cliConfigPath(values['cli-config']);
   if (configPath !== undefined && configPath.trim() === '')
@@ -197,6 +219,7 @@ async function serve(): Promise<void> {
       },
       webhooks,
       corsOrigins,
+      retention,
       ...(adminKey !== undefined ? { adminKey } : {}),
       ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
     });

@@ -4,6 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
+import { destinationPolicy, type PrivateNetworks, type SelfAddresses, selfAddresses } from './app/destinations.js';
+import type { Retention } from './app/housekeeping.js';
+import { createListeners } from './app/listeners.js';
 import {
   adoptSecret,
   DEMO_MERCHANT_ID,
@@ -18,7 +21,9 @@ import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
 import { createSandboxApp } from './http/app.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
-import { type Deliverer, startDeliverer } from './jobs/webhook-deliverer.js';
+import { startHousekeeper } from './jobs/housekeeper.js';
+import { type Deliverer, SDK_SIGNER, startDeliverer } from './jobs/webhook-deliverer.js';
+import type { Resolve } from './jobs/webhook-post.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 
@@ -51,9 +56,23 @@ export interface SandboxOptions {
   /** The address links point at; default `http://<host>:<port>`. */
   publicUrl?: string;
   /** Webhook delivery: the retry schedule (sandbox defaults: 6 attempts over about 30 s) and the outbox's polling. */
-  webhooks?: Partial<WebhookSchedule> & { pollMs?: number };
+  webhooks?: Partial<WebhookSchedule> & {
+    pollMs?: number;
+    /** Webhooks to private networks and loopback (other than the sandbox's own port): allowed by default. */
+    privateNetworks?: PrivateNetworks;
+    /** Attempts in flight at once (default 64) and held per merchant (default 4). */
+    concurrency?: number;
+    perMerchant?: number;
+    /** Host name resolution before each attempt (default: DNS); tests give their own. */
+    resolve?: Resolve;
+  };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
+  /**
+   * How long delivered and dead-lettered webhook deliveries are kept (default 7 and 30 days), and how
+   * often housekeeping deletes what is past its retention (default every minute).
+   */
+  retention?: Partial<Retention> & { intervalMs?: number };
   /** The admin API's credential (`Authorization: Bearer <adminKey>` under /_sandbox); default: a random one per start. */
   adminKey?: string;
   /** Origins that may call, from a browser, the operations a browser may call (docs/sandbox.md#cors); none: closed. */
@@ -98,11 +117,29 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     let deliverer: Deliverer | undefined;
     const publicUrl = () => options.publicUrl ?? url;
     const adminKey = options.adminKey ?? newAdminKey();
+    // The sandbox's own addresses, from its server once it listens: never a webhook's destination.
+    let self: SelfAddresses | undefined;
+    const { pollMs, privateNetworks, concurrency, perMerchant, resolve, ...schedule } = options.webhooks ?? {};
+    const destinations = destinationPolicy({ ...(privateNetworks ? { privateNetworks } : {}), self: () => self });
+    // `npm run sandbox -- listen`: the merchants' listeners take their scopes' deliveries meanwhile.
+    const listeners = createListeners({
+      store,
+      secrets,
+      signer: SDK_SIGNER,
+      schedule,
+      ...(pollMs !== undefined ? { pollMs } : {}),
+      onReleased: () => deliverer?.kick(),
+    });
+    /** A commit queued deliveries (or made retries due): the deliverer and the listeners look at once. */
+    const queued = () => {
+      deliverer?.kick();
+      listeners.wake();
+    };
     const clocks = await createClocks({
       store,
       tables: contract.tables,
       fingerprint: secrets.fingerprint,
-      onWebhookQueued: () => deliverer?.kick(),
+      onWebhookQueued: queued,
       ...(options.log ? { log: options.log } : {}),
     });
     const examples: string[] = [];
@@ -122,10 +159,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       publicUrl,
       now: clocks.now,
       secrets,
-      onWebhookQueued: () => deliverer?.kick(),
+      onWebhookQueued: queued,
+      destinations,
       admin: {
         key: adminKey,
         clocks,
+        listeners,
         secrets,
         async afterReset(filter) {
           // The demo merchant's credentials live as long as its data.
@@ -138,12 +177,25 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
-    const { pollMs, ...schedule } = options.webhooks ?? {};
+    const listening = app.server.address();
+    if (typeof listening === 'object' && listening)
+      self = selfAddresses(listening, { host, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) });
     deliverer = startDeliverer({
       store,
       secrets,
       schedule,
+      destinations,
       ...(pollMs !== undefined ? { pollMs } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(perMerchant !== undefined ? { perMerchant } : {}),
+      ...(resolve ? { resolve } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    const { intervalMs, ...retention } = options.retention ?? {};
+    const housekeeper = startHousekeeper({
+      store,
+      retention,
+      ...(intervalMs !== undefined ? { intervalMs } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
     const ticker = startClockTicker(clocks, {
@@ -164,6 +216,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       examples,
       async close() {
         await ticker.stop();
+        await housekeeper.stop();
+        listeners.stop();
         await deliverer?.stop();
         await app.close();
         await store.close();

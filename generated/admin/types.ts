@@ -203,6 +203,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/listeners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a listener
+         * @description Registers a listener of the merchant's deliveries in one environment (default test). It stays alive while it polls (GET its deliveries); deliveries of its scope go to it meanwhile, not to their URL. A merchant has at most 4 listeners alive: a fifth is a 409.
+         */
+        post: operations["createListener"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/listeners/{listenerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listener's id (from its registration). */
+                listenerId: components["parameters"]["ListenerIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a listener
+         * @description Removes the listener. The deliveries it held (handed over, not yet answered) are due again at once; with no listener left, the scope's deliveries go to their URL.
+         */
+        delete: operations["deleteListener"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/listeners/{listenerId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listener's id (from its registration). */
+                listenerId: components["parameters"]["ListenerIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Wait for deliveries
+         * @description Long poll: answers as soon as deliveries of the listener's scope are due, with up to `max` of them, held for the listener until the attempt timeout plus 5 seconds; after `waitSeconds` without any, with none. Each comes with the headers to post it with (the enhanced ones signed) and a claim to report the answer with. Keeps the listener alive. A listener unknown to the merchant, removed or expired is a 404 (register again); a second poll while one is open is a 409.
+         */
+        get: operations["pollListener"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/listeners/{listenerId}/deliveries/{deliveryId}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listener's id (from its registration). */
+                listenerId: components["parameters"]["ListenerIdPath"];
+                /** @description The delivery's id. */
+                deliveryId: components["parameters"]["DeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the local endpoint's answer
+         * @description Records what the listener's local endpoint answered to a delivery it holds (its claim): the status, or why there was none. It is the delivery's attempt: a 2xx delivers it, anything else is retried after the sandbox's back-off (to a listener again while one is alive) and dead-lettered after the last attempt. A claim that no longer holds the delivery (its hold ran out and it was handed over again) is a 409, and changes nothing.
+         */
+        post: operations["answerListenedDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -405,6 +496,8 @@ export interface components {
              * @description How long the attempt took.
              */
             durationMs: number;
+            /** @description The listener that forwarded it to its local endpoint (whose answer this is), when one did. */
+            listenerId?: string;
         };
         /** @description A notification for a merchant's webhook URL, with every attempt to send it. */
         WebhookDelivery: {
@@ -440,6 +533,86 @@ export interface components {
         /** @description Webhook deliveries. */
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description Which of the merchant's environments to listen to. */
+        ListenerRequest: {
+            environment?: components["schemas"]["Environment"];
+        };
+        /** @description A listener of a merchant's webhook deliveries in one scope. */
+        Listener: {
+            /** @description The listener's id. */
+            id: string;
+            scope: components["schemas"]["Scope"];
+            expiresAt: components["schemas"]["Instant"];
+            /**
+             * Format: int32
+             * @description The longest a poll waits.
+             */
+            maxWaitSeconds: number;
+            /**
+             * Format: int32
+             * @description Deliveries the listener may hold at once (handed over, not yet answered).
+             */
+            maxHeld: number;
+        };
+        /** @description A delivery handed to a listener, to post to its local endpoint as it is. */
+        ListenedDelivery: {
+            /** @description The delivery's id. */
+            id: string;
+            /** @description The payment it reports. */
+            payId: string;
+            /**
+             * Format: uri
+             * @description The merchant's webhook URL (`urls.webhook`), where it would have gone.
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Which attempt this is (1 for the first).
+             */
+            attempt: number;
+            /** @description Report the answer with it; it holds the delivery for the listener. */
+            claim: string;
+            /**
+             * Format: int32
+             * @description The local endpoint's time limit.
+             */
+            timeoutMs: number;
+            /** @description The headers to post it with, the signature included (names as sent). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The notification body (JSON text), to post byte for byte. */
+            body: string;
+        };
+        /** @description Deliveries handed to a listener. */
+        ListenedDeliveryList: {
+            data: components["schemas"]["ListenedDelivery"][];
+        };
+        /** @description What the listener's local endpoint answered: its status, or why there was none. */
+        ListenerAnswer: {
+            /** @description The claim the delivery was handed over with. */
+            claim: string;
+            /**
+             * Format: int32
+             * @description The local endpoint's HTTP status.
+             */
+            statusCode: number;
+            /**
+             * Format: int32
+             * @description How long the local post took.
+             */
+            durationMs: number;
+        } | {
+            /** @description The claim the delivery was handed over with. */
+            claim: string;
+            /** @description Why (a connection error, a timeout). */
+            error: string;
+            /**
+             * Format: int32
+             * @description How long the local post took.
+             */
+            durationMs: number;
         };
     };
     responses: {
@@ -486,7 +659,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No such merchant or delivery. */
+        /** @description The merchant credentials are missing or wrong. */
+        ListenerUnauthorized: {
+            headers: {
+                /** @description The scheme and realm to authenticate with. */
+                "WWW-Authenticate"?: "Basic realm=\"sandbox-listen\"";
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://developer.payment-service.example/problems/unauthorized",
+                 *       "title": "Authentication required.",
+                 *       "status": 401,
+                 *       "detail": "Send the merchant id and API key as HTTP Basic credentials.",
+                 *       "instance": "/_sandbox/listeners"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No such merchant, delivery or listener. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -504,7 +697,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent; the scope holds data the contract's examples collide with). */
+        /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent; the scope holds data the contract's examples collide with; a merchant has 4 listeners alive; a listener's poll is open already; a claim no longer holds its delivery). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -584,6 +777,8 @@ export interface components {
         EnvironmentPath: components["schemas"]["Environment"];
         /** @description The delivery's id. */
         DeliveryIdPath: string;
+        /** @description The listener's id (from its registration). */
+        ListenerIdPath: string;
     };
     requestBodies: never;
     headers: never;
@@ -611,8 +806,14 @@ export type DeliveryStatus = components['schemas']['DeliveryStatus'];
 export type WebhookAttempt = components['schemas']['WebhookAttempt'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
+export type ListenerRequest = components['schemas']['ListenerRequest'];
+export type Listener = components['schemas']['Listener'];
+export type ListenedDelivery = components['schemas']['ListenedDelivery'];
+export type ListenedDeliveryList = components['schemas']['ListenedDeliveryList'];
+export type ListenerAnswer = components['schemas']['ListenerAnswer'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseListenerUnauthorized = components['responses']['ListenerUnauthorized'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
@@ -621,6 +822,7 @@ export type ResponseInternalError = components['responses']['InternalError'];
 export type ParameterMerchantIdPath = components['parameters']['MerchantIdPath'];
 export type ParameterEnvironmentPath = components['parameters']['EnvironmentPath'];
 export type ParameterDeliveryIdPath = components['parameters']['DeliveryIdPath'];
+export type ParameterListenerIdPath = components['parameters']['ListenerIdPath'];
 export type $defs = Record<string, never>;
 export interface operations {
     listMerchants: {
@@ -1081,6 +1283,192 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createListener: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "environment": "test"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListenerRequest"];
+            };
+        };
+        responses: {
+            /** @description The listener. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lst_5f0c2b8e4d179a51",
+                     *       "scope": {
+                     *         "merchantId": "demo_merchant",
+                     *         "environment": "test"
+                     *       },
+                     *       "expiresAt": "2026-11-21T09:14:23.000Z",
+                     *       "maxWaitSeconds": 25,
+                     *       "maxHeld": 8
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Listener"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ListenerUnauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteListener: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listener's id (from its registration). */
+                listenerId: components["parameters"]["ListenerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ListenerUnauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    pollListener: {
+        parameters: {
+            query?: {
+                /** @description How long to wait for a delivery. */
+                waitSeconds?: number;
+                /** @description At most this many deliveries. */
+                max?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The listener's id (from its registration). */
+                listenerId: components["parameters"]["ListenerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries handed over (none when the wait ended without any). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0195a3f2-9b10-7f3a-8c2d-1e5f6a7b8c9d",
+                     *           "payId": "0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17",
+                     *           "url": "https://shop.example.com/hooks/payments",
+                     *           "attempt": 1,
+                     *           "claim": "lst_5f0c2b8e4d179a51.8c2d1e5f6a7b",
+                     *           "timeoutMs": 5000,
+                     *           "headers": {
+                     *             "content-type": "application/json",
+                     *             "user-agent": "payment-service-sandbox-webhooks",
+                     *             "X-Webhook-Signature": "t=1795340043,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"
+                     *           },
+                     *           "body": "{\"payId\":\"0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17\",\"state\":\"CAPTURED\"}"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListenedDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ListenerUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    answerListenedDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listener's id (from its registration). */
+                listenerId: components["parameters"]["ListenerIdPath"];
+                /** @description The delivery's id. */
+                deliveryId: components["parameters"]["DeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenerAnswer"];
+            };
+        };
+        responses: {
+            /** @description The delivery after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0195a3f2-9b10-7f3a-8c2d-1e5f6a7b8c9d",
+                     *       "scope": {
+                     *         "merchantId": "demo_merchant",
+                     *         "environment": "test"
+                     *       },
+                     *       "payId": "0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17",
+                     *       "kind": "enhanced",
+                     *       "url": "https://shop.example.com/hooks/payments",
+                     *       "status": "DELIVERED",
+                     *       "attempts": [
+                     *         {
+                     *           "at": "2026-11-21T09:14:04.000Z",
+                     *           "statusCode": 200,
+                     *           "durationMs": 12,
+                     *           "listenerId": "lst_5f0c2b8e4d179a51"
+                     *         }
+                     *       ],
+                     *       "nextAttemptAt": "2026-11-21T09:14:03.000Z",
+                     *       "createdAt": "2026-11-21T09:14:03.000Z",
+                     *       "deliveredAt": "2026-11-21T09:14:04.000Z",
+                     *       "body": "{\"payId\":\"0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17\",\"state\":\"CAPTURED\"}"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ListenerUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

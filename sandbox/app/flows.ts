@@ -5,40 +5,50 @@ import type { Decision } from '../domain/payments.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas } from '../domain/types.js';
 import type { StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
+import { type DestinationContext, webhookUrlRejection } from './destinations.js';
 import { isRejection, notFound, type Rejection, refused } from './outcomes.js';
 import { pastExpiration, startPayment, unknownSimulation } from './payments.js';
 
 export async function createCheckoutSession(
-  ctx: AppContext,
+  ctx: DestinationContext,
   tx: StoreTransaction,
   request: Schemas['CheckoutSessionRequest'],
 ): Promise<{ session: CheckoutSession } | Rejection> {
-  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
-  if (invalidInput) return invalidInput;
+  const rejected =
+    unknownSimulation(ctx, request.simulationMode) ??
+    pastExpiration(ctx, request.expirationTime) ??
+    webhookUrlRejection(ctx, request.urls);
+  if (rejected) return rejected;
   const session = createSession(ctx.scope, request, ctx.domain);
   await tx.sessions.insert(session);
   return { session };
 }
 
 export async function createPaymentLink(
-  ctx: AppContext,
+  ctx: DestinationContext,
   tx: StoreTransaction,
   request: Schemas['PaymentLinkRequest'],
 ): Promise<{ link: PaymentLink } | Rejection> {
-  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
-  if (invalidInput) return invalidInput;
+  const rejected =
+    unknownSimulation(ctx, request.simulationMode) ??
+    pastExpiration(ctx, request.expirationTime) ??
+    webhookUrlRejection(ctx, request.urls);
+  if (rejected) return rejected;
   const link = createLink(ctx.scope, request, ctx.domain);
   await tx.links.insert(link);
   return { link };
 }
 
 export async function createPaymentIntent(
-  ctx: AppContext,
+  ctx: DestinationContext,
   tx: StoreTransaction,
   request: Schemas['PaymentIntentRequest'],
 ): Promise<{ intent: PaymentIntent } | Rejection> {
-  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
-  if (invalidInput) return invalidInput;
+  const rejected =
+    unknownSimulation(ctx, request.simulationMode) ??
+    pastExpiration(ctx, request.expirationTime) ??
+    webhookUrlRejection(ctx, request.urls);
+  if (rejected) return rejected;
   const intent = createIntent(ctx.scope, request, ctx.domain);
   await tx.intents.insert(intent);
   return { intent };

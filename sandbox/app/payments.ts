@@ -30,6 +30,7 @@ import {
 import type { Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
+import { type DestinationContext, webhookUrlRejection } from './destinations.js';
 import { invalid, isRejection, notFound, type Rejection, refused } from './outcomes.js';
 
 /** A `simulationMode` the contract does not list is invalid input, refused before any state changes. */
@@ -193,12 +194,15 @@ export async function settle(
 
 /** A payment request: without paymentMethods the customer chooses the method on the hosted page. */
 export async function createPayment(
-  ctx: AppContext,
+  ctx: DestinationContext,
   tx: StoreTransaction,
   request: Schemas['PaymentRequest'],
 ): Promise<{ decision: Decision } | Rejection> {
-  const invalidInput = unknownSimulation(ctx, request.simulationMode) ?? pastExpiration(ctx, request.expirationTime);
-  if (invalidInput) return invalidInput;
+  const rejected =
+    unknownSimulation(ctx, request.simulationMode) ??
+    pastExpiration(ctx, request.expirationTime) ??
+    webhookUrlRejection(ctx, request.urls);
+  if (rejected) return rejected;
   const { paymentMethods, credentialOnFile } = request;
   const input = newPaymentOf(ctx.scope, request, {
     integrationType: paymentMethods?.integrationType ?? 'HOSTED',

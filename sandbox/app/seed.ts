@@ -25,7 +25,8 @@ import { completeOnHostedPage, type Decision, MULTI_STEP_METHODS, refundable } f
 import { CARD_RANGES, passesLuhn } from '../domain/services.js';
 import type { Environment, Merchant, Payment, PaymentPlan, Schemas, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoreTransaction } from '../store/store.js';
-import { type AppContext, appContextAt } from './context.js';
+import { appContextAt } from './context.js';
+import { type DestinationContext, destinationPolicy } from './destinations.js';
 import { createPaymentIntent, createPaymentLink } from './flows.js';
 import { isRejection, notFound, type Rejection } from './outcomes.js';
 import { createPayment, methodTypeOf, paymentChanges, settle } from './payments.js';
@@ -161,7 +162,8 @@ export async function seedExamples(
       ...base.domain,
       newId: (kind) => queue.get(kind)?.shift() ?? base.domain.newId(kind),
     };
-    const ctx: AppContext = { ...base, domain };
+    // The examples' webhook URLs are the contract's own: the default policy takes them.
+    const ctx: DestinationContext = { ...base, domain, destinations: destinationPolicy({}) };
     const check = (what: string) => {
       const left = [...queue].flatMap(([kind, list]) => list.map((id) => `${kind} ${id}`));
       if (left.length > 0) throw new ExampleConflict(`${what}: the scope holds another in place of ${left.join(', ')}`);
@@ -178,7 +180,7 @@ export async function seedExamples(
     payments.set(decision.payment.payId, decision.payment);
     return decision.payment;
   };
-  const pay = async (ctx: AppContext, request: Schemas['PaymentRequest'], what: string) =>
+  const pay = async (ctx: DestinationContext, request: Schemas['PaymentRequest'], what: string) =>
     decided(ok(await createPayment(ctx, tx, request), what).decision, what);
 
   // The payment GET shows, made and then changed as its history says.

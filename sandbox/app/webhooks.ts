@@ -32,11 +32,20 @@ export type DeliveryAttempt = WebhookDelivery['attempts'][number];
 const countedAttempts = (d: WebhookDelivery) => d.attempts.length - (d.resentAfterAttempts ?? 0);
 
 /**
- * Takes up to `limit` deliveries due at `now` and holds them until `lockedUntil`: two processes on
- * one database never take the same one.
+ * Takes up to `limit` deliveries due at `now`, fairly across merchants (at most `perMerchant` held
+ * per merchant), and holds them until `lockedUntil`: two processes on one database never take the
+ * same one. Scopes with a connected listener (app/listeners.ts) are left to it.
  */
-export const takeDueDeliveries = (store: Store, now: Date, lockedUntil: Date, limit: number) =>
-  store.webhooks.claimDue(now.toISOString(), lockedUntil.toISOString(), limit);
+export const takeDueDeliveries = (
+  store: Store,
+  claim: { now: Date; lockedUntil: Date; limit: number; perMerchant: number },
+) =>
+  store.webhooks.claimDue({
+    now: claim.now.toISOString(),
+    lockedUntil: claim.lockedUntil.toISOString(),
+    limit: claim.limit,
+    perMerchant: claim.perMerchant,
+  });
 
 /** The secrets an enhanced delivery is signed with (every secret of the merchant while one is rotated); none for a basic one. */
 export async function signingSecrets(
@@ -49,19 +58,47 @@ export async function signingSecrets(
   return merchant ? webhookSecretsOf(merchant, secrets) : [];
 }
 
-/** The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered. */
+/** The SDK's signing (src/webhooks/: signWebhook and its header's name), handed to the use cases that sign by the composition root. */
+export interface WebhookSigner {
+  header: string;
+  sign(body: string, secrets: string[], options: { timestamp: number }): Promise<string>;
+}
+
+/** The headers of an attempt made at `at`: the enhanced ones signed under every secret of the merchant. */
+export async function deliveryHeaders(
+  store: Store,
+  secrets: SandboxSecrets,
+  delivery: WebhookDelivery,
+  at: Date,
+  signer: WebhookSigner,
+): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'payment-service-sandbox-webhooks',
+  };
+  const signWith = await signingSecrets(store, secrets, delivery);
+  if (signWith.length > 0)
+    headers[signer.header] = await signer.sign(delivery.body, signWith, { timestamp: Math.floor(at.getTime() / 1000) });
+  return headers;
+}
+
+/**
+ * The delivery after `attempt`, ended at `at`: delivered on a 2xx, else retried or dead-lettered
+ * (at once when `final`: the destination policy refused the address, which no retry changes).
+ */
 export function afterAttempt(
   delivery: WebhookDelivery,
   attempt: DeliveryAttempt,
   at: Date,
   schedule: WebhookSchedule,
+  final = false,
 ): WebhookDelivery {
   const next: WebhookDelivery = { ...delivery, attempts: [...delivery.attempts, attempt] };
   const status = attempt.statusCode;
   if (status !== undefined && status >= 200 && status < 300)
     return { ...next, status: 'DELIVERED', deliveredAt: at.toISOString() };
   const counted = countedAttempts(next);
-  if (counted >= schedule.maxAttempts) return { ...next, status: 'DEAD' };
+  if (final || counted >= schedule.maxAttempts) return { ...next, status: 'DEAD' };
   return {
     ...next,
     nextAttemptAt: new Date(
@@ -70,15 +107,16 @@ export function afterAttempt(
   };
 }
 
-/** Records an attempt's result and releases the delivery's hold. */
+/** Records an attempt's result and releases the delivery's hold (`final`: dead-lettered at once, see afterAttempt). */
 export async function recordAttempt(
   store: Store,
   delivery: WebhookDelivery,
   attempt: DeliveryAttempt,
   at: Date,
   schedule: WebhookSchedule,
+  final = false,
 ): Promise<WebhookDelivery> {
-  const done = afterAttempt(delivery, attempt, at, schedule);
+  const done = afterAttempt(delivery, attempt, at, schedule, final);
   await store.webhooks.save(done);
   return done;
 }

@@ -1,17 +1,19 @@
 // The sandbox's subcommands: `npm run sandbox -- <command>` (sandbox/main.ts without a command
 // serves). They call a running sandbox: its admin API (typed by generated/admin/types.ts) and, for
-// `trigger`, its merchant API through the SDK. Errors: one line on stderr, exit code 1.
+// `trigger`, its merchant API through the SDK; `listen` its listener operations with the merchant's
+// credentials (listen.ts). Errors: one line on stderr, exit code 1.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { components } from '../../generated/admin/types.js';
 import { createPaymentClient, PaymentError } from '../../src/client/index.js';
 import { type AdminClient, admin, CliError, createAdminClient, unreachable } from './admin-client.js';
 import { CLI_CONFIG_PATH, type CliConfig, cliConfigPath, DEFAULT_URL, readCliConfig } from './config.js';
 import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
+import { listen, listenCredentials } from './listen.js';
 
 type Schemas = components['schemas'];
 type Environment = Schemas['Environment'];
 
-export const COMMANDS = ['seed', 'reset', 'clock', 'deliveries', 'trigger', 'env'] as const;
+export const COMMANDS = ['seed', 'reset', 'clock', 'deliveries', 'trigger', 'listen', 'env'] as const;
 
 const COMMON = `
 Every command takes:
@@ -43,6 +45,13 @@ ${EVENTS.map((e) => `        ${e.padEnd(24)} ${FIXTURES[e]!.description}${FIXTUR
       an event that advances the clock moves the merchant's test clock: its open checkout sessions
       and payment links may expire meanwhile
       the merchant's API key: --api-key, SANDBOX_API_KEY, or ${CLI_CONFIG_PATH} (the sandbox keeps only hashes)
+  listen --forward-to <url> [--merchant-id ID] [--api-key KEY] [--environment E]
+      receive the merchant's webhook deliveries on this machine (it opens the connection: the
+      sandbox may be remote) and post each to <url> with its headers and signature; the local
+      answer counts as the delivery's attempt. Meanwhile the merchant's deliveries go to its
+      listeners instead of their URLs. Takes the merchant's credentials (--merchant-id, else
+      SANDBOX_MERCHANT_ID or ${CLI_CONFIG_PATH}; --api-key, else SANDBOX_API_KEY or ${CLI_CONFIG_PATH}),
+      not the admin key. Ctrl-C stops it.
   env [--merchant ID] [--environment test|live]
       export lines for a shell or a .env file, from ${CLI_CONFIG_PATH}: PAYMENT_API_BASE_URL,
       MERCHANT_ID, API_KEY, WEBHOOK_SECRET (what the docs' samples and the example receiver read);
@@ -66,6 +75,8 @@ const OPTIONS = {
   hours: { type: 'string' },
   days: { type: 'string' },
   to: { type: 'string' },
+  'forward-to': { type: 'string' },
+  'merchant-id': { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 /** Which options each command (and sub-action) accepts: a misplaced one is an error, not ignored. */
@@ -77,6 +88,7 @@ const ACCEPTS: Record<string, ReadonlyArray<keyof typeof OPTIONS>> = {
   deliveries: ['status', 'pay-id', 'merchant', 'environment', 'limit'],
   'deliveries resend': [],
   trigger: ['merchant', 'environment', 'api-key', 'webhook-url'],
+  listen: ['forward-to', 'merchant-id', 'merchant', 'api-key', 'environment'],
   env: ['merchant', 'environment'],
 };
 
@@ -86,6 +98,8 @@ interface Io {
   env: NodeJS.ProcessEnv;
   /** Where the CLI config is read (default .sandbox/cli.json in the working directory). */
   configPath?: string;
+  /** Stops `listen` (default: SIGINT or SIGTERM). */
+  signal?: AbortSignal;
 }
 
 /** Runs one command; resolves to the exit code. */
@@ -101,8 +115,9 @@ export async function runCli(
       return 0;
     }
     const action = positionals[0];
-    // trigger's positional is its event; clock's and deliveries' an action.
-    const key = action === undefined || command === 'trigger' ? command : `${command} ${action}`;
+    // trigger's positional is its event; clock's and deliveries' an action; listen takes none.
+    const key =
+      action === undefined || command === 'trigger' || command === 'listen' ? command : `${command} ${action}`;
     const accepted = ACCEPTS[key];
     if (!accepted)
       throw new CliError(`unknown ${command} action ${JSON.stringify(action)} (--help lists the commands)`);
@@ -111,6 +126,8 @@ export async function runCli(
         throw new CliError(`--${name} is not an option of \`${key}\``);
     }
     if (key === 'env') return env(values, io);
+    // listen takes the merchant's credentials, not the admin key.
+    if (key === 'listen') return await listenCommand(values, positionals, io);
     const ctx = context(values, io);
     switch (key) {
       case 'seed':
@@ -188,6 +205,54 @@ function context(values: Values, io: Io): Context {
     call: (request) => admin(url, request),
     print: (json, text) => io.out(values.json ? JSON.stringify(json, null, 2) : text()),
   };
+}
+
+/** The sandbox's address and the CLI config that describes it (its keys belong to it, not to another --url). */
+function sandboxOf(values: Values, io: Io): { url: string; config: CliConfig | undefined } {
+  const path = io.configPath ?? cliConfigPath(values['cli-config'], io.env);
+  const written = path === undefined ? undefined : readCliConfig(path);
+  const url = (values.url ?? written?.url ?? DEFAULT_URL).replace(/\/+$/, '');
+  try {
+    new URL(url);
+  } catch {
+    throw new CliError(`--url must be a URL such as ${DEFAULT_URL}, got ${url}`);
+  }
+  return { url, config: written && written.url.replace(/\/+$/, '') === url ? written : undefined };
+}
+
+async function listenCommand(values: Values, positionals: string[], io: Io): Promise<number> {
+  if (positionals.length > 0) throw new CliError('usage: listen --forward-to <url> [--merchant-id ID] [--api-key KEY]');
+  const forwardTo = values['forward-to'];
+  if (forwardTo === undefined)
+    throw new CliError(
+      'listen needs --forward-to <url>: your local webhook endpoint, such as http://localhost:3000/webhooks',
+    );
+  const { url, config } = sandboxOf(values, io);
+  const { merchantId, apiKey } = listenCredentials(values, io.env, config);
+  let signal = io.signal;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  if (!signal) {
+    signal = stop.signal;
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    return await listen({
+      url,
+      merchantId,
+      apiKey,
+      environment: environmentOf(values) ?? 'test',
+      forwardTo,
+      json: values.json === true,
+      out: io.out,
+      err: io.err,
+      signal,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
 function environmentOf(values: Values): Environment | undefined {
@@ -320,7 +385,8 @@ function table(rows: string[][]): string[] {
   );
 }
 
-const attemptText = (a: Schemas['WebhookAttempt']) => `${a.at}  ${a.statusCode ?? a.error ?? '?'}  ${a.durationMs} ms`;
+const attemptText = (a: Schemas['WebhookAttempt']) =>
+  `${a.at}  ${a.statusCode ?? a.error ?? '?'}  ${a.durationMs} ms${a.listenerId ? `  (via ${a.listenerId})` : ''}`;
 
 async function deliveries(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);

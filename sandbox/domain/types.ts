@@ -188,9 +188,11 @@ export interface WebhookAttempt {
   at: Timestamp;
   /** The receiver's HTTP status, when it answered. */
   statusCode?: number;
-  /** Why the attempt failed without an answer (timeout, connection refused). */
+  /** Why the attempt failed without an answer (timeout, connection refused, a refused destination). */
   error?: string;
   durationMs: number;
+  /** The `listen` client that forwarded it (and answered with its local endpoint's status), when one did. */
+  listenerId?: string;
 }
 
 export interface WebhookDelivery {

@@ -1,20 +1,24 @@
 // The admin API: the sandbox's developer control surface under /_sandbox, served from its own
 // document (sandbox/admin/openapi.yaml) through the contract's machinery (routes, validation,
 // problem bodies and the response check all come from that document). Its own credential: the
-// admin key as a bearer token. Not part of the merchant contract.
+// admin key as a bearer token; the listener operations (`npm run sandbox -- listen`) take a
+// merchant's own credentials instead (HTTP Basic), per the document's security of each operation.
+// Not part of the merchant contract.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { components, operations } from '../../generated/admin/types.js';
 import { findDelivery, listDeliveries, listMerchants, merchantScope, resetData } from '../app/admin.js';
 import { ClockError, type TestClocks } from '../app/clock.js';
+import { LISTENER_LIMITS, type Listeners } from '../app/listeners.js';
 import { rotateApiKey } from '../app/merchants.js';
 import { isRejection, type Rejection } from '../app/outcomes.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import { type ExampleDeps, giveExamples } from '../app/seed.js';
 import { resendDeliveryById } from '../app/webhooks.js';
 import { type ApiDocument, loadApiDocument, type OperationContract } from '../contract/api-document.js';
-import type { WebhookDelivery } from '../domain/types.js';
+import type { Merchant, WebhookDelivery } from '../domain/types.js';
 import type { DataFilter, Store } from '../store/store.js';
+import type { AuthResult } from './auth.js';
 import { type BodyOf, type ParametersOf, type Reply, readInput } from './pipeline.js';
 import { type ProblemInput, problemBody } from './problems.js';
 
@@ -22,6 +26,9 @@ export const ADMIN_DOCUMENT_PATH = new URL('../admin/openapi.yaml', import.meta.
 /** Every path of the admin document starts with it; the merchant roots never do. */
 export const ADMIN_PREFIX = '/_sandbox';
 const REALM = 'Bearer realm="sandbox-admin"';
+/** The operations that take a merchant's credentials (the document's `listenerAuth`), and their realm. */
+const LISTENER_SCHEME = 'listenerAuth';
+const LISTENER_REALM = 'Basic realm="sandbox-listen"';
 
 export type AdminOperationId = keyof operations;
 export type AdminDocument = ApiDocument<AdminOperationId>;
@@ -47,6 +54,10 @@ export interface AdminDeps {
   forgetCredentials(merchantId?: string): void;
   /** What the contract's examples are made from (seedExamples, and a reset of scopes that had them). */
   examples: ExampleDeps;
+  /** The merchants' listeners (`npm run sandbox -- listen`). */
+  listeners: Listeners;
+  /** A merchant's HTTP Basic credentials checked as the merchant roots check them (the listener operations'). */
+  authenticateMerchant(headers: FastifyRequest['headers']): Promise<AuthResult>;
   document?: AdminDocument;
 }
 
@@ -56,6 +67,10 @@ interface AdminRequest<Id extends AdminOperationId = AdminOperationId> {
   query: ParametersOf<operations[Id], 'query'>;
   body: BodyOf<operations[Id]>;
   problem(status: number, input: ProblemInput): Reply;
+  /** The merchant whose credentials a listener operation was called with (undefined for the others). */
+  merchant: Merchant | undefined;
+  /** Aborts when the client goes away before the answer (a long poll stops waiting). */
+  signal: AbortSignal;
 }
 
 type AdminHandlers = { [Id in AdminOperationId]: (request: AdminRequest<Id>) => Promise<Reply> };
@@ -76,6 +91,7 @@ function deliveryBody(d: WebhookDelivery): Schemas['WebhookDelivery'] {
       ...(a.statusCode !== undefined ? { statusCode: a.statusCode } : {}),
       ...(a.error !== undefined ? { error: a.error.slice(0, 1024) } : {}),
       durationMs: a.durationMs,
+      ...(a.listenerId !== undefined ? { listenerId: a.listenerId } : {}),
     })),
     nextAttemptAt: d.nextAttemptAt,
     createdAt: d.createdAt,
@@ -92,8 +108,20 @@ const rejectionReply = (r: Pick<AdminRequest, 'problem'>, rejection: Rejection):
     detail: rejection.rejected === 'notFound' ? `No ${rejection.what.toLowerCase()} ${rejection.id}.` : 'Not found.',
   });
 
+/** The merchant of a listener operation (authenticated before the handler runs). */
+const merchantOf = (r: Pick<AdminRequest, 'merchant'>): Merchant => {
+  if (!r.merchant) throw new Error('a listener operation ran without merchant credentials');
+  return r.merchant;
+};
+
+const noListener = (r: Pick<AdminRequest, 'problem'>, id: string) =>
+  r.problem(404, {
+    title: 'Not found.',
+    detail: `No listener ${id} of this merchant: it was removed, or expired (it did not poll for a while). Register again.`,
+  });
+
 function handlers(deps: AdminDeps): AdminHandlers {
-  const { store, clocks } = deps;
+  const { store, clocks, listeners } = deps;
 
   return {
     async listMerchants() {
@@ -206,6 +234,80 @@ function handlers(deps: AdminDeps): AdminHandlers {
       deps.onWebhookQueued();
       return { status: 202, body: deliveryBody(outcome) };
     },
+
+    async createListener(r) {
+      const merchant = merchantOf(r);
+      const scope = { merchantId: merchant.merchantId, environment: r.body?.environment ?? 'test' };
+      const listener = await listeners.register(scope);
+      if (listener === 'full')
+        return r.problem(409, {
+          title: 'Too many listeners.',
+          detail: `Merchant ${merchant.merchantId} has ${LISTENER_LIMITS.perMerchant} listeners already: stop one, or wait until it expires.`,
+          type: 'sandbox/too-many-listeners',
+        });
+      const body: Schemas['Listener'] = {
+        id: listener.id,
+        scope: listener.scope,
+        expiresAt: listener.expiresAt.toISOString(),
+        maxWaitSeconds: LISTENER_LIMITS.maxWaitSeconds,
+        maxHeld: LISTENER_LIMITS.held,
+      };
+      return { status: 201, body };
+    },
+
+    async pollListener(r) {
+      const merchant = merchantOf(r);
+      const handed = await listeners.poll(merchant.merchantId, r.path.listenerId, {
+        waitMs: (r.query.waitSeconds ?? LISTENER_LIMITS.maxWaitSeconds) * 1000,
+        max: r.query.max ?? LISTENER_LIMITS.held,
+        signal: r.signal,
+      });
+      if (handed === 'missing') return noListener(r, r.path.listenerId);
+      if (handed === 'busy')
+        return r.problem(409, {
+          title: 'A poll is open already.',
+          detail: 'This listener is waiting in another request: poll again once it has answered.',
+          type: 'sandbox/poll-open',
+        });
+      const body: Schemas['ListenedDeliveryList'] = {
+        data: handed.map(({ delivery, claim, headers, timeoutMs }) => ({
+          id: delivery.id,
+          payId: delivery.payId,
+          url: delivery.url,
+          attempt: delivery.attempts.length + 1,
+          claim,
+          timeoutMs,
+          headers,
+          body: delivery.body,
+        })),
+      };
+      return { status: 200, body };
+    },
+
+    async answerListenedDelivery(r) {
+      const merchant = merchantOf(r);
+      const { claim, durationMs } = r.body;
+      const answer =
+        'statusCode' in r.body ? { statusCode: r.body.statusCode, durationMs } : { error: r.body.error, durationMs };
+      const outcome = await listeners.answer(merchant.merchantId, r.path.listenerId, r.path.deliveryId, claim, answer);
+      if (outcome === 'missing')
+        return rejectionReply(r, { rejected: 'notFound', what: 'Webhook delivery', id: r.path.deliveryId });
+      if (outcome === 'stale')
+        return r.problem(409, {
+          title: 'The claim no longer holds the delivery.',
+          detail: 'Its hold ran out and it was handed over again (or released): its answer is not recorded.',
+          type: 'sandbox/claim-lost',
+        });
+      if (outcome.status === 'PENDING') deps.onWebhookQueued();
+      return { status: 200, body: deliveryBody(outcome) };
+    },
+
+    async deleteListener(r) {
+      const merchant = merchantOf(r);
+      return (await listeners.remove(merchant.merchantId, r.path.listenerId))
+        ? { status: 204 }
+        : noListener(r, r.path.listenerId);
+    },
   };
 }
 
@@ -227,11 +329,17 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
       status,
       body: problemBody(document, op, status, input, { traceId: '', instance: instance(request) }),
     });
-  const send = (op: Pick<OperationContract<string>, 'id' | 'responses'>, reply: FastifyReply, r: Reply) => {
+  const byMerchant = (op: Pick<OperationContract<string>, 'security'>) =>
+    (op.security as string[]).includes(LISTENER_SCHEME);
+  const send = (
+    op: Pick<OperationContract<string>, 'id' | 'responses' | 'security'>,
+    reply: FastifyReply,
+    r: Reply,
+  ) => {
     const response = op.responses.get(r.status);
     if (!response) throw new Error(`${op.id} would answer ${r.status}, which the admin document does not declare`);
     reply.code(r.status);
-    if (r.status === 401) reply.header('www-authenticate', REALM);
+    if (r.status === 401) reply.header('www-authenticate', byMerchant(op) ? LISTENER_REALM : REALM);
     if (r.body === undefined) return reply.send();
     return reply
       .header('content-type', `${response.mediaType ?? 'application/json'}; charset=utf-8`)
@@ -283,25 +391,36 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
           handler: async (request, reply) => {
             const problem = problemFor(op, request);
             const authorization = request.headers.authorization;
-            const presented =
-              typeof authorization === 'string' && /^bearer /i.test(authorization)
-                ? authorization.slice(7).trim()
-                : undefined;
-            if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
-              return send(
-                op,
-                reply,
-                problem(401, {
-                  title: 'Authentication required.',
-                  detail:
-                    presented === undefined
-                      ? 'Send the admin key as Authorization: Bearer <admin key>.'
-                      : 'Wrong admin key.',
-                }),
-              );
+            let merchant: Merchant | undefined;
+            if (byMerchant(op)) {
+              const auth = await deps.authenticateMerchant(request.headers);
+              if (!auth.ok)
+                return send(op, reply, problem(401, { title: 'Authentication required.', detail: auth.detail }));
+              merchant = auth.merchant;
+            } else {
+              const presented =
+                typeof authorization === 'string' && /^bearer /i.test(authorization)
+                  ? authorization.slice(7).trim()
+                  : undefined;
+              if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+                return send(
+                  op,
+                  reply,
+                  problem(401, {
+                    title: 'Authentication required.',
+                    detail:
+                      presented === undefined
+                        ? 'Send the admin key as Authorization: Bearer <admin key>.'
+                        : 'Wrong admin key.',
+                  }),
+                );
+              }
             }
             const input = readInput(op, request, problem);
             if ('reply' in input) return send(op, reply, input.reply);
+            // The client going away (a long poll it gave up): the handler stops waiting.
+            const gone = new AbortController();
+            reply.raw.once('close', () => gone.abort());
             return send(
               op,
               reply,
@@ -310,6 +429,8 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
                 query: input.parameters.query,
                 body: input.body,
                 problem,
+                merchant,
+                signal: gone.signal,
               } as AdminRequest),
             );
           },

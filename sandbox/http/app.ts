@@ -1,6 +1,7 @@
 // The sandbox's HTTP server (fastify): every operation of the contract under both roots, the test
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
 import { newId } from '../app/ids.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import type { Contract } from '../contract/contract.js';
@@ -36,8 +37,10 @@ export interface SandboxAppOptions {
   secrets: SandboxSecrets;
   /** Called after a commit that queued a webhook delivery (the deliverer looks at once). */
   onWebhookQueued?: () => void;
+  /** Where webhooks may go (default: the policy's defaults, without the sandbox's own address). */
+  destinations?: DestinationPolicy;
   /** The admin API under /_sandbox (sandbox/admin/openapi.yaml); absent: not served. */
-  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials' | 'examples'>;
+  admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials' | 'examples' | 'authenticateMerchant'>;
   /** Origins that may call the operations a browser may call (sandbox/http/cors.ts); none: CORS closed. */
   corsOrigins?: readonly string[];
 }
@@ -63,6 +66,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     publicUrl: () => options.publicUrl().replace(/\/+$/, ''),
     now,
     secrets: options.secrets,
+    destinations: options.destinations ?? destinationPolicy({}),
   };
 
   // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.
@@ -156,6 +160,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       onWebhookQueued: () => options.onWebhookQueued?.(),
       forgetCredentials: (merchantId) => auth.forget(merchantId),
       examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.secrets.fingerprint },
+      // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
+      authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
     });
   const cors = sandboxCors(contract.document, options.corsOrigins ?? []);
   for (const { root, environment } of ROOTS) {

@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../generated/operations.js';
 import type { operations } from '../../generated/types.js';
-import { type AppContext, domainContextAt } from '../app/context.js';
+import { domainContextAt } from '../app/context.js';
+import type { DestinationContext, DestinationPolicy } from '../app/destinations.js';
 import { newId } from '../app/ids.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import type { OperationContract } from '../contract/api-document.js';
@@ -54,7 +55,7 @@ export type ParametersOf<Op extends GeneratedOperation, In extends 'path' | 'que
 export type RequestBody<Id extends OperationId> = BodyOf<operations[Id]>;
 
 /** A request of the operation `Id`, validated: its parameters and body have the operation's types. */
-export interface RequestContext<Id extends OperationId = OperationId> extends AppContext {
+export interface RequestContext<Id extends OperationId = OperationId> extends DestinationContext {
   readonly operation: OperationContract<Id>;
   readonly environment: Environment;
   /** Path parameters, validated. */
@@ -97,6 +98,8 @@ export interface PipelineDeps {
   now(scope: Scope): Date;
   /** The keys derived from the sandbox secret (card fingerprints, request digests). */
   secrets: SandboxSecrets;
+  /** Where webhooks may go: a request's `urls.webhook` is checked against it. */
+  destinations: DestinationPolicy;
 }
 
 /**
@@ -109,6 +112,7 @@ class Context implements RequestContext {
   readonly query: RequestContext['query'];
   readonly publicUrl: string;
   readonly fingerprint: (text: string) => string;
+  readonly destinations: DestinationPolicy;
   #domain: DomainContext | undefined;
 
   constructor(
@@ -127,6 +131,7 @@ class Context implements RequestContext {
     this.query = parameters.query as RequestContext['query'];
     this.publicUrl = deps.publicUrl();
     this.fingerprint = deps.secrets.fingerprint;
+    this.destinations = deps.destinations;
   }
 
   /** Made on first use: a GET of a stored document never needs it. */

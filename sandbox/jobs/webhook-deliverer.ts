@@ -1,21 +1,44 @@
 // Webhook delivery from the outbox: due deliveries are taken (held for a lease, so that two sandbox
-// processes on one PostgreSQL never send the same attempt), POSTed to the merchant's URL with a
-// timeout, the enhanced ones signed with the SDK's own helper under every secret of the merchant;
-// each attempt's result is recorded by app/webhooks.ts (delivered, retried, or dead-lettered). A
-// delivery is written in the transaction of the state change it reports, so a crash (even kill -9)
-// loses none: what was taken and not recorded is taken again when its lease runs out.
+// processes on one PostgreSQL never send the same attempt), POSTed to the merchant's URL under the
+// destination policy (jobs/webhook-post.ts) with a timeout, the enhanced ones signed with the SDK's
+// own helper under every secret of the merchant; each attempt's result is recorded by
+// app/webhooks.ts (delivered, retried, or dead-lettered). A delivery is written in the transaction
+// of the state change it reports, so a crash (even kill -9) loses none: what was taken and not
+// recorded is taken again when its lease runs out.
+//
+// Fair across merchants: every attempt runs on its own (nothing waits for the slowest of a batch),
+// at most `concurrency` at once in this process and at most `perMerchant` held per merchant (in
+// every process: the claim counts the merchant's leases in the database); each claim takes every
+// merchant's next delivery before any merchant's one after it, merchants holding fewer first. A
+// merchant whose endpoint never answers holds `perMerchant` attempts until their timeout; the
+// others' deliveries are taken beside them, on the next claim (a commit that queues one kicks it;
+// else the poll, every `pollMs`). The scopes of a connected listener (`npm run sandbox -- listen`)
+// are left to it (app/listeners.ts).
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
+import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE,
   type DeliveryAttempt,
+  deliveryHeaders,
   recordAttempt,
-  signingSecrets,
   takeDueDeliveries,
   type WebhookSchedule,
+  type WebhookSigner,
 } from '../app/webhooks.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { type Resolve, webhookPoster } from './webhook-post.js';
+
+/** The SDK's signing (src/webhooks/), for the deliverer and the listeners (app/listeners.ts). */
+export const SDK_SIGNER: WebhookSigner = { header: WEBHOOK_SIGNATURE_HEADER, sign: signWebhook };
+
+/** Attempts in flight at once in one process. */
+export const DEFAULT_CONCURRENCY = 64;
+/** Deliveries held at once per merchant (in every process). */
+export const DEFAULT_PER_MERCHANT = 4;
+/** A delivery being sent is held for its timeout plus this. */
+export const LEASE_MARGIN_MS = 5_000;
 
 export interface DelivererOptions {
   store: Store;
@@ -24,6 +47,14 @@ export interface DelivererOptions {
   schedule?: Partial<WebhookSchedule>;
   /** How often the outbox is polled when nothing kicks it. */
   pollMs?: number;
+  /** Attempts in flight at once (default 64). */
+  concurrency?: number;
+  /** Deliveries held at once per merchant, counted in every process (default 4). */
+  perMerchant?: number;
+  /** Where webhooks may go (default: the policy's defaults). */
+  destinations?: DestinationPolicy;
+  /** Host name resolution (default: DNS, see webhook-post.ts; tests give their own). */
+  resolve?: Resolve;
   now?: () => Date;
   log?: (line: string) => void;
 }
@@ -35,98 +66,106 @@ export interface Deliverer {
   stop(): Promise<void>;
 }
 
-/** Deliveries taken per pass. */
-const BATCH = 16;
+/** At most this many deliveries per claim (the claim runs again while it comes back full). */
+const MAX_CLAIM = 32;
 
 export function startDeliverer(options: DelivererOptions): Deliverer {
   const schedule = { ...DEFAULT_WEBHOOK_SCHEDULE, ...options.schedule };
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? 200;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const perMerchant = options.perMerchant ?? DEFAULT_PER_MERCHANT;
   const { store } = options;
+  const post = webhookPoster({
+    policy: options.destinations ?? destinationPolicy({}),
+    timeoutMs: schedule.timeoutMs,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
   let stopped = false;
-  let running: Promise<void> | undefined;
+  let claiming: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  const inFlight = new Set<Promise<void>>();
 
-  /** POSTs the delivery once: the receiver's status, or the error that stood in for one. */
-  async function attempt(delivery: WebhookDelivery): Promise<DeliveryAttempt> {
+  /** POSTs the delivery once: the receiver's status, or the error that stood in for one (`final`: refused by the policy). */
+  async function attempt(delivery: WebhookDelivery): Promise<{ attempt: DeliveryAttempt; final: boolean }> {
     const started = now();
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'payment-service-sandbox-webhooks',
-    };
-    const secrets = await signingSecrets(store, options.secrets, delivery);
-    if (secrets.length > 0)
-      headers[WEBHOOK_SIGNATURE_HEADER] = await signWebhook(delivery.body, secrets, {
-        timestamp: Math.floor(started.getTime() / 1000),
-      });
-    let statusCode: number | undefined;
-    let error: string | undefined;
     const t0 = performance.now();
-    try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers,
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(schedule.timeoutMs),
-      });
-      statusCode = response.status;
-      await response.body?.cancel().catch(() => undefined);
-    } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      error = e.name === 'TimeoutError' ? `no answer within ${schedule.timeoutMs} ms` : (e.cause?.code ?? e.message);
-    }
+    const result = await post(
+      delivery.url,
+      () => deliveryHeaders(store, options.secrets, delivery, started, SDK_SIGNER),
+      delivery.body,
+    );
     return {
-      at: started.toISOString(),
-      ...(statusCode !== undefined ? { statusCode } : {}),
-      ...(error !== undefined ? { error } : {}),
-      durationMs: Math.round(performance.now() - t0),
+      attempt: {
+        at: started.toISOString(),
+        ...('statusCode' in result ? { statusCode: result.statusCode } : { error: result.error }),
+        durationMs: Math.round(performance.now() - t0),
+      },
+      final: 'refused' in result && result.refused === true,
     };
   }
 
-  async function drain(): Promise<void> {
+  async function deliver(delivery: WebhookDelivery): Promise<void> {
+    const made = await attempt(delivery);
+    const done = await recordAttempt(store, delivery, made.attempt, now(), schedule, made.final);
+    const last = done.attempts.at(-1)!;
+    options.log?.(
+      `webhook ${done.id} → ${done.url}: ${last.statusCode ?? last.error} (${done.status}, attempt ${done.attempts.length})`,
+    );
+  }
+
+  /** Claims what the free slots allow and starts each attempt on its own; again while claims come back full. */
+  async function claim(): Promise<void> {
     do {
       again = false;
+      const free = Math.min(concurrency - inFlight.size, MAX_CLAIM);
+      if (free <= 0) return;
       const at = now();
-      const due = await takeDueDeliveries(store, at, new Date(at.getTime() + schedule.timeoutMs + 5_000), BATCH);
-      await Promise.all(
-        due.map(async (delivery) => {
-          const done = await recordAttempt(store, delivery, await attempt(delivery), now(), schedule);
-          const last = done.attempts.at(-1)!;
-          options.log?.(
-            `webhook ${done.id} → ${done.url}: ${last.statusCode ?? last.error} (${done.status}, attempt ${done.attempts.length})`,
-          );
-        }),
-      );
-      if (due.length === BATCH) again = true;
+      const due = await takeDueDeliveries(store, {
+        now: at,
+        lockedUntil: new Date(at.getTime() + schedule.timeoutMs + LEASE_MARGIN_MS),
+        limit: free,
+        perMerchant,
+      });
+      for (const delivery of due) {
+        const running: Promise<void> = deliver(delivery)
+          .catch((err: unknown) => options.log?.(`webhook delivery ${delivery.id}: ${(err as Error).message}`))
+          .finally(() => {
+            inFlight.delete(running);
+            run(); // a slot is free, and the merchant holds one fewer
+          });
+        inFlight.add(running);
+      }
+      if (due.length === free) again = true;
     } while (again && !stopped);
   }
 
   function run(): void {
     if (stopped) return;
-    if (running) {
+    if (claiming) {
       again = true;
       return;
     }
-    running = drain()
+    if (timer) clearTimeout(timer);
+    claiming = claim()
       .catch((err: unknown) => options.log?.(`webhook delivery: ${(err as Error).message}`))
       .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(run, pollMs);
+        claiming = undefined;
+        if (stopped) return;
+        if (again) run();
+        else timer = setTimeout(run, pollMs);
       });
   }
   timer = setTimeout(run, 0);
 
   return {
-    kick() {
-      if (timer) clearTimeout(timer);
-      run();
-    },
+    kick: run,
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running;
+      await claiming;
+      await Promise.all(inFlight);
     },
   };
 }

@@ -3,12 +3,14 @@
 import type { StoreDialect } from './dialect.js';
 import {
   advancedClocks,
+  housekeeping,
   idempotencyStore,
   merchantsRepository,
   paymentDocuments,
   paymentStatements,
   repositoriesOn,
   setting,
+  webhookListeners,
   webhookOutbox,
 } from './repositories/index.js';
 import type { Store } from './store.js';
@@ -29,6 +31,8 @@ export function kyselyStore(dialect: StoreDialect): Store {
     paymentDocumentByTransId: documents.paymentDocumentByTransId,
     idempotency: idempotencyStore(dialect),
     webhooks: webhookOutbox(dialect),
+    listeners: webhookListeners(dialect),
+    housekeeping: housekeeping(dialect),
     merchants: merchantsRepository(dialect),
     clocks: advancedClocks(dialect),
     setting: setting(dialect),

@@ -195,4 +195,30 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_webhook_retention': {
+    async up(db: Kysely<unknown>) {
+      // When a delivery ended (DELIVERED or DEAD): its retention counts from then. Rows that ended
+      // before this migration count from their last schedule.
+      await db.schema.alterTable('webhook_deliveries').addColumn('finished_at', 'text').execute();
+      await sql`update webhook_deliveries set finished_at = next_attempt_at where status <> 'PENDING'`.execute(db);
+      await db.schema
+        .createIndex('webhook_deliveries_finished')
+        .on('webhook_deliveries')
+        .columns(['status', 'finished_at'])
+        .execute();
+    },
+  },
+  '0007_webhook_listeners': {
+    async up(db: Kysely<unknown>) {
+      // The merchants' connected `listen` clients (a row lives while its client polls), and which
+      // listener's claim holds a delivery.
+      await scoped(db.schema.createTable('webhook_listeners'))
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_listeners_pk', ['merchant_id', 'environment', 'id'])
+        .execute();
+      await db.schema.alterTable('webhook_deliveries').addColumn('claim_token', 'text').execute();
+    },
+  },
 };

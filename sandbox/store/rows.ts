@@ -99,13 +99,24 @@ export const storedResponse = (
   body: row.response_body ?? '',
 });
 
+/** When a delivery ended: delivered, or its last attempt (dead); null while it is pending. */
+const finishedAt = (d: WebhookDelivery): string | null =>
+  d.status === 'DELIVERED'
+    ? (d.deliveredAt ?? null)
+    : d.status === 'DEAD'
+      ? (d.attempts.at(-1)?.at ?? d.nextAttemptAt)
+      : null;
+
+/** A delivery's row, free of any hold (a write of a delivery releases its process's or listener's claim). */
 export const deliveryRow = (d: WebhookDelivery) => ({
   id: d.id,
   pay_id: d.payId,
   status: d.status,
   next_attempt_at: d.nextAttemptAt,
   locked_until: null,
+  claim_token: null,
   created_at: d.createdAt,
+  finished_at: finishedAt(d),
   data: JSON.stringify(d),
   ...scopeOf(d.scope),
 });

@@ -117,8 +117,19 @@ export interface WebhookDeliveriesTable extends Scoped {
   next_attempt_at: string;
   /** A process delivering it holds it until then (PostgreSQL: several processes deliver). */
   locked_until: string | null;
+  /** The claim of a listener (`npm run sandbox -- listen`) that holds it: `<listenerId>.<random>`. */
+  claim_token: string | null;
   created_at: string;
+  /** When it became DELIVERED or DEAD (its retention counts from then); null while PENDING. */
+  finished_at: string | null;
   data: string;
+}
+
+/** A merchant's connected `listen` client: alive while it polls (expires_at moves on with each poll). */
+export interface WebhookListenersTable extends Scoped {
+  id: string;
+  expires_at: string;
+  created_at: string;
 }
 
 export interface ClocksTable extends Scoped {
@@ -145,6 +156,7 @@ export interface Database {
   pseudo_numbers: PseudoNumbersTable;
   webhook_deliveries: WebhookDeliveriesTable;
   example_scopes: ExampleScopesTable;
+  webhook_listeners: WebhookListenersTable;
 }
 
 // Kysely's Generated marks columns the database fills; none here (ids come from the application).

@@ -22,6 +22,7 @@ import type {
   WebhookDelivery,
 } from '../domain/types.js';
 import type { IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
+import type { Housekeeping, WebhookListeners, WebhookOutbox } from './webhooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -56,6 +57,10 @@ export class StaleWriteError extends Error {
 // ---------------------------------------------------------------------------------------------
 // Idempotency
 export type { ClaimRequest, ClaimResult, IdempotencyKeyRef, IdempotencyStore, StoredResponse } from './idempotency.js';
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks: the outbox, the listeners, housekeeping
+export type { DueClaim, Housekeeping, ListenerClaim, WebhookListeners, WebhookOutbox } from './webhooks.js';
 
 // ---------------------------------------------------------------------------------------------
 // Repositories inside a transaction
@@ -166,6 +171,8 @@ export interface StoreTransaction {
     insert(delivery: WebhookDelivery): Promise<void>;
     /** A delivery by its id, whatever its scope (ids are unique); `lock` holds it until the transaction ends. */
     find(id: string, options?: { lock?: boolean }): Promise<WebhookDelivery | undefined>;
+    /** The merchant's PENDING delivery `id` while a listener's claim `token` holds it (locked), else undefined. */
+    findClaimed(merchantId: string, id: string, token: string): Promise<WebhookDelivery | undefined>;
     /** Writes the delivery (status, next attempt, attempts) and releases a deliverer's hold. */
     update(delivery: WebhookDelivery): Promise<void>;
     /**
@@ -212,6 +219,8 @@ export interface Store {
   paymentDocumentByTransId(scope: Scope, transId: string): Promise<string | undefined>;
   idempotency: IdempotencyStore;
   webhooks: WebhookOutbox;
+  listeners: WebhookListeners;
+  housekeeping: Housekeeping;
   merchants: {
     /** Inserts or replaces (by merchantId). */
     upsert(merchant: Merchant): Promise<void>;
@@ -227,29 +236,6 @@ export interface Store {
    */
   setting(name: string, create: () => string): Promise<string>;
   close(): Promise<void>;
-}
-
-/** The deliverer's side of the outbox. */
-export interface WebhookOutbox {
-  /**
-   * Takes up to `limit` PENDING deliveries due at `now` that no process holds, and holds them until
-   * `lockedUntil`: two processes on one database never take the same one (PostgreSQL: SKIP LOCKED).
-   */
-  claimDue(now: string, lockedUntil: string, limit: number): Promise<WebhookDelivery[]>;
-  /** Stores a delivery after an attempt (or a resend) and releases its hold. */
-  save(delivery: WebhookDelivery): Promise<void>;
-  get(scope: Scope, id: string): Promise<WebhookDelivery | undefined>;
-  /** A delivery by its id, whatever its scope. */
-  find(id: string): Promise<WebhookDelivery | undefined>;
-  /** Newest first; of one scope, or of every merchant; at most `limit`. */
-  list(filter?: {
-    scope?: Scope;
-    merchantId?: string;
-    environment?: Environment;
-    payId?: string;
-    status?: WebhookDelivery['status'];
-    limit?: number;
-  }): Promise<WebhookDelivery[]>;
 }
 
 /** Which scopes: every merchant's, one merchant's, one environment's, or one scope. */

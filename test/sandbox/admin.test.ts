@@ -42,10 +42,14 @@ describe('the admin document as the sandbox reads it', () => {
     const document = loadAdminDocument();
     expect([...document.operations.keys()].sort()).toEqual([
       'advanceClock',
+      'answerListenedDelivery',
+      'createListener',
+      'deleteListener',
       'getClock',
       'getWebhookDelivery',
       'listMerchants',
       'listWebhookDeliveries',
+      'pollListener',
       'resendWebhookDelivery',
       'resetData',
       'rotateMerchantApiKey',

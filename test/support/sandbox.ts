@@ -86,6 +86,7 @@ export async function startTestSandbox(
     webhooks?: SandboxOptions['webhooks'];
     merchants?: MerchantCredentials[];
     corsOrigins?: string[];
+    retention?: SandboxOptions['retention'];
   } = {},
 ): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
@@ -98,6 +99,7 @@ export async function startTestSandbox(
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.retention ? { retention: options.retention } : {}),
   });
   const basic = (who: MerchantCredentials = merchant) =>
     `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;

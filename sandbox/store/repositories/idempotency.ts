@@ -1,6 +1,7 @@
 // Idempotency-Key: where a claim lives is the dialect's (in the SQLite process, or a lease in the
 // PostgreSQL database); what outlives its retention is purged alike.
 import type { StoreDialect } from '../dialect.js';
+import { scoped } from '../query.js';
 import type { IdempotencyStore, StoreTransaction } from '../store.js';
 import type { Context } from './context.js';
 
@@ -12,8 +13,11 @@ export function idempotencyStore(dialect: StoreDialect): IdempotencyStore {
   return {
     claim: dialect.idempotency.claim,
     release: dialect.idempotency.release,
-    async purgeExpired(now) {
-      const result = await dialect.db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+    async purgeExpired(now, scope) {
+      const result = await dialect.runWrite((db) => {
+        const expired = db.deleteFrom('idempotency_keys').where('expires_at', '<=', now);
+        return (scope ? scoped(expired, scope) : expired).executeTakeFirst();
+      });
       return Number(result.numDeletedRows);
     },
   };

@@ -44,8 +44,10 @@ export function repositoriesOn(dialect: StoreDialect, payments: PaymentStatement
 }
 
 export { advancedClocks } from './clocks.js';
+export { housekeeping } from './housekeeping.js';
 export { idempotencyStore } from './idempotency.js';
 export { merchantsRepository } from './merchants.js';
 export { paymentDocuments, paymentStatements } from './payments.js';
 export { setting } from './settings.js';
+export { webhookListeners } from './webhook-listeners.js';
 export { webhookOutbox } from './webhooks.js';

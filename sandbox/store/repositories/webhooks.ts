@@ -1,12 +1,19 @@
 // The webhook outbox: a delivery is written in the transaction of the state change it reports
-// (the transaction's side), and taken, attempted and stored again by the deliverer (the store's
-// side, WebhookOutbox).
+// (the transaction's side), and taken (webhook-claims.ts), attempted and stored again by the
+// deliverer or a listener (the store's side, WebhookOutbox).
 import type { WebhookDelivery } from '../../domain/types.js';
 import type { StoreDialect } from '../dialect.js';
 import { filtered, locked, mapped, scoped } from '../query.js';
-import { deliveryRow, parse, scopeOfRow } from '../rows.js';
+import { deliveryRow, parse } from '../rows.js';
 import type { StoreTransaction, WebhookOutbox } from '../store.js';
 import type { Context } from './context.js';
+import { claimDue } from './webhook-claims.js';
+
+/** The columns a write of a delivery sets: its state, and no hold (a write releases the claim it was made under). */
+function written(delivery: WebhookDelivery) {
+  const { data, status, next_attempt_at, locked_until, claim_token, finished_at } = deliveryRow(delivery);
+  return { data, status, next_attempt_at, locked_until, claim_token, finished_at };
+}
 
 export function webhooksRepository({ db, dialect }: Context): StoreTransaction['webhooks'] {
   return {
@@ -21,12 +28,22 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
       ).executeTakeFirst();
       return row ? parse<WebhookDelivery>(row) : undefined;
     },
+    async findClaimed(merchantId, id, token) {
+      const row = await dialect
+        .lockForUpdate(
+          db
+            .selectFrom('webhook_deliveries')
+            .select('data')
+            .where('merchant_id', '=', merchantId)
+            .where('id', '=', id)
+            .where('status', '=', 'PENDING')
+            .where('claim_token', '=', token),
+        )
+        .executeTakeFirst();
+      return row ? parse<WebhookDelivery>(row) : undefined;
+    },
     async update(delivery) {
-      const { data, status, next_attempt_at } = deliveryRow(delivery);
-      await scoped(
-        db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }),
-        delivery.scope,
-      )
+      await scoped(db.updateTable('webhook_deliveries').set(written(delivery)), delivery.scope)
         .where('id', '=', delivery.id)
         .execute();
     },
@@ -56,32 +73,10 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
 export function webhookOutbox(dialect: StoreDialect): WebhookOutbox {
   const { reader } = dialect;
   return {
-    claimDue(now, lockedUntil, limit) {
-      return dialect.runTransaction(async (tx) => {
-        const due = tx
-          .selectFrom('webhook_deliveries')
-          .select(['merchant_id', 'environment', 'id', 'data'])
-          .where('status', '=', 'PENDING')
-          .where('next_attempt_at', '<=', now)
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-          .orderBy('next_attempt_at')
-          .limit(limit);
-        const rows = await dialect.lockSkippingLocked(due).execute();
-        for (const r of rows) {
-          await scoped(tx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }), scopeOfRow(r))
-            .where('id', '=', r.id)
-            .execute();
-        }
-        return rows.map((r) => parse<WebhookDelivery>(r));
-      });
-    },
+    claimDue: (claim) => claimDue(dialect, claim),
     async save(delivery) {
-      const { data, status, next_attempt_at } = deliveryRow(delivery);
       await dialect.runWrite((db) =>
-        scoped(
-          db.updateTable('webhook_deliveries').set({ data, status, next_attempt_at, locked_until: null }),
-          delivery.scope,
-        )
+        scoped(db.updateTable('webhook_deliveries').set(written(delivery)), delivery.scope)
           .where('id', '=', delivery.id)
           .execute(),
       );

@@ -1,0 +1,140 @@
+// Housekeeping, on SQLite and on PostgreSQL (app/housekeeping.ts, run by jobs/housekeeper.ts):
+// idempotency keys past their 24 hours are deleted, on the clock of their scope (an advanced clock
+// expires them early, the others keep theirs); delivered webhook deliveries are deleted 7 days after
+// their delivery, dead-lettered ones 30 days after their last attempt, pending ones never; the job
+// runs on its own.
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RETENTION, runHousekeeping } from '../../sandbox/app/housekeeping.js';
+import type { WebhookDelivery } from '../../sandbox/domain/types.js';
+import { databases, STORES } from '../support/postgres.js';
+import { eventually, Receiver } from '../support/receiver.js';
+import { sandboxPerSuite } from '../support/sandbox.js';
+
+const dbs = databases();
+const DAY = 86_400_000;
+let seq = 0;
+
+/** A delivery of `merchantId` in `status`, ended `daysAgo` days ago (PENDING: created then). */
+function delivery(merchantId: string, status: WebhookDelivery['status'], daysAgo: number): WebhookDelivery {
+  const at = new Date(Date.now() - daysAgo * DAY).toISOString();
+  const id = `hk-${Date.now().toString(36)}-${++seq}`;
+  return {
+    id,
+    scope: { merchantId, environment: 'test' },
+    payId: `pay-${id}`,
+    kind: 'basic',
+    url: 'https://shop.example/hooks',
+    body: '{}',
+    status,
+    attempts:
+      status === 'PENDING'
+        ? []
+        : [{ at, durationMs: 3, ...(status === 'DELIVERED' ? { statusCode: 200 } : { statusCode: 500 }) }],
+    // PENDING: its next attempt an hour away (the deliverer leaves it alone meanwhile)
+    nextAttemptAt: status === 'PENDING' ? new Date(Date.now() + 3_600_000).toISOString() : at,
+    createdAt: at,
+    ...(status === 'DELIVERED' ? { deliveredAt: at } : {}),
+  };
+}
+
+describe.each(STORES)('housekeeping on %s', (kind) => {
+  // The job out of the way (hourly): the tests run housekeeping themselves.
+  const sandbox = sandboxPerSuite(() => dbs.database(kind), {
+    webhooks: { pollMs: 25, retryBaseMs: 3_600_000 },
+    retention: { intervalMs: 3_600_000 },
+  });
+
+  it('deletes delivered deliveries after their retention and dead ones after theirs; pending ones stay', async () => {
+    const { sandbox: running, merchant } = sandbox();
+    const m = merchant.merchantId;
+    const rows = {
+      deliveredOld: delivery(m, 'DELIVERED', 8),
+      deliveredRecent: delivery(m, 'DELIVERED', 6),
+      deadOld: delivery(m, 'DEAD', 31),
+      deadRecent: delivery(m, 'DEAD', 29),
+      pendingOld: delivery(m, 'PENDING', 60),
+    };
+    await running.store.transaction(async (tx) => {
+      for (const d of Object.values(rows)) await tx.webhooks.insert(d);
+    });
+    const done = await runHousekeeping(running.store, DEFAULT_RETENTION);
+    expect(done).toMatchObject({ deliveredWebhooks: 1, deadWebhooks: 1 });
+    const left = new Set((await running.store.webhooks.list({ merchantId: m })).map((d) => d.id));
+    expect(left.has(rows.deliveredOld.id)).toBe(false);
+    expect(left.has(rows.deadOld.id)).toBe(false);
+    for (const keep of [rows.deliveredRecent, rows.deadRecent, rows.pendingOld]) expect(left.has(keep.id)).toBe(true);
+    expect(await runHousekeeping(running.store, DEFAULT_RETENTION)).toMatchObject({
+      deliveredWebhooks: 0,
+      deadWebhooks: 0,
+    });
+  });
+
+  it('deletes idempotency keys past their 24 hours on the clock of their scope: an advanced clock expires its own, not the others’', async () => {
+    const { sandbox: running, merchant, other } = sandbox();
+    const create = (who: typeof merchant, key: string) =>
+      sandbox().call('POST', '/payments', {
+        who,
+        headers: { 'idempotency-key': key },
+        body: {
+          transId: `HK-${key}`,
+          amount: { value: 100, currency: 'EUR' },
+          paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+        },
+      });
+    const key = `hk-${Date.now().toString(36)}`;
+    expect((await create(merchant, key)).status).toBe(201);
+    expect((await create(other, key)).status).toBe(201);
+    expect(await runHousekeeping(running.store, DEFAULT_RETENTION)).toMatchObject({ idempotencyKeys: 0 });
+
+    // 25 hours on the merchant's test clock: its key has expired; the other merchant's has not.
+    await running.clocks.advance({ merchantId: merchant.merchantId, environment: 'test' }, { byMs: 25 * 3_600_000 });
+    expect(await runHousekeeping(running.store, DEFAULT_RETENTION)).toMatchObject({ idempotencyKeys: 1 });
+    const replayed = await create(other, key);
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    // The advanced merchant's key is gone: the same request is new work (its transId is taken: 422).
+    const again = await create(merchant, key);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.status).toBe(422);
+  });
+});
+
+describe.each(STORES)('the housekeeping job on %s', (kind) => {
+  const receiver = new Receiver();
+  const sandbox = sandboxPerSuite(
+    async () => {
+      await receiver.start();
+      return dbs.database(kind);
+    },
+    // Every 100 ms, delivered deliveries kept 1.5 s (dead ones the default 30 days).
+    { webhooks: { pollMs: 25 }, retention: { intervalMs: 100, deliveredMs: 1_500 } },
+  );
+  afterAll(() => receiver.stop());
+
+  it('runs on its own: a delivered notification is gone once its retention has passed', async () => {
+    const { sandbox: running } = sandbox();
+    const id = `HK-JOB-${Date.now().toString(36)}`;
+    const created = await sandbox().call('POST', '/payments', {
+      body: {
+        transId: id,
+        amount: { value: 700, currency: 'USD' },
+        urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${id}` },
+      },
+    });
+    expect(created.status).toBe(201);
+    await fetch(created.body._links.redirect.href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=CARD&decision=pay',
+      redirect: 'manual',
+    });
+    const payId = created.body.payId as string;
+    await eventually('the delivery', async () =>
+      (await running.store.webhooks.list({ payId }))[0]?.status === 'DELIVERED' ? true : undefined,
+    );
+    await eventually('housekeeping to delete it', async () =>
+      (await running.store.webhooks.list({ payId })).length === 0 ? true : undefined,
+    );
+    expect(receiver.on(`/hooks/${id}`)).toHaveLength(1);
+  });
+});
