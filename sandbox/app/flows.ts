@@ -6,14 +6,14 @@ import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas } from '../do
 import type { StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
 import { isRejection, notFound, type Rejection, refused } from './outcomes.js';
-import { startPayment, unknownSimulation } from './payments.js';
+import { startPayment, unacceptedUrls, unknownSimulation } from './payments.js';
 
 export async function createCheckoutSession(
   ctx: AppContext,
   tx: StoreTransaction,
   request: Schemas['CheckoutSessionRequest'],
 ): Promise<{ session: CheckoutSession } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
+  const unknown = unknownSimulation(ctx, request.simulationMode) ?? unacceptedUrls(ctx, request.urls);
   if (unknown) return unknown;
   const session = createSession(ctx.scope, request, ctx.domain);
   await tx.sessions.insert(session);
@@ -25,7 +25,7 @@ export async function createPaymentLink(
   tx: StoreTransaction,
   request: Schemas['PaymentLinkRequest'],
 ): Promise<{ link: PaymentLink } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
+  const unknown = unknownSimulation(ctx, request.simulationMode) ?? unacceptedUrls(ctx, request.urls);
   if (unknown) return unknown;
   const link = createLink(ctx.scope, request, ctx.domain);
   await tx.links.insert(link);
@@ -37,7 +37,7 @@ export async function createPaymentIntent(
   tx: StoreTransaction,
   request: Schemas['PaymentIntentRequest'],
 ): Promise<{ intent: PaymentIntent } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
+  const unknown = unknownSimulation(ctx, request.simulationMode) ?? unacceptedUrls(ctx, request.urls);
   if (unknown) return unknown;
   const intent = createIntent(ctx.scope, request, ctx.domain);
   await tx.intents.insert(intent);

@@ -27,6 +27,7 @@ import {
   pseudoNumberRecord,
 } from '../domain/services.js';
 import type { Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
+import { merchantUrlProblem } from '../domain/urls.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
 import { invalid, isRejection, notFound, type Rejection, refused } from './outcomes.js';
@@ -39,6 +40,12 @@ export function unknownSimulation(
 ): Rejection | undefined {
   if (isKnownSimulation(ctx.domain, mode)) return undefined;
   return invalid(field, `unknown simulation code; the contract lists ${[...ctx.domain.simulations.keys()].join(', ')}`);
+}
+
+/** Merchant URLs the scope's root does not accept (`javascript:`, `file:`; plain `http:` on the live root) are invalid input. */
+export function unacceptedUrls(ctx: AppContext, urls: Parameters<typeof merchantUrlProblem>[1]): Rejection | undefined {
+  const problem = merchantUrlProblem(ctx.scope.environment, urls);
+  return problem && invalid(problem.field, problem.message);
 }
 
 /** Stores a decision: the payment (inserted or updated), its new operations, and its details document. */
@@ -190,7 +197,7 @@ export async function createPayment(
   tx: StoreTransaction,
   request: Schemas['PaymentRequest'],
 ): Promise<{ decision: Decision } | Rejection> {
-  const unknown = unknownSimulation(ctx, request.simulationMode);
+  const unknown = unknownSimulation(ctx, request.simulationMode) ?? unacceptedUrls(ctx, request.urls);
   if (unknown) return unknown;
   const { paymentMethods, credentialOnFile } = request;
   const input = newPaymentOf(ctx.scope, request, {
