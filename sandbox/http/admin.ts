@@ -14,7 +14,8 @@ import { resendDeliveryById } from '../app/webhooks.js';
 import { type ApiDocument, loadApiDocument, type OperationContract } from '../contract/api-document.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { DataFilter, Store } from '../store/store.js';
-import { type BodyOf, type ParametersOf, type Reply, readInput } from './pipeline.js';
+import { readInput } from './input.js';
+import type { BodyOf, ParametersOf, Reply } from './pipeline.js';
 import { type ProblemInput, problemBody } from './problems.js';
 
 export const ADMIN_DOCUMENT_PATH = new URL('../admin/openapi.yaml', import.meta.url);

@@ -14,6 +14,7 @@ import type { DomainContext } from '../domain/context.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoredResponse, type StoreTransaction } from '../store/store.js';
 import type { Authenticator } from './auth.js';
+import { readInput } from './input.js';
 import { type ProblemInput, problemBody } from './problems.js';
 
 /** How long a claimed Idempotency-Key holds before a retry may take it over (its request crashed). */
@@ -154,8 +155,6 @@ function canonical(value: unknown): string {
   return `${out}}`;
 }
 
-const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]?.trim().toLowerCase();
-
 export function operationHandler(
   deps: PipelineDeps,
   operation: OperationContract<OperationId>,
@@ -273,71 +272,6 @@ export function operationHandler(
       throw err;
     }
   };
-}
-
-/**
- * The request's input checked against its operation: the media type, the body (JSON parsed, or the
- * form as an object) and the path, query and header parameters; a problem reply (400, 415) naming
- * every offending field otherwise. Shared by the contract's operations and the admin API's.
- */
-export function readInput(
-  operation: OperationContract<string>,
-  request: FastifyRequest,
-  problem: (status: number, input: ProblemInput) => Reply,
-): { reply: Reply } | { body: unknown; parameters: ReturnType<OperationContract['validateParameters']>['values'] } {
-  let body: unknown;
-  const raw = request.body as string | undefined;
-  if (operation.requestMediaType) {
-    const mediaType = mediaTypeOf(request.headers['content-type']);
-    if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
-      return {
-        reply: problem(415, {
-          title: 'Unsupported media type.',
-          detail: `Send the body as ${operation.requestMediaType}.`,
-        }),
-      };
-    }
-    if (raw === undefined || raw === '') {
-      if (operation.requestBodyRequired)
-        return {
-          reply: problem(400, {
-            title: 'One or more validation errors occurred.',
-            detail: 'The request body is required.',
-            errors: { '(body)': ['is required'] },
-          }),
-        };
-    } else if (operation.requestMediaType === 'application/json') {
-      try {
-        body = JSON.parse(raw);
-      } catch (err) {
-        return {
-          reply: problem(400, {
-            title: 'Malformed JSON.',
-            detail: (err as Error).message,
-            errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] },
-          }),
-        };
-      }
-    } else {
-      body = Object.fromEntries(new URLSearchParams(raw));
-    }
-  }
-  const parameters = operation.validateParameters({
-    path: request.params as Record<string, string>,
-    query: request.query as Record<string, unknown>,
-    headers: request.headers as Record<string, unknown>,
-  });
-  const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
-  if (parameters.errors || bodyErrors) {
-    return {
-      reply: problem(400, {
-        title: 'One or more validation errors occurred.',
-        detail: 'See errors for the fields that failed validation.',
-        errors: { ...parameters.errors, ...bodyErrors },
-      }),
-    };
-  }
-  return { body, parameters: parameters.values };
 }
 
 /** The response as it is sent and kept for replays. */
