@@ -15,7 +15,7 @@ import type { Environment, Merchant, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoredResponse, type StoreTransaction } from '../store/store.js';
 import type { Authenticator } from './auth.js';
 import { readInput } from './input.js';
-import { type ProblemInput, problemBody } from './problems.js';
+import { instanceOf, type ProblemInput, problemBody } from './problems.js';
 
 /** How long a claimed Idempotency-Key holds before a retry may take it over (its request crashed). */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
@@ -169,7 +169,7 @@ export function operationHandler(
       status,
       body: problemBody(deps.contract, operation, status, input, {
         traceId: newId('trace'),
-        instance: request.url.split('?')[0]!,
+        instance: instanceOf(request.url),
       }),
     });
     const send = (r: Reply, extra?: Record<string, string>) => {
