@@ -11,7 +11,7 @@ import { sandboxCors } from './cors.js';
 import { Failures, genericFailure, MAX_PARAM_LENGTH, send } from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
-import { BODY_LIMIT_BYTES } from './limits.js';
+import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
 import { operationHandler, REPLAY_HEADER } from './pipeline.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
@@ -21,9 +21,6 @@ export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = 
 ];
 
 export { BODY_LIMIT_BYTES } from './limits.js';
-
-/** Node's limit on the request line and headers (its default maxHeaderSize): more is a 431. */
-const NODE_MAX_HEADER_BYTES = 16 * 1024;
 
 export interface SandboxAppOptions {
   contract: Contract;
@@ -42,6 +39,8 @@ export interface SandboxAppOptions {
   admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials'>;
   /** Origins that may call the operations a browser may call (sandbox/http/cors.ts); none: CORS closed. */
   corsOrigins?: readonly string[];
+  /** Timeouts and caps on connections (default DEFAULT_SERVER_LIMITS, in sandbox/http/limits.ts). */
+  limits?: Partial<ServerLimits>;
 }
 
 declare module 'fastify' {
@@ -67,12 +66,13 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     secrets: options.secrets,
   };
 
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const failures = new Failures(
     [
       { document: contract, prefixes: ROOTS.map((r) => r.root) },
       ...(options.admin ? [{ document: options.admin.document ?? loadAdminDocument(), prefixes: [''] }] : []),
     ],
-    NODE_MAX_HEADER_BYTES,
+    limits.maxHeaderBytes,
   );
 
   // maxParamLength: a long path parameter reaches validation (a 400 naming it); a longer one is
@@ -82,9 +82,20 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     logger: false,
     routerOptions: { caseSensitive: true, maxParamLength: MAX_PARAM_LENGTH },
     return503OnClosing: true,
+    // Slow clients: headers, then the whole request, must arrive in time; an idle connection closes.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      maxHeaderSize: limits.maxHeaderBytes,
+      // How often Node looks for requests past their headers or request timeout.
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
     frameworkErrors: (error, request, reply) => failures.frameworkError(error, request, reply),
     clientErrorHandler: (error, socket) => failures.clientError(error, socket),
   });
+  app.server.headersTimeout = limits.headersTimeoutMs;
+  app.server.maxConnections = limits.maxConnections;
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.

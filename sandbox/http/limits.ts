@@ -10,6 +10,31 @@ export const MAX_BODY_DEPTH = 64;
 /** A `metadata` object whose JSON is larger than this (UTF-8 bytes) is refused. */
 export const METADATA_LIMIT_BYTES = 16 * 1024;
 
+/** The limits of the HTTP server on connections and slow clients. */
+export interface ServerLimits {
+  /** Time to receive a request's line and headers (Node's `server.headersTimeout`): then 408, closed. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, headers and body (`requestTimeout`): then 408, closed. */
+  requestTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed (fastify's `connectionTimeout`). */
+  idleTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long (`keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+  /** Connections open at once; further ones are closed as they arrive (`server.maxConnections`). */
+  maxConnections: number;
+  /** The request line and headers, in bytes (Node's `maxHeaderSize`): more is a 431. */
+  maxHeaderBytes: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 128,
+  maxHeaderBytes: 16 * 1024,
+};
+
 /** Whether `raw` (JSON text) nests objects and arrays deeper than `max`: one pass, strings skipped. */
 export function nestedDeeperThan(raw: string, max: number): boolean {
   if (raw.length <= max) return false; // each level takes at least one character
