@@ -12,7 +12,7 @@ import { Failures, genericFailure, MAX_PARAM_LENGTH, send } from './failures.js'
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
-import { operationHandler, REPLAY_HEADER } from './pipeline.js';
+import { authenticateFirst, operationHandler, REPLAY_HEADER } from './pipeline.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
 export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
@@ -96,6 +96,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   });
   app.server.headersTimeout = limits.headersTimeoutMs;
   app.server.maxConnections = limits.maxConnections;
+  app.decorateRequest('sandboxAuth', null);
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.
@@ -175,6 +176,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       const route = {
         method: operation.method.toUpperCase() as 'GET',
         config: { operationId: operation.id },
+        // Credentials before the body is read: an unauthenticated client never makes the sandbox wait for one.
+        onRequest: authenticateFirst(deps, operation, environment),
         handler: operationHandler(deps, operation, environment),
       };
       // CORS only on the operations a browser may call, and only with allowed origins (cors.ts).
