@@ -156,7 +156,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     });
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
-  registerHostedPages(app, {
+  await registerHostedPages(app, {
     ...deps,
     tables: contract.tables,
     fingerprint: options.secrets.fingerprint,

@@ -4,6 +4,9 @@
 /** Larger request bodies are answered 413 before they are read to the end. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** The hosted page's form (a radio button and a button): larger posts get the page's 413. */
+export const HOSTED_FORM_LIMIT_BYTES = 64 * 1024;
+
 /** JSON bodies nested deeper than this (objects and arrays) are refused before they are parsed. */
 export const MAX_BODY_DEPTH = 64;
 
