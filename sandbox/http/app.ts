@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 import { type AdminDeps, loadAdminDocument, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
 import { sandboxCors } from './cors.js';
-import { Failures, genericFailure, MAX_PARAM_LENGTH, send } from './failures.js';
+import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
@@ -111,7 +111,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       genericFailure({
         status: 404,
         title: 'No such operation.',
-        detail: `${request.method} ${request.url.split('?')[0]} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.`,
+        detail: `${request.method} ${redactedUrl(request.url.split('?')[0]!)} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.`,
       }),
     ),
   );
@@ -122,7 +122,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   // status it does not declare).
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = failureStatus(error);
-    if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
+    if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
     const failure = failures.answer(request.method, request.url, {
       status,
       ...{
@@ -150,8 +150,9 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   if (options.log) {
     const log = options.log;
     app.addHook('onResponse', async (request, reply) => {
+      // A hosted page's id is a bearer capability: the log leaves it out.
       log(
-        `${new Date().toISOString()} ${request.method} ${request.url} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
+        `${new Date().toISOString()} ${request.method} ${redactedUrl(request.url)} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
       );
     });
   }

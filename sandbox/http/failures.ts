@@ -44,6 +44,10 @@ interface Matcher {
 /** The hosted page's address: /hosted/{kind}/{environment}/{merchantId}/{id}. */
 export const HOSTED_PREFIX = '/hosted/';
 
+/** The path of a URL with the hosted page's id (a bearer capability) left out, for logs. */
+export const redactedUrl = (url: string) =>
+  url.replace(/^(\/hosted\/[^/?#]*\/[^/?#]*\/[^/?#]*\/)[^/?#]+/, '$1[redacted]');
+
 export const PROBLEM_JSON = 'application/problem+json; charset=utf-8';
 
 /** The generic problem body of a status, outside any operation. */

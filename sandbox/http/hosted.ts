@@ -14,7 +14,7 @@ import {
 } from '../app/hosted.js';
 import { redirectTarget } from '../domain/hosted.js';
 import type { Scope } from '../domain/types.js';
-import { hostedFailure } from './failures.js';
+import { hostedFailure, redactedUrl } from './failures.js';
 import { type RenderedPage, renderHostedMessage, renderHostedPage } from './hosted-page.js';
 import { HOSTED_FORM_LIMIT_BYTES, unstorable } from './limits.js';
 
@@ -122,7 +122,7 @@ export async function registerHostedPages(app: FastifyInstance, deps: HostedRout
             : typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
               ? 400
               : 500;
-      if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
+      if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
       const failure = hostedFailure(status);
       return reply.code(failure.status).headers(failure.headers).send(failure.body);
     });
