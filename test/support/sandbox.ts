@@ -86,6 +86,8 @@ export async function startTestSandbox(
     webhooks?: SandboxOptions['webhooks'];
     merchants?: MerchantCredentials[];
     corsOrigins?: string[];
+    /** The request log (one line per request; none by default). */
+    log?: (line: string) => void;
   } = {},
 ): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
@@ -98,6 +100,7 @@ export async function startTestSandbox(
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   const basic = (who: MerchantCredentials = merchant) =>
     `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;
