@@ -7,6 +7,7 @@ import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { type AdminDeps, loadAdminDocument, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
+import { BodyBudget, bodyBudgetHook } from './body-budget.js';
 import { sandboxCors } from './cors.js';
 import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
 import { createHandlers } from './handlers/index.js';
@@ -97,6 +98,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   app.server.headersTimeout = limits.headersTimeoutMs;
   app.server.maxConnections = limits.maxConnections;
   app.decorateRequest('sandboxAuth', null);
+  // Bodies in flight, bounded in bytes: past the budget a request waits before its body is read.
+  app.addHook('preParsing', bodyBudgetHook(new BodyBudget(limits.bodyBytesInFlight), BODY_LIMIT_BYTES));
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.

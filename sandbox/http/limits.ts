@@ -27,6 +27,8 @@ export interface ServerLimits {
   maxConnections: number;
   /** The request line and headers, in bytes (Node's `maxHeaderSize`): more is a 431. */
   maxHeaderBytes: number;
+  /** Bytes of large request bodies (over 64 KiB) read and not yet answered, all together; more wait (body-budget.ts). */
+  bodyBytesInFlight: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
@@ -36,6 +38,7 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 128,
   maxHeaderBytes: 16 * 1024,
+  bodyBytesInFlight: 1024 * 1024,
 };
 
 /** Whether `raw` (JSON text) nests objects and arrays deeper than `max`: one pass, strings skipped. */

@@ -205,6 +205,55 @@ describe.each(STORES)('floods against a sandbox process (%s)', (kind) => {
     expect(new Set(statuses)).toEqual(new Set([431, 413, 401]));
   }, 240_000);
 
+  it('120 requests at once with bodies of almost 1 MiB, and 120 concurrent reads of documents too large to cache', async () => {
+    const items = Array.from({ length: 500 }, (_, i) => ({
+      id: String(i),
+      name: 'n'.repeat(200),
+      note: 'e'.repeat(1_700),
+    }));
+    const body = JSON.stringify({ transId: 'X', amount: { value: 1, currency: 'EUR' }, order: { items } });
+    const statuses = await flooded('600 bodies of 0.97 MB, 120 at once', async () => {
+      const all: number[] = [];
+      for (let round = 0; round < 5; round++)
+        all.push(
+          ...(await pool(120, 120, async () => {
+            const response = await api('/payments/pay_none/captures', { method: 'POST', body });
+            await response.arrayBuffer();
+            return response.status;
+          })),
+        );
+      return all;
+    });
+    expect(new Set(statuses)).toEqual(new Set([404]));
+    for (let i = 0; i < 40; i++) {
+      const created = await api('/payments', {
+        method: 'POST',
+        body: JSON.stringify({
+          transId: `FLOOD-BIG-${i}`,
+          amount: { value: 100, currency: 'EUR' },
+          captureMethod: { type: 'MANUAL' },
+          paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+          ...padding(880_000),
+        }),
+      });
+      await created.arrayBuffer();
+      expect(created.status).toBe(201);
+    }
+    const reads = await flooded('360 reads of 0.88 MB documents, 120 at once', async () => {
+      const all: number[] = [];
+      for (let round = 0; round < 3; round++)
+        all.push(
+          ...(await pool(120, 120, async (i) => {
+            const response = await api(`/payments/getByTransId/FLOOD-BIG-${i % 40}`);
+            await response.arrayBuffer();
+            return response.status;
+          })),
+        );
+      return all;
+    });
+    expect(new Set(reads)).toEqual(new Set([200]));
+  }, 240_000);
+
   it('slow clients that trickle headers: the connection cap holds and the headers timeout frees it', async () => {
     const { maxConnections, headersTimeoutMs } = DEFAULT_SERVER_LIMITS;
     const statuses = await flooded(`${maxConnections + 50} slow clients`, async () => {

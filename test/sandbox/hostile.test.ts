@@ -8,6 +8,7 @@
 // contract (conformingFetch, or checkResponse for those fetch cannot send).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
+import { registerMerchants } from '../../sandbox/app/merchants.js';
 import { deriveSecrets, ephemeralSecret } from '../../sandbox/app/secrets.js';
 import { createSandboxApp } from '../../sandbox/http/app.js';
 import { METADATA_LIMIT_BYTES } from '../../sandbox/http/limits.js';
@@ -503,13 +504,16 @@ describe('slow clients and the connection cap', () => {
     keepAliveTimeoutMs: 400,
     idleTimeoutMs: 5_000,
     maxConnections: 4,
+    bodyBytesInFlight: 300_000,
   };
+  const merchant = { merchantId: 'slow_merchant', apiKey: 'sk_test_slow', webhookSecret: 'whsec_slow' };
   let app: Awaited<ReturnType<typeof createSandboxApp>>;
   let store: Awaited<ReturnType<typeof openStore>>;
   let port = 0;
   beforeAll(async () => {
     store = await openStore({ database: ':memory:' });
     const secrets = deriveSecrets(ephemeralSecret());
+    await registerMerchants(store, secrets, [merchant]);
     app = await createSandboxApp({ contract: sandboxContract(), store, secrets, publicUrl: () => '', limits });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
@@ -553,6 +557,33 @@ describe('slow clients and the connection cap', () => {
     expect(answer.status).toBe(401);
     expect(answer.closedAfterMs).toBeGreaterThanOrEqual(limits.keepAliveTimeoutMs - 50);
     expect(answer.closedAfterMs).toBeLessThan(limits.keepAliveTimeoutMs + 1_500);
+  });
+
+  it('large bodies wait for the budget of bodies in flight; small ones never do', async () => {
+    const authorization = `Authorization: Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
+    const post = (length: number, close = false) =>
+      head([
+        'POST /api/v2/payments HTTP/1.1',
+        'Host: x',
+        authorization,
+        'Content-Type: application/json',
+        `Content-Length: ${length}`,
+        ...(close ? ['Connection: close'] : []),
+      ]);
+    const large = JSON.stringify({ transId: 'LARGE', metadata: { pad: 'p'.repeat(200_000) } });
+    const started = Date.now();
+    // A takes 200 000 bytes of the 300 000 and trickles: B's 200 000 must wait until A's connection closes.
+    const a = rawExchange(port, [post(large.length), large.slice(0, 10), { waitMs: 5_000 }], 1_500);
+    await new Promise((r) => setTimeout(r, 100));
+    const b = rawExchange(port, [post(large.length, true), large], 5_000);
+    const small = await rawExchange(port, [post(2, true), '{}'], 2_000);
+    expect(small.status).toBe(400);
+    expect(small.closedAfterMs).toBeLessThan(1_000);
+    const [answerA, answerB] = await Promise.all([a, b]);
+    expect(answerA.status).toBeUndefined();
+    expect(answerB.status).toBe(400); // its metadata is too large: it was read, once A had gone
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    expect(answerB.closedAfterMs! + 100).toBeGreaterThanOrEqual(1_400);
   });
 
   it('connections over the cap are closed as they arrive; the server answers once they are gone', async () => {
