@@ -35,7 +35,7 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   idleTimeoutMs: 60_000,
-  keepAliveTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 30_000,
   maxConnections: 128,
   maxHeaderBytes: 16 * 1024,
   bodyBytesInFlight: 1024 * 1024,
