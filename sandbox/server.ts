@@ -20,6 +20,7 @@ import { giveExamples } from './app/seed.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
 import { createSandboxApp } from './http/app.js';
+import type { ServerLimits } from './http/limits.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
 import { startHousekeeper } from './jobs/housekeeper.js';
 import { type Deliverer, SDK_SIGNER, startDeliverer } from './jobs/webhook-deliverer.js';
@@ -68,6 +69,8 @@ export interface SandboxOptions {
   };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
+  /** Timeouts and caps on connections (default DEFAULT_SERVER_LIMITS, in sandbox/http/limits.ts). */
+  limits?: Partial<ServerLimits>;
   /**
    * How long delivered and dead-lettered webhook deliveries are kept (default 7 and 30 days), and how
    * often housekeeping deletes what is past its retention (default every minute).
@@ -161,6 +164,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       secrets,
       onWebhookQueued: queued,
       destinations,
+      ...(options.limits ? { limits: options.limits } : {}),
       admin: {
         key: adminKey,
         clocks,

@@ -7,7 +7,7 @@ import type { StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
 import { type DestinationContext, webhookUrlRejection } from './destinations.js';
 import { isRejection, notFound, type Rejection, refused } from './outcomes.js';
-import { pastExpiration, startPayment, unknownSimulation } from './payments.js';
+import { pastExpiration, startPayment, unacceptedUrls, unknownSimulation } from './payments.js';
 
 export async function createCheckoutSession(
   ctx: DestinationContext,
@@ -17,6 +17,7 @@ export async function createCheckoutSession(
   const rejected =
     unknownSimulation(ctx, request.simulationMode) ??
     pastExpiration(ctx, request.expirationTime) ??
+    unacceptedUrls(ctx, request.urls) ??
     webhookUrlRejection(ctx, request.urls);
   if (rejected) return rejected;
   const session = createSession(ctx.scope, request, ctx.domain);
@@ -32,6 +33,7 @@ export async function createPaymentLink(
   const rejected =
     unknownSimulation(ctx, request.simulationMode) ??
     pastExpiration(ctx, request.expirationTime) ??
+    unacceptedUrls(ctx, request.urls) ??
     webhookUrlRejection(ctx, request.urls);
   if (rejected) return rejected;
   const link = createLink(ctx.scope, request, ctx.domain);
@@ -47,6 +49,7 @@ export async function createPaymentIntent(
   const rejected =
     unknownSimulation(ctx, request.simulationMode) ??
     pastExpiration(ctx, request.expirationTime) ??
+    unacceptedUrls(ctx, request.urls) ??
     webhookUrlRejection(ctx, request.urls);
   if (rejected) return rejected;
   const intent = createIntent(ctx.scope, request, ctx.domain);

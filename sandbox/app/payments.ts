@@ -28,6 +28,7 @@ import {
   pseudoNumberRecord,
 } from '../domain/services.js';
 import type { Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
+import { merchantUrlProblem } from '../domain/urls.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
 import { type DestinationContext, webhookUrlRejection } from './destinations.js';
@@ -47,6 +48,12 @@ export function unknownSimulation(
 export function pastExpiration(ctx: AppContext, expirationTime: string | undefined): Rejection | undefined {
   const problem = expirationProblem(expirationTime, ctx.domain.now);
   return problem === undefined ? undefined : invalid('expirationTime', problem);
+}
+
+/** Merchant URLs the scope's root does not accept (`javascript:`, `file:`; plain `http:` on the live root) are invalid input. */
+export function unacceptedUrls(ctx: AppContext, urls: Parameters<typeof merchantUrlProblem>[1]): Rejection | undefined {
+  const problem = merchantUrlProblem(ctx.scope.environment, urls);
+  return problem && invalid(problem.field, problem.message);
 }
 
 /** Stores a decision: the payment (inserted or updated), its new operations, and its details document. */
@@ -201,6 +208,7 @@ export async function createPayment(
   const rejected =
     unknownSimulation(ctx, request.simulationMode) ??
     pastExpiration(ctx, request.expirationTime) ??
+    unacceptedUrls(ctx, request.urls) ??
     webhookUrlRejection(ctx, request.urls);
   if (rejected) return rejected;
   const { paymentMethods, credentialOnFile } = request;

@@ -20,9 +20,9 @@ import {
   securityOf,
   toPointer,
 } from '../../tooling/openapi/walker.js';
-import { type FieldErrors, fieldErrors } from './field-errors.js';
+import { type FieldErrors, fieldErrors, mergeFieldErrors } from './field-errors.js';
 
-export type { FieldErrors } from './field-errors.js';
+export { type FieldErrors, mergeFieldErrors, noFieldErrors } from './field-errors.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
@@ -202,19 +202,25 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       },
       validateParameters: (input) => {
         // Copies: Ajv coerces in place (query strings to integers), and the request's objects are fastify's.
-        const values = { path: { ...input.path }, query: { ...input.query }, headers: {} as Record<string, unknown> };
+        // Without a prototype: the client names the query's keys (`?constructor=1` is an unknown
+        // parameter, not Object.prototype.constructor).
+        const values = {
+          path: bare(input.path),
+          query: bare(input.query),
+          headers: Object.create(null) as Record<string, unknown>,
+        };
         for (const name of headerNames.keys())
           if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
         let errors: FieldErrors | undefined;
         for (const [location, validate] of parameterValidators) {
           const target = location === 'path' ? values.path : location === 'query' ? values.query : values.headers;
           if (!validate(target))
-            errors = {
-              ...errors,
-              ...fieldErrors(validate.errors ?? [], (path) =>
+            errors = mergeFieldErrors(
+              errors,
+              fieldErrors(validate.errors ?? [], (path) =>
                 location === 'header' ? (headerNames.get(path) ?? path) : path,
               ),
-            };
+            );
         }
         return { values, errors };
       },
@@ -230,6 +236,13 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : value,
     );
   }
+}
+
+/** A copy of `record` without a prototype (its own keys, `__proto__` included, as data). */
+function bare(record: Record<string, unknown>): Record<string, unknown> {
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(record)) copy[key] = record[key];
+  return copy;
 }
 
 /** The media types of JSON bodies, in the order a response's content is searched. */

@@ -19,8 +19,10 @@ import { type ApiDocument, loadApiDocument, type OperationContract } from '../co
 import type { Merchant, WebhookDelivery } from '../domain/types.js';
 import type { DataFilter, Store } from '../store/store.js';
 import type { AuthResult } from './auth.js';
-import { type BodyOf, type ParametersOf, type Reply, readInput } from './pipeline.js';
-import { type ProblemInput, problemBody } from './problems.js';
+import { readInput } from './input.js';
+import { BODY_LIMIT_BYTES } from './limits.js';
+import type { BodyOf, ParametersOf, Reply } from './pipeline.js';
+import { instanceOf, type ProblemInput, problemBody } from './problems.js';
 
 export const ADMIN_DOCUMENT_PATH = new URL('../admin/openapi.yaml', import.meta.url);
 /** Every path of the admin document starts with it; the merchant roots never do. */
@@ -322,7 +324,7 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
   if (outside.length > 0) throw new Error(`admin paths must start with ${ADMIN_PREFIX}/: ${outside.join(', ')}`);
   const expected = digest(deps.key);
 
-  const instance = (request: FastifyRequest) => request.url.split('?')[0]!;
+  const instance = (request: FastifyRequest) => instanceOf(request.url);
   const problemFor =
     (op: Pick<OperationContract<string>, 'responses'>, request: FastifyRequest) =>
     (status: number, input: ProblemInput): Reply => ({
@@ -363,23 +365,50 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
       );
       scope.setErrorHandler((error: FastifyError, request, reply) => {
         const op = document.operations.get(request.routeOptions.config.operationId as AdminOperationId) ?? generic;
+        const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
         let status =
           error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
             ? 413
             : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
               ? 415
-              : 500;
+              : clientError
+                ? 400
+                : 500;
+        // The client's fault in a status the operation does not declare: its 400, naming the body.
+        const field =
+          status === 413
+            ? 'is too large'
+            : status === 415
+              ? 'is of a media type the operation does not take'
+              : `could not be read: ${error.message}`;
+        if (status !== 500 && !op.responses.has(status)) status = 400;
         if (!op.responses.has(status)) status = 500;
         if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
         const title =
-          status === 413 ? 'Payload too large.' : status === 415 ? 'Unsupported media type.' : 'Internal server error.';
+          status === 413
+            ? 'Payload too large.'
+            : status === 415
+              ? 'Unsupported media type.'
+              : status === 400
+                ? 'Malformed request.'
+                : 'Internal server error.';
         const detail =
           status === 413
-            ? 'The body exceeds 1048576 bytes.'
+            ? `The body exceeds ${BODY_LIMIT_BYTES} bytes.`
             : status === 415
               ? `Send the body as ${op.requestMediaType ?? 'application/json'}.`
-              : 'The sandbox failed to process the request.';
-        return send(op, reply, problemFor(op, request)(status, { title, detail }));
+              : status === 400
+                ? 'The request body could not be read.'
+                : 'The sandbox failed to process the request.';
+        return send(
+          op,
+          reply,
+          problemFor(op, request)(status, {
+            title,
+            detail,
+            ...(status === 400 ? { errors: { '(body)': [field] } } : {}),
+          }),
+        );
       });
       for (const op of operations) {
         // The request is validated against this operation's schemas, which its generated types are made from.

@@ -2,18 +2,19 @@
 // root `/api/v2` and the live-form root `/live/api/v2`, wired by operationId from the bundle.
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
-import { newId } from '../app/ids.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import type { Contract } from '../contract/contract.js';
 import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { type AdminDeps, registerAdminApi } from './admin.js';
+import { type AdminDeps, loadAdminDocument, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
+import { BodyBudget, bodyBudgetHook } from './body-budget.js';
 import { sandboxCors } from './cors.js';
+import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
-import { operationHandler, REPLAY_HEADER } from './pipeline.js';
-import { type ProblemInput, problemBody } from './problems.js';
+import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
+import { authenticateFirst, operationHandler, REPLAY_HEADER } from './pipeline.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
 export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
@@ -21,8 +22,7 @@ export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = 
   { root: '/live/api/v2', environment: 'live' },
 ];
 
-/** Larger request bodies are answered 413 before they are read to the end. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+export { BODY_LIMIT_BYTES } from './limits.js';
 
 export interface SandboxAppOptions {
   contract: Contract;
@@ -43,6 +43,8 @@ export interface SandboxAppOptions {
   admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials' | 'examples' | 'authenticateMerchant'>;
   /** Origins that may call the operations a browser may call (sandbox/http/cors.ts); none: CORS closed. */
   corsOrigins?: readonly string[];
+  /** Timeouts and caps on connections (default DEFAULT_SERVER_LIMITS, in sandbox/http/limits.ts). */
+  limits?: Partial<ServerLimits>;
 }
 
 declare module 'fastify' {
@@ -69,13 +71,39 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     destinations: options.destinations ?? destinationPolicy({}),
   };
 
-  // maxParamLength: a long path parameter reaches validation (a 400 naming it), not the router's 414.
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  const failures = new Failures(
+    [
+      { document: contract, prefixes: ROOTS.map((r) => r.root) },
+      ...(options.admin ? [{ document: options.admin.document ?? loadAdminDocument(), prefixes: [''] }] : []),
+    ],
+    limits.maxHeaderBytes,
+  );
+
+  // maxParamLength: a long path parameter reaches validation (a 400 naming it); a longer one is
+  // answered by frameworkErrors (the operation's 400 naming it too).
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
-    routerOptions: { caseSensitive: true, maxParamLength: 2048 },
+    routerOptions: { caseSensitive: true, maxParamLength: MAX_PARAM_LENGTH },
     return503OnClosing: true,
+    // Slow clients: headers, then the whole request, must arrive in time; an idle connection closes.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      maxHeaderSize: limits.maxHeaderBytes,
+      // How often Node looks for requests past their headers or request timeout.
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    frameworkErrors: (error, request, reply) => failures.frameworkError(error, request, reply),
+    clientErrorHandler: (error, socket) => failures.clientError(error, socket),
   });
+  app.server.headersTimeout = limits.headersTimeoutMs;
+  app.server.maxConnections = limits.maxConnections;
+  app.decorateRequest('sandboxAuth', null);
+  // Bodies in flight, bounded in bytes: past the budget a request waits before its body is read.
+  app.addHook('preParsing', bodyBudgetHook(new BodyBudget(limits.bodyBytesInFlight), BODY_LIMIT_BYTES));
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.
@@ -84,70 +112,59 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     app.addContentTypeParser(mediaType, { parseAs: 'string' }, (_request, body, done) => done(null, body));
   }
 
-  app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(
-        JSON.stringify({
-          type: 'https://developer.payment-service.example/problems/not-found',
-          title: 'No such operation.',
-          status: 404,
-          detail: `${request.method} ${request.url.split('?')[0]} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.`,
-        }),
-      );
-  });
+  app.setNotFoundHandler((request, reply) =>
+    send(
+      reply,
+      genericFailure({
+        status: 404,
+        title: 'No such operation.',
+        detail: `${request.method} ${redactedUrl(request.url.split('?')[0]!)} is not an operation of the contract under ${ROOTS.map((r) => r.root).join(' or ')}.`,
+      }),
+    ),
+  );
 
   // Errors before or outside the handler: a too large body (413), a media type without a parser
   // (415), a body the client cut short or mis-announced (400: fastify marks those 4xx), anything
-  // else (500), each in the body the operation's contract gives for that status.
+  // else (500), each in the body the operation's contract gives for that status (its 400 for a
+  // status it does not declare).
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const operation = contract.operations.get(request.routeOptions.config.operationId as never);
-    const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-    const status =
-      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? 413
-        : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-          ? 415
-          : clientError
-            ? 400
-            : 500;
-    if (status === 500) console.error(`sandbox: ${request.method} ${request.url} failed:`, error);
-    const input: ProblemInput = {
-      413: { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` },
-      415: {
-        title: 'Unsupported media type.',
-        detail: `Send the body as ${operation?.requestMediaType ?? 'application/json'}.`,
+    const status = failureStatus(error);
+    if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
+    const failure = failures.answer(request.method, request.url, {
+      status,
+      ...{
+        413: { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` },
+        415: {
+          title: 'Unsupported media type.',
+          detail: `Send the body as ${contract.operations.get(request.routeOptions.config.operationId as never)?.requestMediaType ?? 'application/json'}.`,
+        },
+        400: { title: 'Malformed request.', detail: 'The request body could not be read.' },
+        500: { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' },
+      }[status],
+      field: {
+        name: '(body)',
+        message:
+          status === 413
+            ? `must not be larger than ${BODY_LIMIT_BYTES} bytes`
+            : status === 415
+              ? 'is of a media type the operation does not take'
+              : `could not be read: ${error.message}`,
       },
-      400: {
-        title: 'Malformed request.',
-        detail: 'The request body could not be read.',
-        errors: { '(body)': [`could not be read: ${error.message}`] },
-      },
-      500: { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' },
-    }[status];
-    const body = operation
-      ? problemBody(contract, operation, status, input, {
-          traceId: newId('trace'),
-          instance: request.url.split('?')[0]!,
-        })
-      : undefined;
-    reply
-      .code(operation?.responses.has(status) ? status : 500)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(body ?? { responseCode: '99999999', responseDescription: input.detail }));
+    });
+    return send(reply, failure);
   });
 
   if (options.log) {
     const log = options.log;
     app.addHook('onResponse', async (request, reply) => {
+      // A hosted page's id is a bearer capability: the log leaves it out.
       log(
-        `${new Date().toISOString()} ${request.method} ${request.url} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
+        `${new Date().toISOString()} ${request.method} ${redactedUrl(request.url)} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
       );
     });
   }
   // Routes last: a route takes the error handler and hooks of its context when it is registered.
-  registerHostedPages(app, {
+  await registerHostedPages(app, {
     ...deps,
     tables: contract.tables,
     fingerprint: options.secrets.fingerprint,
@@ -170,6 +187,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       const route = {
         method: operation.method.toUpperCase() as 'GET',
         config: { operationId: operation.id },
+        // Credentials before the body is read: an unauthenticated client never makes the sandbox wait for one.
+        onRequest: authenticateFirst(deps, operation, environment),
         handler: operationHandler(deps, operation, environment),
       };
       // CORS only on the operations a browser may call, and only with allowed origins (cors.ts).
@@ -182,4 +201,12 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   );
 
   return app;
+}
+
+/** The status a fastify error stands for: 413, 415, 400 for the client's other faults, else 500. */
+function failureStatus(error: FastifyError): 400 | 413 | 415 | 500 {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return 413;
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return 415;
+  const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
+  return clientError ? 400 : 500;
 }

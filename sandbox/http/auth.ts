@@ -9,6 +9,7 @@ import type { SandboxSecrets } from '../app/secrets.js';
 import type { SecurityScheme } from '../contract/api-document.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { unstorable } from './limits.js';
 
 /** Lifetime of an access token (the contract's expires_in); a longer-lived token is refused. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -54,10 +55,8 @@ export interface Authenticator {
 /** A strict base64 value (what `Buffer.from(…, 'base64')` would silently cut short is refused). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Text a database stores as it is: no NUL, no lone surrogate, no control character. */
-const storable = (text: string) =>
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  !/[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+/** Text every store keeps as it is (no NUL, no lone surrogate: PostgreSQL refuses them). */
+const storable = (text: string) => unstorable(text) === undefined;
 
 /** `Basic base64(id:key)` → [id, key], or undefined when malformed. */
 export function parseBasic(value: string): [string, string] | undefined {

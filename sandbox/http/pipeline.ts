@@ -14,8 +14,9 @@ import type { Contract } from '../contract/contract.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoredResponse, type StoreTransaction } from '../store/store.js';
-import type { Authenticator } from './auth.js';
-import { type ProblemInput, problemBody } from './problems.js';
+import type { Authenticator, AuthResult } from './auth.js';
+import { invalidInput, readInput, unstorableParameters } from './input.js';
+import { instanceOf, type ProblemInput, problemBody } from './problems.js';
 
 /** How long a claimed Idempotency-Key holds before a retry may take it over (its request crashed). */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
@@ -159,7 +160,97 @@ function canonical(value: unknown): string {
   return `${out}}`;
 }
 
-const mediaTypeOf = (header: string | undefined) => header?.split(';')[0]?.trim().toLowerCase();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The operation's credentials, verified (set by authenticateFirst, before the body is read). */
+    sandboxAuth: Extract<AuthResult, { ok: true }> | null;
+  }
+}
+
+/** A problem body of `operation` for `status`, for the request (a trace id only when a body needs one). */
+const problemOf =
+  (contract: Contract, operation: OperationContract<OperationId>, request: FastifyRequest) =>
+  (status: number, input: ProblemInput): Reply => ({
+    status,
+    body: problemBody(contract, operation, status, input, {
+      traceId: newId('trace'),
+      instance: instanceOf(request.url),
+    }),
+  });
+
+/** Sends `r`, which `operation` must declare. */
+function sendReply(
+  operation: OperationContract<OperationId>,
+  reply: FastifyReply,
+  r: Reply,
+  extra?: Record<string, string>,
+): FastifyReply {
+  if (!operation.responses.has(r.status))
+    throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
+  reply.code(r.status);
+  if (extra) reply.headers(extra);
+  if (r.body === undefined) return reply.send();
+  return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(r.body));
+}
+
+/**
+ * The operation's route hook that runs before its body is read: text the store cannot keep in the
+ * path, query or header parameters (a 400 before anything is looked up), then the credentials (the
+ * operation's 401, without buffering or parsing a body). The handler takes the merchant from the
+ * request.
+ */
+export function authenticateFirst(
+  deps: Pick<PipelineDeps, 'contract' | 'auth'>,
+  operation: OperationContract<OperationId>,
+  environment: Environment,
+) {
+  // An async hook that answers returns the reply: fastify then runs nothing further (no body parsed).
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const problem = problemOf(deps.contract, operation, request);
+    const unstorableErrors = unstorableParameters(operation, request);
+    if (unstorableErrors)
+      return answerUnread(request, reply, () =>
+        sendReply(operation, reply, problem(400, invalidInput(unstorableErrors))),
+      );
+    const auth = await deps.auth.authenticate(operation.security, request.headers, environment);
+    if (!auth.ok)
+      return answerUnread(request, reply, () =>
+        sendReply(operation, reply, problem(401, { title: 'Authentication required.', detail: auth.detail })),
+      );
+    request.sandboxAuth = auth;
+    return undefined;
+  };
+}
+
+/** A body up to this size is let in (discarded unread) before a refusal is sent; a larger one is not waited for. */
+export const UNREAD_BODY_WAIT_BYTES = 64 * 1024;
+
+/**
+ * Answers a request whose body will never be parsed. A small announced body (up to
+ * UNREAD_BODY_WAIT_BYTES) is discarded as it arrives and the answer follows its end: an HTTP/1.1
+ * client reads the answer after sending its body, and one that cut its body short and went away has
+ * had the parser's 400 and gets nothing on top of it. A larger or chunked body is not waited for:
+ * the answer goes at once, and Node discards the rest (within the request timeout).
+ */
+async function answerUnread(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: () => FastifyReply,
+): Promise<FastifyReply> {
+  const raw = request.raw;
+  const length = Number(request.headers['content-length'] ?? '0');
+  const small = request.headers['transfer-encoding'] === undefined && length > 0 && length <= UNREAD_BODY_WAIT_BYTES;
+  if (small && !raw.readableEnded) {
+    const ended = await new Promise<boolean>((resolve) => {
+      raw.once('end', () => resolve(true));
+      raw.once('close', () => resolve(raw.readableEnded));
+      raw.once('error', () => resolve(false));
+      raw.resume();
+    });
+    if (!ended) return reply.hijack();
+  }
+  return answer();
+}
 
 export function operationHandler(
   deps: PipelineDeps,
@@ -170,26 +261,12 @@ export function operationHandler(
   if (!handler) throw new Error(`no handler for ${operation.id}`);
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    // A trace id only when a problem body needs one.
-    const problem = (status: number, input: ProblemInput): Reply => ({
-      status,
-      body: problemBody(deps.contract, operation, status, input, {
-        traceId: newId('trace'),
-        instance: request.url.split('?')[0]!,
-      }),
-    });
-    const send = (r: Reply, extra?: Record<string, string>) => {
-      if (!operation.responses.has(r.status))
-        throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
-      reply.code(r.status);
-      if (extra) reply.headers(extra);
-      if (r.body === undefined) return reply.send();
-      return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(r.body));
-    };
+    const problem = problemOf(deps.contract, operation, request);
+    const send = (r: Reply, extra?: Record<string, string>) => sendReply(operation, reply, r, extra);
 
-    // 1. Credentials
-    const auth = await deps.auth.authenticate(operation.security, request.headers, environment);
-    if (!auth.ok) return send(problem(401, { title: 'Authentication required.', detail: auth.detail }));
+    // 1. Credentials: checked by authenticateFirst, before the body was read
+    const auth = request.sandboxAuth;
+    if (!auth) throw new Error(`${operation.id}: the route has no authenticateFirst hook`);
     const merchant = auth.merchant;
     const scope: Scope = { merchantId: merchant.merchantId, environment };
 
@@ -278,71 +355,6 @@ export function operationHandler(
       throw err;
     }
   };
-}
-
-/**
- * The request's input checked against its operation: the media type, the body (JSON parsed, or the
- * form as an object) and the path, query and header parameters; a problem reply (400, 415) naming
- * every offending field otherwise. Shared by the contract's operations and the admin API's.
- */
-export function readInput(
-  operation: OperationContract<string>,
-  request: FastifyRequest,
-  problem: (status: number, input: ProblemInput) => Reply,
-): { reply: Reply } | { body: unknown; parameters: ReturnType<OperationContract['validateParameters']>['values'] } {
-  let body: unknown;
-  const raw = request.body as string | undefined;
-  if (operation.requestMediaType) {
-    const mediaType = mediaTypeOf(request.headers['content-type']);
-    if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
-      return {
-        reply: problem(415, {
-          title: 'Unsupported media type.',
-          detail: `Send the body as ${operation.requestMediaType}.`,
-        }),
-      };
-    }
-    if (raw === undefined || raw === '') {
-      if (operation.requestBodyRequired)
-        return {
-          reply: problem(400, {
-            title: 'One or more validation errors occurred.',
-            detail: 'The request body is required.',
-            errors: { '(body)': ['is required'] },
-          }),
-        };
-    } else if (operation.requestMediaType === 'application/json') {
-      try {
-        body = JSON.parse(raw);
-      } catch (err) {
-        return {
-          reply: problem(400, {
-            title: 'Malformed JSON.',
-            detail: (err as Error).message,
-            errors: { '(body)': [`is not valid JSON: ${(err as Error).message}`] },
-          }),
-        };
-      }
-    } else {
-      body = Object.fromEntries(new URLSearchParams(raw));
-    }
-  }
-  const parameters = operation.validateParameters({
-    path: request.params as Record<string, string>,
-    query: request.query as Record<string, unknown>,
-    headers: request.headers as Record<string, unknown>,
-  });
-  const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
-  if (parameters.errors || bodyErrors) {
-    return {
-      reply: problem(400, {
-        title: 'One or more validation errors occurred.',
-        detail: 'See errors for the fields that failed validation.',
-        errors: { ...parameters.errors, ...bodyErrors },
-      }),
-    };
-  }
-  return { body, parameters: parameters.values };
 }
 
 /** The response as it is sent and kept for replays. */

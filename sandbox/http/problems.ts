@@ -8,14 +8,31 @@ const PROBLEM_TYPES: Record<number, string> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
+  408: 'request-timeout',
   409: 'idempotency-conflict',
   413: 'payload-too-large',
   415: 'unsupported-media-type',
+  431: 'request-header-fields-too-large',
   422: 'unprocessable',
   429: 'too-many-requests',
   500: 'internal-error',
 };
 const PROBLEM_BASE = 'https://developer.payment-service.example/problems/';
+
+/**
+ * A request's path as a problem's `instance`, a URI reference: what a URI may not hold as it is (a
+ * `%` without two hex digits, `"`, `{`, a space, a non-ASCII character) percent-encoded, so that a
+ * malformed address is named, not copied.
+ */
+export const instanceOf = (url: string) =>
+  url
+    .split('?')[0]!
+    .replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (c) =>
+      Buffer.from(c).toString('hex').replace(/../g, '%$&').toUpperCase(),
+    );
+
+/** The problem type of a status. */
+export const problemType = (status: number) => `${PROBLEM_BASE}${PROBLEM_TYPES[status] ?? 'error'}`;
 
 /** OAuth 2.0 error codes (RFC 6749 §5.2) for the token endpoint's statuses. */
 const OAUTH_ERRORS: Record<number, string> = { 400: 'invalid_request', 401: 'invalid_client' };

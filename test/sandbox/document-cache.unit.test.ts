@@ -94,3 +94,51 @@ describe('DocumentCache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('DocumentCache, bounded in bytes', () => {
+  const doc = (chars: number, fill = 'x') => `{"pad":"${fill.repeat(chars - 10)}"}`;
+
+  it('counts two bytes a character, keys included, and starts over past its byte bound', async () => {
+    const cache = new DocumentCache(4_096, 40_000);
+    const key = byPayId(scope, 'a');
+    await cache.read(key, async () => doc(1_000));
+    expect(cache.bytes).toBe(2 * (key.length + 1_000));
+    for (let i = 0; i < 24; i++) await cache.read(byPayId(scope, `p${i}`), async () => doc(1_000));
+    expect(cache.bytes).toBeLessThanOrEqual(40_000);
+    expect(cache.size).toBeLessThan(25);
+    const reset = new WrittenPayments();
+    reset.all = true;
+    cache.forget(reset);
+    expect(cache.bytes).toBe(0);
+  });
+
+  it('answers a document larger than a sixteenth of the bound without keeping it', async () => {
+    const cache = new DocumentCache(4_096, 16_000);
+    const small = loader({ current: doc(100) });
+    await cache.read(byPayId(scope, 'small'), small.load);
+    const large = loader({ current: doc(600) });
+    expect(await cache.read(byPayId(scope, 'large'), large.load)).toBe(doc(600));
+    expect(await cache.read(byPayId(scope, 'large'), large.load)).toBe(doc(600));
+    expect(large.calls.count).toBe(2);
+    expect(cache.size).toBe(1); // the small one was not flushed
+  });
+
+  it('gives back the bytes of the documents a write drops', async () => {
+    const cache = new DocumentCache();
+    await cache.read(byPayId(scope, payment.payId), async () => doc(1_000));
+    await cache.read(byTransId(scope, payment.transId), async () => doc(1_000));
+    await cache.read(byPayId(scope, 'other'), async () => doc(10));
+    const written = new WrittenPayments();
+    written.payment(payment);
+    cache.forget(written);
+    expect(cache.bytes).toBe(2 * (byPayId(scope, 'other').length + 10));
+  });
+
+  it('holds a flood of 200 documents of 400 000 characters to its bound (the default: 16 MiB)', async () => {
+    const cache = new DocumentCache();
+    const large = 'd'.repeat(400_000);
+    for (let i = 0; i < 200; i++) await cache.read(byPayId(scope, `p${i}`), async () => `${large}${i}`);
+    expect(cache.bytes).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(cache.size).toBeLessThanOrEqual(20);
+  });
+});

@@ -87,6 +87,8 @@ export async function startTestSandbox(
     merchants?: MerchantCredentials[];
     corsOrigins?: string[];
     retention?: SandboxOptions['retention'];
+    /** The request log (one line per request; none by default). */
+    log?: (line: string) => void;
   } = {},
 ): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
@@ -100,6 +102,7 @@ export async function startTestSandbox(
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   const basic = (who: MerchantCredentials = merchant) =>
     `Basic ${Buffer.from(`${who.merchantId}:${who.apiKey}`).toString('base64')}`;
