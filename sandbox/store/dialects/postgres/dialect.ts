@@ -7,6 +7,7 @@ import type { Database } from '../../schema.js';
 import { DuplicateKeyError } from '../../store.js';
 import { leasedClaims } from './claims.js';
 import { ensureClockRow, lockForUpdate, lockSkippingLocked } from './row-locks.js';
+import { keepStatistics } from './statistics.js';
 
 /** Unique violations (SQLSTATE 23505) as DuplicateKeyError. */
 function duplicateKey(error: unknown): DuplicateKeyError | undefined {
@@ -15,6 +16,9 @@ function duplicateKey(error: unknown): DuplicateKeyError | undefined {
 }
 
 export function postgresDialect(db: Kysely<Database>, location: string): StoreDialect {
+  const statistics = keepStatistics(db, (message) =>
+    process.stderr.write(`sandbox: cannot analyze the tables of ${location}: ${message}\n`),
+  );
   return {
     name: 'postgres',
     location,
@@ -40,6 +44,9 @@ export function postgresDialect(db: Kysely<Database>, location: string): StoreDi
     // Several processes write: a cache in one would not see the others' writes.
     documents: (reads) => reads,
     idempotency: leasedClaims(db),
-    close: () => db.destroy(),
+    async close() {
+      await statistics.stop();
+      await db.destroy();
+    },
   };
 }
