@@ -1,12 +1,15 @@
-// The PostgreSQL store's own machinery (sandbox/store/dialects/postgres/), on a real PostgreSQL: a
-// young database gets the planner statistics that keep a payment's look-ups on their unique
-// indexes.
+// The PostgreSQL store's own machinery (sandbox/store/dialects/postgres/), on a real PostgreSQL:
+// transactions are pipelined (a write nobody reads goes out with the commit, and its error fails the
+// transaction there, as a DuplicateKeyError for a unique key), each transaction commits or rolls
+// back alone among concurrent ones, the work's commit is synchronous, and a young database gets the
+// planner statistics that keep a payment's look-ups on their unique indexes.
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Payment, PaymentOperation, Scope } from '../../sandbox/domain/types.js';
 import { openPostgres } from '../../sandbox/store/dialects/postgres/open.js';
 import { tablesWithoutStatistics } from '../../sandbox/store/dialects/postgres/statistics.js';
-import type { Store } from '../../sandbox/store/store.js';
+import { DuplicateKeyError, StaleWriteError, type Store } from '../../sandbox/store/store.js';
 import { databases } from '../support/postgres.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
 
@@ -49,14 +52,105 @@ function copy(transId = `PG-${process.pid}-${++seq}`): { payment: Payment; opera
   };
 }
 
-async function write(record: { payment: Payment; operation: PaymentOperation }): Promise<void> {
+async function write(record: { payment: Payment; operation: PaymentOperation }, fail?: Error): Promise<void> {
   await store.transaction(async (tx) => {
     await tx.payments.insert(record.payment, '{}');
     await tx.operations.insert(record.operation, 1);
+    if (fail) throw fail;
   });
 }
 
-describe('PostgreSQL planner statistics', () => {
+const stored = (payId: string) =>
+  store.transaction(async (tx) => ({
+    payment: await tx.payments.get(scope, payId),
+    operations: await tx.operations.listByPayment(scope, payId),
+  }));
+
+describe('PostgreSQL transactions (pipelined)', () => {
+  it('a transId taken already fails the transaction at its commit, as DuplicateKeyError, and none of its writes stays', async () => {
+    const first = copy();
+    await write(first);
+    const second = copy(first.payment.transId);
+    await expect(write(second)).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect(await stored(second.payment.payId)).toEqual({ payment: undefined, operations: [] });
+    // The connection goes back to the pool usable: the next transaction commits.
+    const third = copy();
+    await write(third);
+    expect((await stored(third.payment.payId)).operations).toHaveLength(1);
+  });
+
+  it('a read after a failed write throws the write’s error, not a later one’s', async () => {
+    const first = copy();
+    await write(first);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.payments.insert(copy(first.payment.transId).payment, '{}');
+        return tx.payments.getByTransId(scope, first.payment.transId);
+      }),
+    ).rejects.toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it('a completion of a key taken over fails the transaction, sent with its commit, and the work rolls back with it', async () => {
+    const claim = (now: string) =>
+      store.idempotency.claim({
+        scope,
+        key: `pg-taken-${process.pid}`,
+        operationId: 'createPayment',
+        requestHash: 'h',
+        now,
+        leaseMs: 30_000,
+        retentionMs: 24 * 3_600_000,
+      });
+    const first = (await claim('2026-11-24T10:00:00.000Z')) as { token: string };
+    expect((await claim('2026-11-24T10:00:31.000Z')).outcome).toBe('claimed');
+    const record = copy();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.payments.insert(record.payment, '{}');
+        await tx.operations.insert(record.operation, 1);
+        await tx.idempotency.complete({
+          scope,
+          key: `pg-taken-${process.pid}`,
+          token: first.token,
+          response: { status: 201, headers: {}, body: '{}' },
+          now: '2026-11-24T10:00:00.000Z',
+        });
+      }),
+    ).rejects.toBeInstanceOf(StaleWriteError);
+    expect(await stored(record.payment.payId)).toEqual({ payment: undefined, operations: [] });
+  });
+
+  it('among concurrent transactions, each that fails rolls back alone', async () => {
+    const records = Array.from({ length: 30 }, () => copy());
+    const results = await Promise.allSettled(
+      records.map((r, i) => write(r, i % 3 === 0 ? new Error(`work ${i} failed`) : undefined)),
+    );
+    for (const [i, r] of records.entries()) {
+      const { payment, operations } = await stored(r.payment.payId);
+      if (i % 3 === 0) {
+        expect(results[i]).toMatchObject({ status: 'rejected', reason: { message: `work ${i} failed` } });
+        expect(payment).toBeUndefined();
+        expect(operations).toEqual([]);
+      } else {
+        expect(results[i]!.status).toBe('fulfilled');
+        expect(payment?.transId).toBe(r.payment.transId);
+        expect(operations.map((o) => o.xId)).toEqual([r.operation.xId]);
+      }
+    }
+  });
+
+  it('concurrent creates of one transId without a key: one 201, the others the duplicate decline', async () => {
+    const body = {
+      transId: `PG-RACE-${process.pid}`,
+      amount: { value: 100, currency: 'EUR' },
+      paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+    };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => sandbox().call('POST', '/payments', { body })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(11).fill(422)]);
+  });
+});
+
+describe('PostgreSQL commits and statistics', () => {
   let dialect: Awaited<ReturnType<typeof openPostgres>>;
   let client: pg.Client;
   beforeAll(async () => {
@@ -69,8 +163,15 @@ describe('PostgreSQL planner statistics', () => {
     await dialect?.close();
   });
 
+  it('the work commits synchronously (an acknowledged write survives a crash of PostgreSQL)', async () => {
+    const setting = await dialect.runTransaction(async (tx) =>
+      sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(tx),
+    );
+    expect(setting.rows[0]?.synchronous_commit).toBe('on');
+  });
+
   it('a young table is analyzed once it holds a few hundred rows; the look-ups use the unique indexes', async () => {
-    // Enough payments for the first ANALYZE.
+    // The payments written above and these: enough for the first ANALYZE.
     for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 40 }, () => write(copy())));
     const analyzed = async () =>
       (
