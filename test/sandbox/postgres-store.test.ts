@@ -1,8 +1,9 @@
 // The PostgreSQL store's own machinery (sandbox/store/dialects/postgres/), on a real PostgreSQL:
 // transactions are pipelined (a write nobody reads goes out with the commit, and its error fails the
 // transaction there, as a DuplicateKeyError for a unique key), each transaction commits or rolls
-// back alone among concurrent ones, the work's commit is synchronous, and a young database gets the
-// planner statistics that keep a payment's look-ups on their unique indexes.
+// back alone among concurrent ones, the claim's commit is asynchronous and the work's synchronous,
+// and a young database gets the planner statistics that keep a payment's look-ups on their unique
+// indexes.
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,75 @@ describe('PostgreSQL transactions (pipelined)', () => {
     };
     const answers = await Promise.all(Array.from({ length: 12 }, () => sandbox().call('POST', '/payments', { body })));
     expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(11).fill(422)]);
+  });
+});
+
+describe('PostgreSQL group commit', () => {
+  /** Transaction ids assigned meanwhile: one per database transaction that wrote. */
+  async function xidsDuring(work: () => Promise<unknown>): Promise<number> {
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const next = async () =>
+        Number((await client.query('select pg_snapshot_xmax(pg_current_snapshot())::text as x')).rows[0].x);
+      const before = await next();
+      await work();
+      return (await next()) - before;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('concurrent transactions share commits', async () => {
+    const records = Array.from({ length: 40 }, () => copy());
+    const xids = await xidsDuring(() => Promise.all(records.map((r) => write(r))));
+    expect(xids).toBeLessThanOrEqual(20);
+    for (const r of records) expect((await stored(r.payment.payId)).operations).toHaveLength(1);
+  });
+
+  it('transactions that lock a row run alone: concurrent read-modify-writes of one locked row lose nothing', async () => {
+    const clock = { merchantId: `pg-lock-${process.pid}`, environment: 'test' as const };
+    // A test clock's row: the locking read first prepares it (an insert), then reads it.
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        store.transaction(async (tx) => tx.clocks.set(clock, (await tx.clocks.get(clock, { lock: true })) + 1)),
+      ),
+    );
+    expect(await store.transaction((tx) => tx.clocks.get(clock))).toBe(20);
+  });
+
+  it('concurrent captures of one payment serialize on its lock: never more than authorized, never an error', async () => {
+    const created = await sandbox().call('POST', '/payments', {
+      body: {
+        transId: `PG-CAPTURES-${process.pid}`,
+        amount: { value: 5000, currency: 'EUR' },
+        captureMethod: { type: 'MANUAL' },
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+      },
+    });
+    const payId = created.body.payId as string;
+    // With creates in the same batches: the captures leave them, the creates commit.
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2 === 0
+          ? sandbox().call('POST', `/payments/${payId}/captures`, {
+              body: { transId: `PG-CAPTURES-${process.pid}-${i}`, amount: { value: 1000, currency: 'EUR' } },
+            })
+          : sandbox().call('POST', '/payments', {
+              body: {
+                transId: `PG-CAPTURES-${process.pid}-P${i}`,
+                amount: { value: 100, currency: 'EUR' },
+                paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+              },
+            }),
+      ),
+    );
+    const captures = answers.filter((_, i) => i % 2 === 0).map((a) => a.status);
+    expect(captures.filter((s) => s === 200)).toHaveLength(5);
+    expect(captures.filter((s) => s !== 200).every((s) => s === 422)).toBe(true);
+    expect(answers.filter((_, i) => i % 2 === 1).every((a) => a.status === 201)).toBe(true);
+    const details = await sandbox().call('GET', `/payments/getByPayId/${payId}`);
+    expect(details.body.capturedAmount.value).toBe(5000);
   });
 });
 

@@ -13,6 +13,7 @@ import { PLACEHOLDER_SCOPE, placeholders, scoped } from '../../query.js';
 import { addMs, claimFields, type IdempotencyFields, idempotencyRow, storedResponse } from '../../rows.js';
 import type { Database } from '../../schema.js';
 import { type ClaimRequest, type ClaimResult, StaleWriteError } from '../../store.js';
+import type { GroupCommit } from './group-commit.js';
 import type { PostgresTransactions } from './transactions.js';
 
 /** The claim's insert and the completion's update, compiled once (prepared statements, see connection.ts). */
@@ -49,18 +50,21 @@ function claimStatements(db: Kysely<Database>, transactions: PostgresTransaction
 
 const DIVISION_BY_ZERO = '22012';
 
-export function leasedClaims(db: Kysely<Database>, transactions: PostgresTransactions): DialectIdempotency {
+export function leasedClaims(
+  db: Kysely<Database>,
+  transactions: PostgresTransactions,
+  group: GroupCommit,
+): DialectIdempotency {
   const hot = claimStatements(db, transactions);
   const keyOf = (request: { scope: ClaimRequest['scope']; key: string }) =>
     scoped(db.updateTable('idempotency_keys'), request.scope).where('idempotency_key', '=', request.key);
 
-  /** Inserts the claim unless the key has a row; true when it did. One round trip: begin, insert, commit. */
+  /** Inserts the claim unless the key has a row; true when it did. With the claims of the same moment: begin, inserts, commit. */
   async function inserted(row: ReturnType<typeof idempotencyRow>): Promise<boolean> {
     // The answer, not awaited in the work: the commit goes out with the insert.
-    const sent = await transactions.run(
-      async (_tx, statements) => ({ answer: statements.send(hot.insert, Object.values(row)) }),
-      { asynchronousCommit: true },
-    );
+    const sent = await group.submit(async (_tx, statements) => ({
+      answer: statements.send(hot.insert, Object.values(row)),
+    }));
     return (await sent.answer)?.rowCount === 1;
   }
 

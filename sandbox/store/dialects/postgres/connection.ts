@@ -8,6 +8,9 @@
 import type { CompiledQuery, DatabaseConnection, QueryResult } from 'kysely';
 import type pg from 'pg';
 
+/** A locking read (FOR UPDATE, FOR SHARE, … SKIP LOCKED). */
+const LOCKING = /\bfor\s+(no\s+key\s+update|update|key\s+share|share)\b/i;
+
 /** The SQL texts run as named prepared statements, and their names. */
 export class PreparedStatements {
   private readonly names = new Map<string, string>();
@@ -24,12 +27,16 @@ export class PreparedStatements {
     const name = this.names.get(text);
     return { text, values: values as unknown[], ...(name ? { name } : {}) };
   }
+  /** Whether `text` holds the rows it reads (compiled by the dialect's lockForUpdate or lockSkippingLocked). */
+  locks(text: string): boolean {
+    return LOCKING.test(text);
+  }
 }
 
 /** The error a statement's failure stands for (its own, unless given). */
 export type ErrorOf = (error: unknown) => unknown;
 
-/** Where a transaction's statements go. */
+/** Where a transaction's statements go: its connection, or one transaction's share of a batch's (group-commit.ts). */
 export interface Statements extends DatabaseConnection {
   /**
    * Sends a statement without waiting for its answer. Its error (as `errorOf` gives it) aborts the
@@ -39,6 +46,8 @@ export interface Statements extends DatabaseConnection {
   send(text: string, values?: readonly unknown[], errorOf?: ErrorOf): Promise<pg.QueryResult | undefined>;
   /** Runs a statement and waits for its answer; the first failure of the statements sent before it is thrown instead. */
   query<R = unknown>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R & pg.QueryResultRow>>;
+  /** Before the writes that prepare a locking read (a row for it to hold): refused where a lock is (group-commit.ts). */
+  beforeLock(): Promise<void>;
 }
 
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -112,6 +121,8 @@ export class PipelinedConnection implements Statements {
     }
     return this.client.query<R & pg.QueryResultRow>(this.statements.config(text, values));
   }
+
+  async beforeLock(): Promise<void> {}
 
   /** Commits, with the writes still unanswered: if one of them failed, PostgreSQL only rolls back. */
   async commit(): Promise<void> {

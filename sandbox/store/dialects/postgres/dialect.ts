@@ -1,7 +1,8 @@
 // The PostgreSQL dialect: several sandbox processes share the database, so transactions run
 // concurrently (READ COMMITTED) on a pool, claims are leases in the database, and locking reads
-// serialize the writers of one record across processes. Transactions are pipelined and the hot
-// statements prepared (transactions.ts, connection.ts).
+// serialize the writers of one record across processes. Transactions are pipelined, the hot
+// statements prepared (transactions.ts, connection.ts), and concurrent ones share a commit
+// (group-commit.ts).
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import type { StoreDialect } from '../../dialect.js';
@@ -9,6 +10,7 @@ import type { Database } from '../../schema.js';
 import { DuplicateKeyError } from '../../store.js';
 import { leasedClaims } from './claims.js';
 import { PreparedStatements } from './connection.js';
+import { GroupCommit } from './group-commit.js';
 import { ensureClockRow, lockForUpdate, lockSkippingLocked } from './row-locks.js';
 import { keepStatistics } from './statistics.js';
 import { PostgresTransactions } from './transactions.js';
@@ -24,8 +26,15 @@ const mapped = (error: unknown): never => {
   throw duplicateKey(error) ?? error;
 };
 
+/**
+ * Group commit's shape: two batches under way (one fills while PostgreSQL works on the other), of
+ * up to 32 transactions (a batch's locks and writes are held until its commit).
+ */
+const BATCHES = { batches: 2, size: 32 };
+
 export function postgresDialect(pool: pg.Pool, db: Kysely<Database>, location: string): StoreDialect {
   const transactions = new PostgresTransactions(pool, db, new PreparedStatements());
+  const groupCommit = new GroupCommit(transactions, BATCHES);
   const statistics = keepStatistics(db, (message) =>
     process.stderr.write(`sandbox: cannot analyze the tables of ${location}: ${message}\n`),
   );
@@ -54,14 +63,21 @@ export function postgresDialect(pool: pg.Pool, db: Kysely<Database>, location: s
     },
     lockForUpdate,
     lockSkippingLocked,
-    ensureClockRow,
+    async ensureClockRow(db, scope) {
+      await transactions.statementsOf(db)?.beforeLock();
+      await ensureClockRow(db, scope);
+    },
     duplicateKey,
-    transactions: (repositories) => (work) => transactions.run((tx) => work(repositories(tx))).catch(mapped),
+    transactions: (repositories) => (work) => groupCommit.submit((tx) => work(repositories(tx))).catch(mapped),
     runTransaction: (work) => transactions.run(work).catch(mapped),
     runWrite: (work) => work(db),
     // Several processes write: a cache in one would not see the others' writes.
     documents: (reads) => reads,
-    idempotency: leasedClaims(db, transactions),
+    idempotency: leasedClaims(
+      db,
+      transactions,
+      new GroupCommit(transactions, { ...BATCHES, asynchronousCommit: true }),
+    ),
     async close() {
       await statistics.stop();
       await db.destroy();

@@ -1,7 +1,8 @@
 // PostgreSQL's transactions: each on a pooled connection of its own (READ COMMITTED, concurrent,
 // several processes), pipelined (connection.ts): the begin goes out with the first statement, the
-// writes nobody reads go out with the commit. A create is then three round trips with its claim
-// (claim; begin and the transId look-up; the writes and the commit) instead of seven.
+// writes nobody reads go out with the commit. Alone, a create is then three round trips with its
+// claim (claim; begin and the transId look-up; the writes and the commit) instead of seven; in a
+// group commit (group-commit.ts), a share of them.
 import { type Kysely, PostgresDialect, SingleConnectionProvider, Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Db } from '../../dialect.js';
