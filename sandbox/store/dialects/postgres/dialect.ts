@@ -36,7 +36,7 @@ export function postgresDialect(pool: pg.Pool, db: Kysely<Database>, location: s
   const transactions = new PostgresTransactions(pool, db, new PreparedStatements());
   const groupCommit = new GroupCommit(transactions, BATCHES);
   const statistics = keepStatistics(db, (message) =>
-    process.stderr.write(`sandbox: cannot analyze the tables of ${location}: ${message}\n`),
+    process.stderr.write(`sandbox: cannot analyze the tables of ${location} (autovacuum will): ${message}\n`),
   );
   return {
     name: 'postgres',

@@ -26,20 +26,28 @@ export async function tablesWithoutStatistics(db: Kysely<Database>, minRows = ST
   return rows.map((r) => r.relname);
 }
 
-/** Analyzes each table that autovacuum has not analyzed yet, as soon as it holds enough rows. */
+/**
+ * Analyzes each table that autovacuum has not analyzed yet, as soon as it holds enough rows; once
+ * per table and process (a table its user may not analyze, PostgreSQL skips with a warning, and
+ * autovacuum analyzes later). A failing pass is tried again a second later; the first error is
+ * reported.
+ */
 export function keepStatistics(db: Kysely<Database>, onError: (message: string) => void): StatisticsKeeper {
+  const analyzed = new Set<string>();
   let running: Promise<void> | undefined;
   let stopped = false;
+  let reported = false;
   const pass = async () => {
     try {
-      // SKIP_LOCKED: another process (or autovacuum) analyzing it already is as good.
-      for (const table of await tablesWithoutStatistics(db))
+      for (const table of await tablesWithoutStatistics(db)) {
+        if (stopped || analyzed.has(table)) continue;
+        // SKIP_LOCKED: another process (or autovacuum) analyzing it already is as good.
         await sql`analyze (skip_locked) ${sql.table(table)}`.execute(db);
+        analyzed.add(table);
+      }
     } catch (error) {
-      // Not the table's owner, or the database went away: autovacuum still gathers them, later.
-      stopped = true;
-      clearInterval(timer);
-      onError((error as Error).message);
+      if (!reported) onError((error as Error).message);
+      reported = true;
     } finally {
       running = undefined;
     }
