@@ -50,6 +50,14 @@ export interface Statements extends DatabaseConnection {
   beforeLock(): Promise<void>;
 }
 
+/** The connection broke once the commit was sent: the transaction may have committed, or not. */
+export class CommitOutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super(`the connection to PostgreSQL broke during a commit: ${(cause as Error)?.message ?? cause}`, { cause });
+    this.name = 'CommitOutcomeUnknown';
+  }
+}
+
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /** A statement's answer as Kysely takes it. */
@@ -128,8 +136,18 @@ export class PipelinedConnection implements Statements {
   async commit(): Promise<void> {
     if (this.failure) throw this.failure;
     this.ended = true;
-    const result = await this.query('commit');
-    if (result.command === 'ROLLBACK') throw this.failure ?? new Error('the transaction was rolled back');
+    const earlier = [...this.unanswered];
+    let result: pg.QueryResult;
+    try {
+      result = await this.submit('commit');
+    } catch (error) {
+      await Promise.all(earlier);
+      // PostgreSQL's errors carry a SQLSTATE; without one the connection broke, maybe after the commit.
+      throw (error as { code?: string }).code === undefined ? new CommitOutcomeUnknown(error) : error;
+    }
+    await Promise.all(earlier);
+    if (result.command === 'ROLLBACK' || this.failure)
+      throw this.failure ?? new Error('the transaction was rolled back');
   }
 
   /** Rolls back (unless the commit was sent), after every answer; rejects only when the rollback itself failed. */

@@ -7,17 +7,24 @@
 // Isolation. A failure anywhere in a batch (a statement, or a work that throws) aborts the whole
 // database transaction: the batch rolls back and each of its transactions runs again alone, where
 // a failing one fails alone and the others commit, as if they had come a moment later (the works
-// are database work only, which the pipeline already runs again after a unique-key race). A
-// transaction that takes a row lock (FOR UPDATE, SKIP LOCKED) runs alone too: in a shared database
-// transaction a lock would not keep two of the batch's transactions apart. Refused at its first
-// locking read (or at the row it prepares for one, a test clock's) before it sent anything, it
-// leaves the batch intact (a payment's change locks the payment first); else the batch runs again
-// alone. Savepoints, as SQLite's group commit uses, would
-// isolate a failure without that second run, but a savepoint covers every statement sent after it:
-// the batch's transactions would have to run one after the other, each read a round trip of its own.
+// are database work only, which the pipeline already runs again after a unique-key race). Only if
+// the connection broke once the commit was sent (it may have committed) do they all fail instead.
+// A transaction that takes a row lock (FOR UPDATE, SKIP LOCKED) runs alone too: in a shared
+// database transaction a lock would not keep two of the batch's transactions apart. Refused at its
+// first locking read (or at the row it prepares for one, a test clock's) before it sent anything,
+// it leaves the batch intact (a payment's change locks the payment first); else the batch runs
+// again alone. Savepoints, as SQLite's group commit uses, would isolate a failure without that
+// second run, but a savepoint covers every statement sent after it: the batch's transactions would
+// have to run one after the other, each read a round trip of its own.
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type pg from 'pg';
-import { type ErrorOf, kyselyResult, type PipelinedConnection, type Statements } from './connection.js';
+import {
+  CommitOutcomeUnknown,
+  type ErrorOf,
+  kyselyResult,
+  type PipelinedConnection,
+  type Statements,
+} from './connection.js';
 import type { PostgresTransactions, TransactionOptions, Work } from './transactions.js';
 
 interface Pending {
@@ -119,7 +126,12 @@ export class GroupCommit {
           if (outcome.status === 'fulfilled') batch[i]!.resolve(outcome.value);
           else alone.push(batch[i]!);
         }
-      } catch {
+      } catch (error) {
+        // Run again only what surely did not commit.
+        if (error instanceof CommitOutcomeUnknown) {
+          for (const item of batch) item.reject(error);
+          return;
+        }
         alone = batch;
       }
     }
