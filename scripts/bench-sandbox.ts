@@ -45,12 +45,12 @@ function bareServer(): Promise<ServerProcess> {
   });
 }
 
-const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
+export const MERCHANT = { merchantId: 'bench_merchant', apiKey: 'sk_test_bench', webhookSecret: 'whsec_bench' };
 const AUTHORIZATION = `Basic ${Buffer.from(`${MERCHANT.merchantId}:${MERCHANT.apiKey}`).toString('base64')}`;
 
 let counter = 0;
 /** A create with a new transId each time; with a new Idempotency-Key too (as the SDK sends), unless `idempotencyKey` is false. */
-const createRequest = ({ idempotencyKey = true } = {}): LoadRequest => ({
+export const createRequest = ({ idempotencyKey = true } = {}): LoadRequest => ({
   method: 'POST',
   path: '/api/v2/payments',
   headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
@@ -91,7 +91,7 @@ const medianFigures = (runs: Figures[]): Figures => ({
   p99: median(runs.map((r) => r.p99)),
 });
 
-async function createdPayment(server: ServerProcess): Promise<string> {
+export async function createdPayment(server: ServerProcess): Promise<string> {
   const created = await fetch(`${server.baseUrl}/api/v2/payments`, {
     method: 'POST',
     headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
@@ -100,7 +100,7 @@ async function createdPayment(server: ServerProcess): Promise<string> {
   if (created.status !== 201) throw new Error(`creating a payment answered ${created.status}: ${await created.text()}`);
   return ((await created.json()) as { payId: string }).payId;
 }
-const getRequest = (payId: string): LoadRequest[] => [
+export const getRequest = (payId: string): LoadRequest[] => [
   { method: 'GET', path: `/api/v2/payments/getByPayId/${payId}`, headers: { authorization: AUTHORIZATION } },
 ];
 

@@ -87,7 +87,9 @@ console.log(
 );
 if (sandbox.postgres) {
   console.log(line('GET a payment, PostgreSQL', sandbox.postgres.get));
-  console.log(line('POST a payment, PostgreSQL', sandbox.postgres.post));
+  console.log(
+    `${line('POST a payment, PostgreSQL', sandbox.postgres.post)}   ${pct(sandbox.postgres.post.rps, sandbox.sqlite.post.rps)} of SQLite's POST (target ≥ 2500 req/s and ≥ 40 %; p99 target ≤ 10 ms)`,
+  );
 }
 console.log(
   `  resident memory after ${sandbox.sqlite.rssAfterPayments.payments} payments (SQLite): ${sandbox.sqlite.rssAfterPayments.mb} MB (target ≤ 200 MB)\n`,

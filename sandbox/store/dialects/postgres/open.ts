@@ -23,6 +23,8 @@ export async function openPostgres(url: string): Promise<StoreDialect> {
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5_000,
+    // A statement is written before the answers of those ahead of it arrive (see connection.ts).
+    pipeline: true,
     // bigint columns (money) as JS numbers: values stay below 10^12, far under 2^53.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -40,5 +42,5 @@ export async function openPostgres(url: string): Promise<StoreDialect> {
   }
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await migrate(db, location);
-  return postgresDialect(db, location);
+  return postgresDialect(pool, db, location);
 }
