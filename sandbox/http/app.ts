@@ -13,6 +13,7 @@ import { sandboxCors } from './cors.js';
 import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
+import { closeIdleConnections } from './idle-connections.js';
 import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
 import { authenticateFirst, operationHandler, REPLAY_HEADER } from './pipeline.js';
 
@@ -89,7 +90,6 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     return503OnClosing: true,
     // Slow clients: headers, then the whole request, must arrive in time; an idle connection closes.
     requestTimeout: limits.requestTimeoutMs,
-    connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     http: {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -101,6 +101,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   });
   app.server.headersTimeout = limits.headersTimeoutMs;
   app.server.maxConnections = limits.maxConnections;
+  closeIdleConnections(app.server, limits.idleTimeoutMs);
   app.decorateRequest('sandboxAuth', null);
   // Bodies in flight, bounded in bytes: past the budget a request waits before its body is read.
   app.addHook('preParsing', bodyBudgetHook(new BodyBudget(limits.bodyBytesInFlight), BODY_LIMIT_BYTES));

@@ -74,7 +74,13 @@ export const SMALL_BODY_BYTES = 64 * 1024;
  * read. A length over `bodyLimit` takes nothing: the parser refuses it (413) without reading it.
  */
 export function bodyBudgetHook(budget: BodyBudget, bodyLimit: number) {
-  return async <P>(request: FastifyRequest, reply: FastifyReply, payload: P): Promise<P> => {
+  // Callback style: most requests (every GET, every small body) pass without a promise.
+  return <P>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: P,
+    done: (error: null, payload: P) => void,
+  ): void => {
     const length = request.headers['content-length'];
     const bytes =
       request.headers['transfer-encoding'] !== undefined
@@ -82,11 +88,13 @@ export function bodyBudgetHook(budget: BodyBudget, bodyLimit: number) {
         : length !== undefined && Number(length) > 0 && Number(length) <= bodyLimit
           ? Number(length)
           : 0;
-    if (bytes <= SMALL_BODY_BYTES) return payload;
+    if (bytes <= SMALL_BODY_BYTES) {
+      done(null, payload);
+      return;
+    }
     const ticket = budget.take(bytes);
     // The response ended, or the connection closed (even while the request waits): the bytes go back.
     reply.raw.once('close', () => budget.release(ticket));
-    await ticket.ready;
-    return payload;
+    void ticket.ready.then(() => done(null, payload));
   };
 }

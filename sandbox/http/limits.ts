@@ -19,7 +19,7 @@ export interface ServerLimits {
   headersTimeoutMs: number;
   /** Time to receive a whole request, headers and body (`requestTimeout`): then 408, closed. */
   requestTimeoutMs: number;
-  /** A connection with no traffic either way for this long is closed (fastify's `connectionTimeout`). */
+  /** A connection with no traffic either way for this long is closed (idle-connections.ts); 0: never. */
   idleTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long (`keepAliveTimeout`). */
   keepAliveTimeoutMs: number;

@@ -206,17 +206,14 @@ export function authenticateFirst(
 ) {
   // An async hook that answers returns the reply: fastify then runs nothing further (no body parsed).
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    const problem = problemOf(deps.contract, operation, request);
+    const refuse = (status: number, input: ProblemInput) =>
+      answerUnread(request, reply, () =>
+        sendReply(operation, reply, problemOf(deps.contract, operation, request)(status, input)),
+      );
     const unstorableErrors = unstorableParameters(operation, request);
-    if (unstorableErrors)
-      return answerUnread(request, reply, () =>
-        sendReply(operation, reply, problem(400, invalidInput(unstorableErrors))),
-      );
+    if (unstorableErrors) return refuse(400, invalidInput(unstorableErrors));
     const auth = await deps.auth.authenticate(operation.security, request.headers, environment);
-    if (!auth.ok)
-      return answerUnread(request, reply, () =>
-        sendReply(operation, reply, problem(401, { title: 'Authentication required.', detail: auth.detail })),
-      );
+    if (!auth.ok) return refuse(401, { title: 'Authentication required.', detail: auth.detail });
     request.sandboxAuth = auth;
     return undefined;
   };
