@@ -1,6 +1,6 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
 //                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none]
-//                 [-- --cors-origin http://localhost:5173] [-- --quiet]
+//                 [-- --cors-origin http://localhost:5173] [-- --public-url https://…] [-- --quiet]
 // npm run sandbox -- <seed | reset | clock | deliveries | trigger | env> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
@@ -35,6 +35,9 @@ const USAGE = `usage: npm run sandbox [-- options]
                       the operations a browser may call (confirmPaymentIntent: a bearer token
                       alone); repeat it for more (default: PAYMENT_API_CORS_ORIGINS, comma-separated,
                       else none: no browser may call; see docs/sandbox.md#cors)
+  --public-url <origin>  where clients reach this sandbox (default: SANDBOX_PUBLIC_URL, else the
+                      listening address), for the hosted page's links: behind a proxy, or with
+                      --host 0.0.0.0, the address teammates use (https://sandbox.team.example)
   --quiet             no request log
 
 Subcommands (against a running sandbox): seed, reset, clock, deliveries, trigger, listen, env;
@@ -64,6 +67,7 @@ function options() {
         'cli-config': { type: 'string' },
         'secret-file': { type: 'string' },
         'cors-origin': { type: 'string', multiple: true },
+        'public-url': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -73,6 +77,26 @@ function options() {
   } catch (err) {
     fail(`${(err as Error).message} (--help lists the options)`);
   }
+}
+
+/** The --public-url option: an http or https origin (no path, query or credentials), or exit 1. */
+function publicOrigin(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  const origin =
+    url && (url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && !url.search && !url.hash
+      ? url.username || url.password
+        ? undefined
+        : url.origin
+      : undefined;
+  if (origin === undefined)
+    fail(
+      `--public-url (or SANDBOX_PUBLIC_URL) must be an http or https origin such as https://sandbox.team.example, got ${text}`,
+    );
+  return origin;
 }
 
 /** The merchants file, checked field by field. */
@@ -163,6 +187,7 @@ async function serve(): Promise<void> {
   } catch (err) {
     fail((err as Error).message);
   }
+  const publicUrl = publicOrigin(values['public-url'] ?? process.env.SANDBOX_PUBLIC_URL);
   let merchants: MerchantCredentials[] = [];
   let secret: { secret: string; from: string };
   try {
@@ -220,6 +245,7 @@ async function serve(): Promise<void> {
       webhooks,
       corsOrigins,
       retention,
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
       ...(adminKey !== undefined ? { adminKey } : {}),
       ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
     });
@@ -236,7 +262,7 @@ async function serve(): Promise<void> {
   console.log(`Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
-  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- seed | reset | clock | deliveries | trigger)
+${publicUrl !== undefined ? `  public URL   ${publicUrl}   (the hosted page's links)\n` : ''}  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- seed | reset | clock | deliveries | trigger)
   admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${configWritten ? `   (in ${configPath})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${secret.from}
   merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (a reset brings them back; docs/sandbox.md)` : ''}

@@ -305,11 +305,17 @@ describe('sandbox CLI against a running sandbox', () => {
       await run(['clock'], { cwd: scratch }),
       /^sandbox clock: no admin key: pass --admin-key or SANDBOX_ADMIN_KEY/,
     );
+    for (const publicUrl of ['ftp://sandbox.team.example', 'https://sandbox.team.example/api', 'not a url'])
+      failsWith(
+        await run(['--db', ':memory:', '--public-url', publicUrl], { cwd: scratch }),
+        /^sandbox: --public-url \(or SANDBOX_PUBLIC_URL\) must be an http or https origin such as https:\/\/sandbox\.team\.example, got /,
+      );
   }, 120_000);
 });
 
 describe('npm run sandbox and .sandbox/cli.json', () => {
-  it('prints that the admin key was given (never the key), writes .sandbox/cli.json (0600) for flag-less subcommands, removes it on SIGTERM', async () => {
+  const PUBLIC_URL = 'https://sandbox.team.example:8443';
+  it('prints that the admin key was given (never the key), writes .sandbox/cli.json (0600) for flag-less subcommands, removes it on SIGTERM; links go to --public-url', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'sandbox-serve-'));
     const port = await freePort();
     const adminKey = 'sbx_admin_fixed_for_this_test';
@@ -318,7 +324,7 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
     delete env.SANDBOX_CLI_CONFIG;
     const child = spawn(
       process.execPath,
-      ['--import', TSX, MAIN, '--port', String(port), '--db', ':memory:', '--quiet'],
+      ['--import', TSX, MAIN, '--port', String(port), '--db', ':memory:', '--quiet', '--public-url', PUBLIC_URL],
       {
         cwd,
         env,
@@ -347,6 +353,29 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
           },
         ],
       });
+
+      expect(stdout).toContain(`public URL   ${PUBLIC_URL}`);
+      const { apiKey } = config.merchants[0];
+      const session = await fetch(`http://127.0.0.1:${port}/api/v2/payments/sessions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`demo_merchant:${apiKey}`).toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          transId: 'PUBLIC-URL-1',
+          amount: { value: 100, currency: 'EUR' },
+          urls: {
+            return: 'https://shop.example/r',
+            cancel: 'https://shop.example/c',
+            webhook: 'https://shop.example/h',
+          },
+        }),
+      });
+      expect(session.status).toBe(202);
+      expect(((await session.json()) as { _links: { redirect: { href: string } } })._links.redirect.href).toMatch(
+        new RegExp(`^${PUBLIC_URL.replace(/\./g, '\\.')}/hosted/sessions/test/demo_merchant/`),
+      );
 
       const clock = await run(['clock'], { cwd });
       expect(clock.code, clock.stderr).toBe(0);
