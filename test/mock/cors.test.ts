@@ -5,6 +5,7 @@
 // same rule in Chromium: test/e2e/cors.test.ts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServerProcess } from '../../scripts/server-process.js';
+import { corsHeaders, preflight } from '../support/cors.js';
 import { startMockCommand } from '../support/prism.js';
 import { runCommand } from '../support/sandbox-process.js';
 
@@ -21,18 +22,6 @@ afterAll(async () => {
   await Promise.all([closed?.stop(), open?.stop()]);
 });
 
-const preflight = (
-  base: string,
-  path: string,
-  origin: string,
-  method = 'POST',
-  headers = 'authorization,content-type',
-) =>
-  fetch(`${base}${path}`, {
-    method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
-  });
-const corsHeaders = (r: Response) => [...r.headers.keys()].filter((h) => h.startsWith('access-control-'));
 const confirm = (base: string, origin: string, body: unknown = { integrationType: 'DIRECT', type: 'CARD' }) =>
   fetch(`${base}/payment-intents/pi_1/confirm`, {
     method: 'POST',

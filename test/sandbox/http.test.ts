@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { operations as contractOperations } from '../../tooling/openapi/walker.js';
 import { checkResponse } from '../support/contract-check.js';
+import { corsHeaders, preflight } from '../support/cors.js';
 import { databases, STORES } from '../support/postgres.js';
 import {
   ConformanceError,
@@ -273,18 +274,6 @@ describe('CORS on the sandbox: the rule of tooling/openapi/cors.ts', () => {
   const closed = sandboxPerSuite(async () => ':memory:');
   const open = sandboxPerSuite(async () => ':memory:', { corsOrigins: [allowed, 'https://app.example'] });
 
-  const preflight = (
-    base: string,
-    path: string,
-    origin: string,
-    method = 'POST',
-    headers = 'authorization,content-type',
-  ) =>
-    fetch(`${base}${path}`, {
-      method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
-    });
-  const corsHeaders = (r: Response) => [...r.headers.keys()].filter((h) => h.startsWith('access-control-'));
   /** A payment intent and a bearer token of the sandbox's merchant (what an app receives from its back end). */
   const intentAndToken = async (sb: ReturnType<typeof closed>) => {
     const intent = await sb.call('POST', '/payment-intents', { body: { amount: { value: 990, currency: 'EUR' } } });
