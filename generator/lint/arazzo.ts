@@ -58,7 +58,8 @@ export function checkReferences(files: string[], sources = new SourceFiles()): L
         message,
       });
     };
-    const described = new Map<string, Source>();
+    // a description that cannot be read is reported once, at its url; its steps are not checked
+    const described = new Map<string, Source | undefined>();
     const list = (v: unknown) => (Array.isArray(v) ? v : []);
     for (const [i, d] of list(parsed.value.sourceDescriptions).entries()) {
       if (!isObject(d) || d.type !== 'openapi' || typeof d.name !== 'string' || typeof d.url !== 'string') continue;
@@ -70,6 +71,7 @@ export function checkReferences(files: string[], sources = new SourceFiles()): L
           'arazzo-source-description',
           `${d.url} cannot be read as an OpenAPI description`,
         );
+        described.set(d.name, undefined);
         continue;
       }
       const components = isObject(document.components) ? document.components : {};
@@ -78,18 +80,17 @@ export function checkReferences(files: string[], sources = new SourceFiles()): L
         schemes: new Set(isObject(components.securitySchemes) ? Object.keys(components.securitySchemes) : []),
       });
     }
-    const only = described.size === 1 ? [...described.values()][0] : undefined;
     for (const [w, workflow] of list(parsed.value.workflows).entries()) {
       if (!isObject(workflow)) continue;
       for (const [s, step] of list(workflow.steps).entries()) {
         if (!isObject(step) || typeof step.operationId !== 'string') continue;
         // `name.operationId` when there are several descriptions, as the Arazzo specification asks
         const dot = step.operationId.indexOf('.');
-        const named = dot > 0 ? described.get(step.operationId.slice(0, dot)) : undefined;
-        const source = named ?? only;
+        const prefix = dot > 0 ? step.operationId.slice(0, dot) : '';
+        const named = described.has(prefix);
         const id = named ? step.operationId.slice(dot + 1) : step.operationId;
         const stepPath = ['workflows', w, 'steps', s];
-        if (!source) {
+        if (!named && described.size !== 1) {
           at(
             [...stepPath, 'operationId'],
             'arazzo-operation',
@@ -97,6 +98,8 @@ export function checkReferences(files: string[], sources = new SourceFiles()): L
           );
           continue;
         }
+        const source = named ? described.get(prefix) : [...described.values()][0];
+        if (!source) continue; // unreadable: reported at its url
         if (!source.operationIds.has(id))
           at(
             [...stepPath, 'operationId'],
