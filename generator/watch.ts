@@ -1,7 +1,7 @@
 // npm run generate -- --watch: regenerates on every change to the contract (openapi/), the docs
-// guides (docs/guides/), the sandbox's admin document (sandbox/admin/) and the lint configuration
-// (redocly.yaml, its lint-ignore file, .spectral.yaml and its house-rule functions), re-running only
-// what the change needs, until stopped.
+// guides (docs/guides/) and the Arazzo workflows the docs publish (arazzo/), the sandbox's admin
+// document (sandbox/admin/) and the lint configuration (redocly.yaml, its lint-ignore file,
+// .spectral.yaml and its house-rule functions), re-running only what the change needs, until stopped.
 //
 // chokidar watches the folders, not single files: a file that an editor replaces by rename (sed -i,
 // vim, JetBrains safe-write, git checkout), deletes and re-creates, or creates in a new folder is
@@ -16,6 +16,7 @@ import { STEPS, type StepName } from './pipeline.js';
 import { type BundleResult, bundleContract } from './steps/bundle.js';
 import {
   ADMIN_ROOT,
+  ARAZZO_DIR,
   DEFAULT_OUT,
   DEFAULT_ROOT,
   GUIDES_DIR,
@@ -97,6 +98,8 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     // Editors' temp and backup files (sedXXXXXX, 4913, x.yaml~, .x.swp) have none of these endings.
     if (inside(folders.admin, p) && /\.(ya?ml|json)$/i.test(p)) return 'admin';
     if (inside(folders.guides, p) && /\.(md|svg|png|jpe?g|webp)$/i.test(p)) return 'guides';
+    // the workflows are published by the docs step, as the guides are
+    if (inside(ARAZZO_DIR, p) && /\.ya?ml$/i.test(p)) return 'guides';
     if (inside(folders.contract, p) && /\.(ya?ml|json)$/i.test(p)) return 'contract';
     if (
       lint.files.includes(p) ||
@@ -184,7 +187,12 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     if (pending.size > 0) void runPending();
   }
 
-  const watched = [...Object.values(folders), ...lint.files, ...(lint.functionsDir ? [lint.functionsDir] : [])];
+  const watched = [
+    ...Object.values(folders),
+    ARAZZO_DIR,
+    ...lint.files,
+    ...(lint.functionsDir ? [lint.functionsDir] : []),
+  ];
   const watcher = watch(watched, {
     ignoreInitial: true,
     // a file replaced within 100 ms of its removal is one change (editors' atomic saves)

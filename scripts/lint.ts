@@ -1,7 +1,9 @@
 // npm run lint [-- --root <file>] [-- --json]
 // Redocly on the source, Spectral on the bundle; exits 1 on any error OR warning. Without --root:
-// the contract and the sandbox's admin API document (sandbox/admin/openapi.yaml), each to its bar.
+// the contract, the sandbox's admin API document (sandbox/admin/openapi.yaml) and the Arazzo
+// workflows (arazzo/), each to its bar.
 
+import { lintArazzo } from '../generator/lint/arazzo.js';
 import { formatProblem, type LintResult, lintContract } from '../generator/lint/lint.js';
 import { lintAdminDocument } from '../generator/steps/admin.js';
 import { DEFAULT_ROOT } from '../generator/support/paths.js';
@@ -14,13 +16,14 @@ if (args.help) {
 }
 const t0 = performance.now();
 const withAdmin = args.root === DEFAULT_ROOT;
-const [result, admin] = await Promise.all([
+const [result, admin, arazzo] = await Promise.all([
   lintContract({ root: args.root, out: args.out }),
   withAdmin ? lintAdminDocument({ out: args.out }) : undefined,
+  withAdmin ? lintArazzo() : undefined,
 ]);
-const ok = result.ok && (admin?.ok ?? true);
+const ok = result.ok && (admin?.ok ?? true) && (arazzo?.ok ?? true);
 if (args.json) {
-  console.log(JSON.stringify(admin ? { ...result, ok, admin } : result, null, 2));
+  console.log(JSON.stringify(admin ? { ...result, ok, admin, arazzo } : result, null, 2));
 } else {
   const ms = Math.round(performance.now() - t0);
   const summary = (name: string, r: LintResult) => {
@@ -34,6 +37,12 @@ if (args.json) {
   };
   summary('', result);
   if (admin) summary(' (sandbox admin API)', admin);
+  if (arazzo) {
+    for (const p of arazzo.problems) console.log(formatProblem(p));
+    console.log(
+      `${arazzo.ok ? 'OK' : 'FAILED'} (Arazzo workflows): ${arazzo.errors} error(s), ${arazzo.warnings} warning(s) in ${arazzo.timingsMs.redocly} ms (redocly)`,
+    );
+  }
 }
 // exitCode, not process.exit(): exiting at once can cut a long report written to a pipe.
 process.exitCode = ok ? 0 : 1;

@@ -172,13 +172,22 @@ export function formatProblem(p: LintProblem): string {
 }
 const bundleRef = (p: LintProblem) => `${p.bundle!.pointer}, line ${p.bundle!.line}`;
 
-async function redoclyLint(root: string, config: string): Promise<LintProblem[]> {
-  const args = ['lint', root, '--format', 'json', '--max-problems', '100000', '--lint-config', 'error'];
+/** `redocly lint` on one or more files (OpenAPI or Arazzo), its problems at their files and lines. */
+export async function redoclyLint(roots: string | string[], config: string): Promise<LintProblem[]> {
+  const files = typeof roots === 'string' ? [roots] : roots;
+  const root = files[0] ?? '.';
+  const args = ['lint', ...files, '--format', 'json', '--max-problems', '100000', '--lint-config', 'error'];
   if (fs.existsSync(config)) args.push('--config', config);
   const run = await runRedocly(args);
-  let report: { problems?: RedoclyProblem[] };
+  let problems: RedoclyProblem[];
   try {
-    report = JSON.parse(run.stdout);
+    // one JSON report per file, one after the other: `}` and `{` on lines of their own between them
+    const reports = JSON.parse(`[${run.stdout.replace(/^\}\n?\{$/gm, '},{')}]`) as Array<{
+      problems?: RedoclyProblem[];
+    }>;
+    problems = reports.flatMap((r) => r.problems ?? []);
+    if (reports.length < files.length || (run.code !== 0 && !problems.some((p) => p.severity === 'error')))
+      throw new Error('a file was not linted');
   } catch {
     // no JSON: the CLI stopped before linting (root does not parse, invalid redocly.yaml, crash)
     const parsed = parseCliProblems(cleanStderr(run.stderr));
@@ -196,7 +205,7 @@ async function redoclyLint(root: string, config: string): Promise<LintProblem[]>
       },
     ];
   }
-  return (report.problems ?? []).map((p) => {
+  return problems.map((p) => {
     const loc = p.location?.[0];
     return {
       tool: 'redocly' as const,

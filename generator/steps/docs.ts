@@ -4,7 +4,8 @@
 //
 // buildDocs() works on a COPY of the bundle: it adds the hand-written guides (docs/guides/*.md) as
 // trait tags in a "Guides" tag group, and makes every inferred part visible with a badge. The
-// contract itself is never touched.
+// contract itself is never touched. The Arazzo workflows (arazzo/) are published beside the page,
+// in docs/arazzo/, pointed at the contract the site offers (docs/openapi.yaml).
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { derefLenient, isObject as isObj, operations, walkObjects, walkSchemas } from '../../tooling/openapi/walker.js';
 import { writeFileAtomic } from '../support/fs.js';
-import { GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
+import { ARAZZO_DIR, GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { toPortableYaml } from './bundle.js';
 import { type XCodeSample, xCodeSamples } from './code-samples.js';
@@ -78,6 +79,8 @@ export interface BuildDocsOptions {
   guidesDir?: string;
   /** Redocly config with the Redoc options (default generator/steps/docs.redocly.yaml). */
   config?: string;
+  /** Arazzo workflows and the descriptions beside them, copied to docs/arazzo/ (default arazzo/). */
+  arazzoDir?: string;
 }
 
 export interface BuildDocsResult {
@@ -87,7 +90,7 @@ export interface BuildDocsResult {
 
 /**
  * Builds the documentation site of `document` (the bundled contract, as written to
- * generated/openapi.json) into <outDir>/docs/: index.html, openapi.json and openapi.yaml.
+ * generated/openapi.json) into <outDir>/docs/: index.html, openapi.json, openapi.yaml and arazzo/.
  * `document` is not modified. Everything is built in a temporary directory first and each file is
  * then written atomically, so a failure leaves the previous docs intact; the Error thrown carries
  * Redocly's own message.
@@ -117,9 +120,29 @@ export async function buildDocs(
       '# Payment Service API v2: the bundled contract, as generated/openapi.yaml. Do not edit: edit openapi/.\n' +
         toPortableYaml(document),
     ],
+    ...(await publishedWorkflows(options.arazzoDir ?? ARAZZO_DIR)).map(([name, content]): [string, string] => [
+      join(docsDir, 'arazzo', name),
+      content,
+    ]),
   ];
   for (const [path, content] of outputs) await writeFileAtomic(path, content);
   return { files: outputs.map(([path]) => path) };
+}
+
+/** In the repository, workflows use the generator's bundle; published, the copy beside the page. */
+const BUNDLE_SOURCE = 'url: ../generated/openapi.yaml';
+const PUBLISHED_SOURCE = 'url: ../openapi.yaml';
+
+/** The files of arazzo/ as docs/arazzo/ carries them: [file name, content]. */
+export async function publishedWorkflows(dir: string): Promise<Array<[string, string]>> {
+  if (!existsSync(dir)) return [];
+  const names = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
+  return Promise.all(
+    names.map(async (name): Promise<[string, string]> => {
+      const text = await readFile(join(dir, name), 'utf8');
+      return [name, text.split(BUNDLE_SOURCE).join(PUBLISHED_SOURCE)];
+    }),
+  );
 }
 
 /** A self-contained page of another document (the sandbox's admin API): the same build, no guides or badges. */

@@ -12,3 +12,5 @@ export const SPECTRAL_RULESET = join(REPO_ROOT, '.spectral.yaml');
 export const GUIDES_DIR = join(REPO_ROOT, 'docs', 'guides');
 /** The sandbox's admin API document. */
 export const ADMIN_ROOT = join(REPO_ROOT, 'sandbox', 'admin', 'openapi.yaml');
+/** The Arazzo workflows and the hosted page's test description they use. */
+export const ARAZZO_DIR = join(REPO_ROOT, 'arazzo');

@@ -2,7 +2,7 @@
 // global setup) into a temp dir, then opened from disk in headless Chromium with the network
 // blocked. Screenshots go to test-output/docs/ (git-ignored).
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -41,8 +41,14 @@ afterAll(async () => {
 });
 
 describe('buildDocs', () => {
-  it('writes index.html and the contract (JSON, YAML) under <outDir>/docs/', async () => {
+  it('writes index.html, the contract (JSON, YAML) and the Arazzo workflows under <outDir>/docs/', async () => {
     expect(files.map((f) => f.slice(outDir.length + 1)).sort()).toEqual([
+      'docs/arazzo/card-payment.arazzo.yaml',
+      'docs/arazzo/hosted-checkout.arazzo.yaml',
+      'docs/arazzo/hosted-page.openapi.yaml',
+      'docs/arazzo/idempotent-retry.arazzo.yaml',
+      'docs/arazzo/payment-plans.arazzo.yaml',
+      'docs/arazzo/simulated-decline.arazzo.yaml',
       'docs/index.html',
       'docs/openapi.json',
       'docs/openapi.yaml',
@@ -72,7 +78,7 @@ describe('buildDocs', () => {
     const second = await mkdtemp(join(tmpdir(), 'docs-test-again-'));
     try {
       await buildDocs(structuredClone(bundle), second);
-      for (const name of await readdir(join(outDir, 'docs'))) {
+      for (const name of files.map((f) => f.slice(join(outDir, 'docs').length + 1))) {
         const [a, b] = await Promise.all([readFile(join(outDir, 'docs', name)), readFile(join(second, 'docs', name))]);
         expect(a.equals(b), `${name} differs between two builds`).toBe(true);
       }
