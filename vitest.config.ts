@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * PostgreSQL or child process (`*.unit.test.ts`, wherever their area), run alone by `npm run test:unit`.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
  */
-export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling'] as const;
+export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling', 'code-host'] as const;
 
 export default defineConfig({
   test: {
