@@ -1,10 +1,10 @@
-// npm run release:check -- --tag v2.1.0 [--publish] [--root openapi/openapi.yaml] [--releases openapi/releases]
+// npm run release:check -- --tag v2.1.0 [--registry <url>] [--root openapi/openapi.yaml] [--releases openapi/releases]
 // npm run release:assets -- --tag v2.1.0 --asset <file> [--asset <file>…] [--api-url <url>]
 //
 // The release tag's workflow (scripts/code-host/release.ts). `check`: the tag is v<info.version>,
 // package.json has that version, and openapi/releases/<version>.yaml is the contract at the tag
-// (what `npm run check:breaking -- --record` writes now); with --publish, the package may be
-// published. `assets`: attaches the files (the SDK tarball, the bundle) to the tag's GitHub release,
+// (what `npm run check:breaking -- --record` writes now); with a --registry (not empty), the package
+// may be published there. `assets`: attaches the files (the SDK tarball, the bundle) to the tag's GitHub release,
 // creating it if needed (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL). Exit codes: 0 done;
 // 1 a check failed or GitHub refused; 2 usage.
 import { readFile } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
 import { CodeHostError, contextFromEnv, octokitFor } from './code-host/github.js';
 import { attachReleaseAssets, releaseProblems } from './code-host/release.js';
 
-const USAGE = `usage: tsx scripts/release.ts check --tag v<version> [--publish] [--root openapi/openapi.yaml] [--releases openapi/releases]
+const USAGE = `usage: tsx scripts/release.ts check --tag v<version> [--registry <url>] [--root openapi/openapi.yaml] [--releases openapi/releases]
        tsx scripts/release.ts assets --tag v<version> --asset <file> [--asset <file>…] [--api-url <url>]`;
 
 const [command, ...rest] = process.argv.slice(2);
@@ -25,7 +25,7 @@ const values = commandOptions(
     args: rest,
     options: {
       tag: { type: 'string' },
-      publish: { type: 'boolean', default: false },
+      registry: { type: 'string' },
       root: { type: 'string' },
       releases: { type: 'string' },
       asset: { type: 'string', multiple: true },
@@ -57,7 +57,7 @@ async function check(tag: string): Promise<string> {
     bundle,
     releasesDir: values.releases ? resolve(values.releases) : RELEASES_DIR,
     packageJson,
-    publish: values.publish,
+    publish: Boolean(values.registry),
   });
   if (problems.length > 0) throw new CodeHostError(`${tag} cannot be released:\n  ${problems.join('\n  ')}`);
   return `${tag}: the contract, package.json and the recorded release agree`;

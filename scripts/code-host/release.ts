@@ -14,7 +14,7 @@ export interface ReleaseFacts {
   bundle: Pick<BundleResult, 'document'> & Partial<Pick<BundleResult, 'yaml'>>;
   /** openapi/releases/ */
   releasesDir: string;
-  packageJson: { version?: unknown; private?: unknown };
+  packageJson: { version?: unknown; private?: unknown; repository?: unknown };
   /** The package is to be published to a registry. */
   publish: boolean;
 }
@@ -31,6 +31,11 @@ export async function releaseProblems(facts: ReleaseFacts): Promise<string[]> {
     problems.push(`tag ${facts.tag} but package.json's version is '${String(facts.packageJson.version)}'`);
   if (facts.publish && facts.packageJson.private === true)
     problems.push('package.json says "private": true, so npm will not publish it: remove it to publish the SDK');
+  const repository = facts.packageJson.repository;
+  const repositoryUrl =
+    typeof repository === 'string' ? repository : (repository as { url?: unknown } | undefined)?.url;
+  if (facts.publish && !repositoryUrl)
+    problems.push("package.json has no repository.url: npm's provenance check needs it to name this repository");
 
   const released = join(facts.releasesDir, `${version}.yaml`);
   const shown = relative(process.cwd(), released);

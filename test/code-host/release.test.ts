@@ -26,7 +26,11 @@ describe('releaseProblems', () => {
     tag,
     bundle: bundleOf(version),
     releasesDir: dir,
-    packageJson: { version, private: extra.private ?? false },
+    packageJson: {
+      version,
+      private: extra.private ?? false,
+      repository: { url: 'git+https://github.com/acme/payment-api.git' },
+    },
     publish: extra.publish ?? false,
   });
 
@@ -60,6 +64,11 @@ describe('releaseProblems', () => {
     expect(await releaseProblems(facts('v2.1.0', '2.1.0', { private: true, publish: true }))).toEqual([
       expect.stringMatching(/"private": true, so npm will not publish it/),
     ]);
+    const withoutRepository = { ...facts('v2.1.0', '2.1.0', { publish: true }), packageJson: { version: '2.1.0' } };
+    expect(await releaseProblems(withoutRepository)).toEqual([
+      expect.stringMatching(/no repository\.url: npm's provenance check needs it/),
+    ]);
+    expect(await releaseProblems({ ...withoutRepository, publish: false })).toEqual([]);
   });
 });
 
