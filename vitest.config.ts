@@ -11,6 +11,9 @@ export default defineConfig({
   test: {
     // Bundles the contract once for all test files (see test/support/global-setup.ts).
     globalSetup: ['test/support/global-setup.ts'],
+    // @actions/workflow-parser imports its JSON schema without an import attribute, which Node's own
+    // loader refuses: Vite transforms it instead.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
