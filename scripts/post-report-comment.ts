@@ -5,7 +5,8 @@
 // creates it on the first run, updates the same comment on every later one. Reads GITHUB_TOKEN,
 // GITHUB_REPOSITORY, GITHUB_API_URL and the pull request from the event payload (GITHUB_EVENT_PATH)
 // unless --pr names it. With GITHUB_STEP_SUMMARY set the report also goes to the job summary; a
-// pull request from a fork (whose token is read-only) or --summary-only gets the summary alone.
+// pull request from a fork or a run Dependabot started (both get a read-only token) or --summary-only
+// gets the summary alone.
 // Exit codes: 0 posted or summarized; 1 GitHub refused (401, 403, 404…) or the context is missing;
 // 2 usage.
 import { appendFile, readFile } from 'node:fs/promises';
@@ -58,8 +59,14 @@ async function main(bodyFile: string): Promise<string> {
   if (summary) await appendFile(summary, `${body.trimEnd()}\n`);
 
   const event = pullRequestOf(await eventPayload());
-  if (values['summary-only'] || event?.fromFork) {
-    const why = values['summary-only'] ? '--summary-only' : 'a pull request from a fork gets a read-only token';
+  // GitHub gives the runs of a fork's pull request, and those Dependabot starts, a read-only token.
+  const readOnly = event?.fromFork
+    ? 'a pull request from a fork gets a read-only token'
+    : process.env.GITHUB_ACTOR === 'dependabot[bot]'
+      ? "Dependabot's runs get a read-only token"
+      : undefined;
+  if (values['summary-only'] || readOnly) {
+    const why = values['summary-only'] ? '--summary-only' : readOnly;
     return `not posted (${why}): ${summary ? 'the report is in the job summary' : 'GITHUB_STEP_SUMMARY is not set'}`;
   }
   const pullNumber = values.pr !== undefined ? parsePullNumber(values.pr) : event?.number;

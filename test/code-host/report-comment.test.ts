@@ -134,7 +134,7 @@ describe('npm run report:comment', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function run(args: string[], env: { token?: string; head?: string }) {
+  async function run(args: string[], env: { token?: string; head?: string; actor?: string }) {
     const event = join(dir, env.head ? 'event-fork.json' : 'event.json');
     const base = `${gh.owner}/${gh.repo}`;
     await writeFile(
@@ -156,6 +156,7 @@ describe('npm run report:comment', () => {
         GITHUB_API_URL: gh.baseUrl,
         GITHUB_EVENT_PATH: event,
         GITHUB_STEP_SUMMARY: summary,
+        GITHUB_ACTOR: env.actor ?? 'alice',
       },
     });
     return { ...result, summary: await readFile(summary, 'utf8') };
@@ -174,12 +175,15 @@ describe('npm run report:comment', () => {
     expect(gh.comments[0]!.body).toBe(`${REPORT_MARKER}\n<!-- contract-report -->\n| Check | Result |\n`);
   });
 
-  it('on a pull request from a fork writes the job summary only and calls no API', async () => {
+  it('on a pull request from a fork, or a run of Dependabot, writes the job summary only and calls no API', async () => {
     gh = await startFakeGitHub({ tokens: TOKENS, pulls: [PR] });
     const result = await run(['--body', join(dir, 'report.md')], { token: 'tok-fork', head: 'mallory/payment-api' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/not posted \(a pull request from a fork gets a read-only token\)/);
     expect(result.summary).toContain('| Check | Result |');
+    const dependabot = await run(['--body', join(dir, 'report.md')], { token: 'tok-fork', actor: 'dependabot[bot]' });
+    expect(dependabot.code, dependabot.stderr).toBe(0);
+    expect(dependabot.stdout).toMatch(/not posted \(Dependabot's runs get a read-only token\)/);
     expect(gh.requests).toEqual([]);
   });
 
