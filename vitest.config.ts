@@ -5,12 +5,15 @@ import { defineConfig } from 'vitest/config';
  * PostgreSQL or child process (`*.unit.test.ts`, wherever their area), run alone by `npm run test:unit`.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
  */
-export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling'] as const;
+export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling', 'code-host'] as const;
 
 export default defineConfig({
   test: {
     // Bundles the contract once for all test files (see test/support/global-setup.ts).
     globalSetup: ['test/support/global-setup.ts'],
+    // @actions/workflow-parser imports its JSON schema without an import attribute, which Node's own
+    // loader refuses: Vite transforms it instead.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

