@@ -1,4 +1,4 @@
-// npm run site [-- --out site] [-- --generated generated] [-- --arazzo arazzo]
+// npm run site [-- --out site] [-- --generated generated]
 //
 // Assembles the folder the main branch's workflow publishes on GitHub Pages (scripts/code-host/site.ts)
 // from the output of `npm run generate`. Exit codes: 0 written; 1 something to publish is missing or
@@ -9,13 +9,12 @@ import { REPO_ROOT } from '../generator/support/paths.js';
 import { CodeHostError } from './code-host/github.js';
 import { assembleSite } from './code-host/site.js';
 
-const USAGE = 'usage: tsx scripts/site.ts [--out site] [--generated generated] [--arazzo arazzo]';
+const USAGE = 'usage: tsx scripts/site.ts [--out site] [--generated generated]';
 const values = commandOptions(
   {
     options: {
       out: { type: 'string', default: 'site' },
       generated: { type: 'string' },
-      arazzo: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -27,7 +26,6 @@ const out = resolve(values.out);
 try {
   const files = await assembleSite({
     generated: values.generated ? resolve(values.generated) : resolve(REPO_ROOT, 'generated'),
-    arazzo: values.arazzo ? resolve(values.arazzo) : resolve(REPO_ROOT, 'arazzo'),
     out,
   });
   console.log(

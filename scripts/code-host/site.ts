@@ -1,7 +1,7 @@
 // The folder GitHub Pages publishes: the docs site of `npm run generate` (the reference, the sandbox's
-// admin docs), the bundle beside it, and the Arazzo workflows of arazzo/ under arazzo/.
+// admin docs, the Arazzo workflows it publishes under arazzo/) and the bundle beside it.
 import { copyFile, cp, mkdir, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { CodeHostError } from './github.js';
 
 /** What a published site must hold; each is looked for in the docs folder first, then in `generated/`. */
@@ -16,8 +16,6 @@ export const SITE_FILES = [
 export interface SiteOptions {
   /** `generated/`, holding `docs/` and the bundle. */
   generated: string;
-  /** The Arazzo workflows (`*.yaml`, `*.yml`), if the folder exists. */
-  arazzo: string;
   /** Created; must not exist or be empty. */
   out: string;
 }
@@ -47,15 +45,6 @@ export async function assembleSite(options: SiteOptions): Promise<string[]> {
     await copyFile(fallback, target);
   }
 
-  if (await exists(options.arazzo)) {
-    const workflows = (await readdir(options.arazzo)).filter((f) => /\.ya?ml$/.test(f)).sort();
-    if (workflows.length > 0) await mkdir(join(options.out, 'arazzo'), { recursive: true });
-    for (const file of workflows) {
-      const target = join(options.out, 'arazzo', basename(file));
-      // the docs build may have put them there already
-      if (!(await exists(target))) await copyFile(join(options.arazzo, file), target);
-    }
-  }
   return listFiles(options.out);
 }
 

@@ -1,4 +1,4 @@
-// The folder GitHub Pages publishes, assembled from generated/ and arazzo/ (scripts/code-host/site.ts).
+// The folder GitHub Pages publishes, assembled from generated/ (scripts/code-host/site.ts).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,7 +20,7 @@ async function put(files: Record<string, string>) {
     await writeFile(join(dir, path), text);
   }
 }
-const options = () => ({ generated: join(dir, 'generated'), arazzo: join(dir, 'arazzo'), out: join(dir, 'site') });
+const options = () => ({ generated: join(dir, 'generated'), out: join(dir, 'site') });
 
 describe('assembleSite', () => {
   it('publishes the docs, the bundle, the admin docs and the Arazzo workflows', async () => {
@@ -30,14 +30,11 @@ describe('assembleSite', () => {
       'generated/docs/sandbox-admin.yaml': 'openapi: 3.1.0',
       'generated/openapi.json': '{"openapi":"3.1.0"}',
       'generated/openapi.yaml': 'openapi: 3.1.0',
-      'arazzo/checkout.arazzo.yaml': 'arazzo: 1.0.1',
-      'arazzo/refund.yml': 'arazzo: 1.0.1',
-      'arazzo/README.md': 'not a workflow',
+      'generated/docs/arazzo/checkout.arazzo.yaml': 'arazzo: 1.0.1',
     });
     const files = await assembleSite(options());
     expect(files).toEqual([
       'arazzo/checkout.arazzo.yaml',
-      'arazzo/refund.yml',
       'index.html',
       'openapi.json',
       'openapi.yaml',
@@ -49,18 +46,17 @@ describe('assembleSite', () => {
     expect(await readFile(join(dir, 'site', 'arazzo', 'checkout.arazzo.yaml'), 'utf8')).toBe('arazzo: 1.0.1');
   });
 
-  it("keeps what the docs build wrote over generated/'s copies, and works without arazzo/", async () => {
+  it("keeps what the docs build wrote over generated/'s copies, and works without workflows", async () => {
     await put({
       'generated/docs/index.html': 'reference',
       'generated/docs/openapi.json': '"docs copy"',
       'generated/docs/openapi.yaml': 'docs copy',
       'generated/docs/sandbox-admin.html': 'admin',
       'generated/docs/sandbox-admin.yaml': 'admin',
-      'generated/docs/arazzo/checkout.arazzo.yaml': 'docs copy',
       'generated/openapi.json': '"bundle"',
     });
     const files = await assembleSite(options());
-    expect(files).toEqual(['arazzo/checkout.arazzo.yaml', ...SITE_FILES].sort());
+    expect(files).toEqual([...SITE_FILES].sort());
     expect(await readFile(join(dir, 'site', 'openapi.json'), 'utf8')).toBe('"docs copy"');
   });
 
@@ -81,7 +77,6 @@ describe('assembleSite', () => {
   it('assembles the repository’s own generated/ into a site with every required file', async () => {
     const files = await assembleSite({
       generated: join(REPO_ROOT, 'generated'),
-      arazzo: join(REPO_ROOT, 'arazzo'),
       out: join(dir, 'site'),
     });
     for (const f of SITE_FILES) expect(files).toContain(f);
