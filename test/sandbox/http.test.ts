@@ -390,7 +390,7 @@ describe('CORS on the sandbox: the rule of tooling/openapi/cors.ts', () => {
     const first = await confirm(open(), id, bearer, allowed);
     expect(first.status).toBe(201);
     expect(first.headers.get('access-control-allow-origin')).toBe(allowed);
-    expect(first.headers.get('access-control-expose-headers')).toBe('Idempotent-Replayed, Retry-After');
+    expect(first.headers.get('access-control-expose-headers')).toBe('Idempotent-Replayed, WWW-Authenticate, Retry-After');
     expect(first.headers.get('vary')).toBe('Origin');
     const replay = await confirm(open(), id, bearer, allowed);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
