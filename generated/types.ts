@@ -1358,12 +1358,12 @@ export interface components {
          * @example de-DE
          */
         LanguageTag: string;
-        /** @description 400 body of the older refund description (version 2.0.0): the offending field and a message, instead of the problem body of version 2.4.0. */
+        /** @description 400 body of the older refund description (version 2.0.0): the offending field and a message, instead of the problem body of version 2.4.0. Both members are required by the contract (the document lists them without saying they are always present). */
         LegacyRefundValidationError: {
             /** @description Name of the offending field. */
-            field?: string;
+            field: string;
             /** @description Error message. */
-            error?: string;
+            error: string;
         };
         /** @description Inferred: the content of a link is not shown; modelled as a HAL link with an absolute `href`. */
         Link: {
@@ -1942,7 +1942,7 @@ export interface components {
         /** @description Problem body of payment plan endpoints: type, title, `status` (a string, as the interface document types it), detail and instance. */
         PlanProblem: components["schemas"]["ProblemCore"] & components["schemas"]["ProblemDetail"] & {
             /** @description HTTP status code, typed `string` as in the interface document. */
-            status?: string;
+            status: string;
         };
         /** @description Recurring plan details. */
         PlanRecurring: {
@@ -1959,7 +1959,7 @@ export interface components {
         };
         /** @description Validation error (HTTP 400) of payment plan endpoints. */
         PlanValidationProblem: components["schemas"]["PlanProblem"] & {
-            errors?: components["schemas"]["ValidationErrors"];
+            errors: components["schemas"]["ValidationErrors"];
         };
         /** @description Problem body of payment operations (the 400 shape without `errors`): type, title, integer `status` and a `traceId` to quote to support. */
         Problem: components["schemas"]["ProblemCore"] & {
@@ -1967,19 +1967,19 @@ export interface components {
              * Format: int32
              * @description HTTP status code.
              */
-            status?: number;
+            status: number;
             /** @description Trace id. */
             traceId?: string;
         };
-        /** @description Problem type and summary, shared by all problem bodies (in the manner of RFC 9457). */
+        /** @description Problem type and summary, shared by all problem bodies (in the manner of RFC 9457). Both are required by the contract (the document lists them without saying they are always present): a body that does not say what went wrong does not conform. */
         ProblemCore: {
             /**
              * Format: uri-reference
              * @description URI reference identifying the problem type.
              */
-            type?: string;
+            type: string;
             /** @description Short human-readable summary of the problem. */
-            title?: string;
+            title: string;
         };
         /** @description Explanation and identifier of one occurrence of a problem (documented for payment plan problem bodies). */
         ProblemDetail: {
@@ -2437,7 +2437,7 @@ export interface components {
         };
         /** @description Validation error (HTTP 400) of payment operations. */
         ValidationProblem: components["schemas"]["Problem"] & {
-            errors?: components["schemas"]["ValidationErrors"];
+            errors: components["schemas"]["ValidationErrors"];
         };
     };
     responses: {
@@ -2546,6 +2546,7 @@ export interface components {
         /** @description Inferred: not shown; credentials are missing or invalid (plan problem body). */
         PlanUnauthorized: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -2592,6 +2593,7 @@ export interface components {
         /** @description Inferred: statuses for missing or invalid credentials are not shown; credentials are missing or invalid (problem body as for 400). */
         Unauthorized: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -2773,6 +2775,11 @@ export interface components {
          * @example 30
          */
         RetryAfter: number;
+        /**
+         * @description Inferred: statuses for missing or invalid credentials are not shown; a 401 carries the challenges of the authentication schemes the operation accepts, as RFC 9110 section 11.6.1 requires, in the order of its `security`: `Basic realm="Payment Service API v2"` and `Bearer realm="Payment Service API v2"`, comma-separated. An API key in `X-API-Key` is no HTTP authentication scheme and has no challenge.
+         * @example Basic realm="Payment Service API v2", Bearer realm="Payment Service API v2"
+         */
+        WwwAuthenticate: string;
     };
     pathItems: never;
 }
@@ -2987,6 +2994,7 @@ export type ParameterTransIdPath = components['parameters']['TransIdPath'];
 export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
+export type HeaderWwwAuthenticate = components['headers']['WwwAuthenticate'];
 export type $defs = Record<string, never>;
 export interface operations {
     createAccessToken: {
@@ -3005,8 +3013,16 @@ export interface operations {
             /** @description The access token. */
             200: {
                 headers: {
-                    /** @description Inferred: not shown; tokens must not be cached by intermediaries (RFC 6749 section 5.1). */
-                    "Cache-Control"?: "no-store";
+                    /**
+                     * @description Inferred: not shown; a response holding a token must not be cached (RFC 6749 section 5.1).
+                     * @example no-store
+                     */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description Inferred: not shown; a response holding a token must not be cached, also by HTTP/1.0 caches (RFC 6749 section 5.1).
+                     * @example no-cache
+                     */
+                    Pragma: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3025,6 +3041,7 @@ export interface operations {
             /** @description Inferred: not shown; the merchant id or API key is wrong (RFC 6749 invalid_client). */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {

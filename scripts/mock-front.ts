@@ -2,6 +2,10 @@
 // its own CORS off, on a loopback port of its own) and applies the CORS rule of
 // tooling/openapi/cors.ts, the sandbox's, on the way: preflights of the operations a browser may
 // call are answered here, their responses get the rule's headers, and nothing else gets any.
+// Two headers Prism takes from the contract's examples are put right on the way: a 401's
+// `WWW-Authenticate` names the schemes of the operation called (Prism sends the one example of the
+// shared header), and `Idempotent-Replayed`, which only a replay carries, is dropped (Prism keeps no
+// state, so no answer of the mock is a replay).
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { CORS_ORIGINS_ENV, type CorsRule, mergeVary } from '../tooling/openapi/cors.js';
 
@@ -29,7 +33,12 @@ export interface MockFrontOptions {
   upstream: { host: string; port: number };
   /** A line for each refused preflight and each preflight of a server's operation (the console). */
   log?: (line: string) => void;
+  /** The `WWW-Authenticate` of each operation's 401, by operationId (tooling/openapi/challenges.ts). */
+  challenges?: ReadonlyMap<string, string>;
 }
+
+/** Response headers of Prism's that the front never passes on: a replay's, which the mock never makes. */
+const DROPPED = new Set(['idempotent-replayed']);
 
 /** The front server (not listening yet). */
 export function createMockFront(options: MockFrontOptions): Server {
@@ -62,19 +71,23 @@ export function createMockFront(options: MockFrontOptions): Server {
             : `CORS: ${origin} asked to call ${operationId} from a browser; it takes merchant credentials, which stay on servers: call it from your back end (docs/mock.md#calling-the-mock-from-a-browser)`,
         );
     }
-    const cors = method === 'OPTIONS' ? {} : rule.responseHeaders(rule.operationAt(method, path), origin);
+    const operationId = method === 'OPTIONS' ? undefined : rule.operationAt(method, path);
+    const cors = method === 'OPTIONS' ? {} : rule.responseHeaders(operationId, origin);
     const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
     const onward = httpRequest(
       { host: upstream.host, port: upstream.port, method, path: request.url, headers, agent },
       (answer) => {
         // Prism's headers as it spelled them, less hop-by-hop ones and any Access-Control-* (its CORS is off).
+        const challenge = answer.statusCode === 401 && operationId ? options.challenges?.get(operationId) : undefined;
         const raw: string[] = [];
         for (let i = 0; i < answer.rawHeaders.length; i += 2) {
           const name = answer.rawHeaders[i]!;
           const lower = name.toLowerCase();
-          if (HOP_BY_HOP.has(lower) || lower.startsWith('access-control-') || (lower === 'vary' && cors.vary)) continue;
+          if (HOP_BY_HOP.has(lower) || DROPPED.has(lower) || lower.startsWith('access-control-')) continue;
+          if ((lower === 'vary' && cors.vary) || (lower === 'www-authenticate' && challenge)) continue;
           raw.push(name, answer.rawHeaders[i + 1]!);
         }
+        if (challenge) raw.push('WWW-Authenticate', challenge);
         for (const [name, value] of Object.entries(cors))
           raw.push(name, name === 'vary' ? mergeVary(header(answer, 'vary'), value) : value);
         response.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);

@@ -12,6 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleContract } from '../generator/steps/bundle.js';
 import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
+import { challengesByOperation } from '../tooling/openapi/challenges.js';
 import { CORS_ORIGINS_ENV, corsOriginsFrom, corsRule } from '../tooling/openapi/cors.js';
 import { createMockFront } from './mock-front.js';
 import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
@@ -183,6 +184,7 @@ if (!prism.hasExited() && !stoppedBy) {
   const front = createMockFront({
     rule,
     upstream: { host: LOOPBACK, port: prismPort },
+    challenges: challengesByOperation(document),
     log: (line) => console.warn(line),
   });
   front.once('error', (err: NodeJS.ErrnoException) => {

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
+import { challengeOf } from '../../tooling/openapi/challenges.js';
 import {
+  branchesOf,
   deref,
   type HttpMethod,
   isObject,
@@ -16,6 +18,7 @@ import {
   type OpenAPI3,
   operations,
   parametersOf,
+  parsePointer,
   propertiesOf,
   securityOf,
   toPointer,
@@ -46,7 +49,15 @@ export interface ResponseInfo {
   schemaPointer: string | undefined;
   /** Header names the contract declares for this response (lower case). */
   headers: string[];
-  /** How a problem body of this status is shaped, read off its schema. */
+  /** Those of them it declares `required: true` (lower case). */
+  requiredHeaders: string[];
+  /**
+   * JSON pointer of the schema the sandbox builds its own bodies of this status to: the first
+   * branch of an `anyOf`/`oneOf` (the contract lists the current shape first: the refund's 400 is
+   * the problem body of its 2.4.0 description, not the older `field`/`error`), else `schemaPointer`.
+   */
+  builtPointer: string | undefined;
+  /** How a problem body of this status is shaped, read off the schema at `builtPointer`. */
   shape: BodyShape;
 }
 
@@ -70,6 +81,8 @@ export interface OperationContract<Id extends string = string> {
   requestBodyRequired: boolean;
   /** Accepts the Idempotency-Key header. */
   idempotent: boolean;
+  /** The `WWW-Authenticate` of its 401: a challenge per HTTP authentication scheme it accepts. */
+  challenge: string | undefined;
   responses: ReadonlyMap<number, ResponseInfo>;
   /** Validates the body (JSON parsed, or the form as an object): undefined when valid, else each offending field. */
   validateBody(body: unknown): FieldErrors | undefined;
@@ -147,15 +160,23 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       const mediaType = JSON_MEDIA_TYPES.find((m) => isObject(content[m]));
       const json = mediaType ? content[mediaType] : undefined;
       const schema = isObject(json) ? json.schema : undefined;
+      const schemaPointer =
+        schema && mediaType
+          ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema'])).pointer
+          : undefined;
+      const [built, builtTokens] = schema ? branchesOf(document, schema)[0]! : [undefined, []];
+      const builtPointer =
+        schemaPointer && locate(document, toPointer([...parsePointer(schemaPointer), ...builtTokens])).pointer;
+      const headers = isObject(response.headers) ? response.headers : {};
       responses.set(Number(status), {
         mediaType,
-        schemaPointer:
-          schema && mediaType
-            ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema']))
-                .pointer
-            : undefined,
-        headers: Object.keys(isObject(response.headers) ? response.headers : {}).map((h) => h.toLowerCase()),
-        shape: shapeOf(document, schema),
+        schemaPointer,
+        headers: Object.keys(headers).map((h) => h.toLowerCase()),
+        requiredHeaders: Object.entries(headers)
+          .filter(([, h]) => deref<JsonObject>(document, h).required === true)
+          .map(([name]) => name.toLowerCase()),
+        builtPointer,
+        shape: shapeOf(document, built),
       });
     }
 
@@ -194,6 +215,7 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
       requestMediaType,
       requestBodyRequired: body?.required === true,
       idempotent: headerNames.has('idempotency-key'),
+      challenge: challengeOf(document, entry),
       responses,
       validateBody: (value) => {
         if (!bodyPointer) return undefined;

@@ -31,6 +31,8 @@ export interface Reply {
   body?: unknown;
   /** A body already serialized as JSON (a stored payment document): sent as it is. */
   json?: string;
+  /** Headers the contract declares for this response (lower-case names), kept for replays too. */
+  headers?: Record<string, string>;
 }
 
 type Content<T> = T extends { content: infer C } ? C[keyof C] : never;
@@ -188,6 +190,8 @@ function sendReply(
   if (!operation.responses.has(r.status))
     throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
   reply.code(r.status);
+  reply.headers(statusHeaders(operation, r.status));
+  if (r.headers) reply.headers(r.headers);
   if (extra) reply.headers(extra);
   if (r.body === undefined) return reply.send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(r.body));
@@ -344,7 +348,10 @@ export function operationHandler(
       }
       if (!operation.responses.has(answer.reply.status))
         throw new Error(`${operation.id} would answer ${answer.reply.status}, which the contract does not declare`);
-      reply.code(answer.reply.status).headers(answer.response.headers);
+      reply
+        .code(answer.reply.status)
+        .headers(statusHeaders(operation, answer.reply.status))
+        .headers(answer.response.headers);
       return reply.send(answer.response.body === '' ? undefined : answer.response.body);
     } catch (err) {
       if (claim)
@@ -358,8 +365,13 @@ export function operationHandler(
 function stored(r: Reply): StoredResponse {
   const body = r.json ?? (r.body === undefined ? undefined : JSON.stringify(r.body));
   return body === undefined
-    ? { status: r.status, headers: {}, body: '' }
-    : { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
+    ? { status: r.status, headers: { ...r.headers }, body: '' }
+    : { status: r.status, headers: { ...r.headers, 'content-type': 'application/json; charset=utf-8' }, body };
+}
+
+/** Headers a status of `operation` always carries: a 401's challenges (RFC 9110 §11.6.1). */
+function statusHeaders(operation: OperationContract<OperationId>, status: number): Record<string, string> {
+  return status === 401 && operation.challenge ? { 'www-authenticate': operation.challenge } : {};
 }
 
 /**

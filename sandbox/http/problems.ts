@@ -1,5 +1,6 @@
 // Error bodies in the contract's shapes. Which shape an operation's status takes is read off the
-// response schema (see BodyShape in contract.ts); only the fields that schema declares are sent.
+// response schema (see BodyShape in contract.ts), or off its first alternative when it has several
+// (ResponseInfo.builtPointer); only the fields that schema declares are sent.
 import { propertiesOf } from '../../tooling/openapi/walker.js';
 import type { ApiDocument, FieldErrors, OperationContract } from '../contract/api-document.js';
 
@@ -91,8 +92,8 @@ export function problemBody(
         traceId: request.traceId,
         errors: input.errors && Object.keys(input.errors).length > 0 ? capErrors(input.errors) : undefined,
       };
-      const declared = response.schemaPointer
-        ? propertiesOf(contract.document, { $ref: response.schemaPointer })
+      const declared = response.builtPointer
+        ? propertiesOf(contract.document, { $ref: response.builtPointer })
         : new Map();
       return Object.fromEntries(Object.entries(candidate).filter(([k, v]) => v !== undefined && declared.has(k)));
     }

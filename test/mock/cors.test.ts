@@ -88,7 +88,7 @@ describe('npm run mock: CORS', () => {
     expect(invalid.status).toBe(422);
     expect(invalid.headers.get('access-control-allow-origin')).toBe(allowed);
     expect(invalid.headers.get('access-control-expose-headers')).toBe(
-      'Idempotent-Replayed, Retry-After, sl-violations',
+      'Idempotent-Replayed, WWW-Authenticate, Retry-After, sl-violations',
     );
     expect(invalid.headers.get('sl-violations')).toMatch(/integrationType/);
     expect(corsHeaders(await confirm(base, 'http://localhost:5174'))).toEqual([]);

@@ -69,6 +69,9 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
       });
       expect(token.status).toBe(200);
       expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+      // RFC 6749 §5.1: a response holding a token is never cached
+      expect(token.headers.get('cache-control')).toBe('no-store');
+      expect(token.headers.get('pragma')).toBe('no-cache');
       const bearer = { authorization: `Bearer ${token.body.access_token}` };
       expect((await sandbox().call('GET', '/customers', { headers: bearer })).status).toBe(200);
       // issued for the test root: the live root refuses it
@@ -93,6 +96,10 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
       });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error).toBe('invalid_client');
+      // RFC 6749 §5.2: invalid_client with 401 carries the challenges of the schemes the endpoint takes
+      expect(wrong.headers.get('www-authenticate')).toBe(
+        'Basic realm="Payment Service API v2", Bearer realm="Payment Service API v2"',
+      );
       const grant = await sandbox().call('POST', '/authorization/oauth/token', {
         body: 'grant_type=password',
         headers: form,
@@ -106,6 +113,7 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
       expect((await sandbox().call('GET', '/payment-plans', { headers: key })).status).toBe(200);
       const customers = await sandbox().call('GET', '/customers', { headers: key });
       expect(customers.status).toBe(401);
+      expect(customers.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+", Bearer realm="[^"]+"$/);
       expect(customers.body.detail).toMatch(
         /accepts (HTTP Basic .*|a bearer token) or (HTTP Basic .*|a bearer token), not the X-API-Key header/,
       );
@@ -116,6 +124,7 @@ describe.each(STORES)('the sandbox on %s', (kind) => {
         body: { integrationType: 'DIRECT', type: 'CARD' },
       });
       expect(confirm.status).toBe(401);
+      expect(confirm.headers.get('www-authenticate')).toBe('Bearer realm="Payment Service API v2"');
       expect(confirm.body.detail).toMatch(/accepts a bearer token, not HTTP Basic/);
     });
   });
@@ -379,7 +388,9 @@ describe('CORS on the sandbox: the rule of tooling/openapi/cors.ts', () => {
     const first = await confirm(open(), id, bearer, allowed);
     expect(first.status).toBe(201);
     expect(first.headers.get('access-control-allow-origin')).toBe(allowed);
-    expect(first.headers.get('access-control-expose-headers')).toBe('Idempotent-Replayed, Retry-After');
+    expect(first.headers.get('access-control-expose-headers')).toBe(
+      'Idempotent-Replayed, WWW-Authenticate, Retry-After',
+    );
     expect(first.headers.get('vary')).toBe('Origin');
     const replay = await confirm(open(), id, bearer, allowed);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -39,6 +39,15 @@ function matchersOf<Id extends string>(document: ApiDocument<Id>): Matcher<Id>[]
   return matchers;
 }
 
+/** A path segment decoded, or as sent when it is not valid percent-encoding (the operation's 400 says so). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The operation a request path (after the root) and method address, with its path parameters. */
 export function matchOperation<Id extends string>(
   document: ApiDocument<Id>,
@@ -56,7 +65,7 @@ export function matchOperation<Id extends string>(
   if (!hit) return undefined;
   return {
     operation: hit.m.operation,
-    params: Object.fromEntries(hit.m.names.map((n, i) => [n, decodeURIComponent(hit.groups[i + 1]!)])),
+    params: Object.fromEntries(hit.m.names.map((n, i) => [n, decoded(hit.groups[i + 1]!)])),
   };
 }
 
@@ -76,11 +85,14 @@ export function checkResponse<Id extends string>(
       `${operationId} answered ${status}, which the contract does not declare (it declares ${[...op.responses.keys()].join(', ')})`,
     ];
   const problems: string[] = [];
-  for (const name of Object.keys(headers).map((h) => h.toLowerCase())) {
+  const sent = Object.keys(headers).map((h) => h.toLowerCase());
+  for (const name of sent) {
     if (!STANDARD_HEADERS.has(name) && !name.startsWith('access-control-') && !response.headers.includes(name)) {
       problems.push(`${operationId} ${status}: header ${name} is not declared for this response`);
     }
   }
+  for (const name of response.requiredHeaders)
+    if (!sent.includes(name)) problems.push(`${operationId} ${status}: the required header ${name} is missing`);
   if (!response.schemaPointer) {
     if (body !== '') problems.push(`${operationId} ${status}: the contract declares no body, got ${body.slice(0, 80)}`);
     return problems;

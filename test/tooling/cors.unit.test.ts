@@ -94,7 +94,7 @@ describe('browserOperations: those whose security accepts the bearer token alone
         method: 'POST',
         path: '/payment-intents/{id}/confirm',
         allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-        exposedHeaders: ['Idempotent-Replayed', 'Retry-After'],
+        exposedHeaders: ['Idempotent-Replayed', 'WWW-Authenticate', 'Retry-After'],
       },
     ]);
   });
@@ -228,7 +228,7 @@ describe('corsRule', () => {
     });
     expect(rule.responseHeaders('confirmPaymentIntent', allowed)).toEqual({
       'access-control-allow-origin': allowed,
-      'access-control-expose-headers': 'Idempotent-Replayed, Retry-After, sl-violations',
+      'access-control-expose-headers': 'Idempotent-Replayed, WWW-Authenticate, Retry-After, sl-violations',
       vary: 'Origin',
     });
     expect(rule.responseHeaders('confirmPaymentIntent', 'https://app.example')['access-control-allow-origin']).toBe(

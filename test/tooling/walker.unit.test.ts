@@ -1,7 +1,16 @@
 // The OpenAPI walker's traversal of every object (tooling/openapi/walker.ts, walkObjects): what it
-// visits, where, in which order, and which data it leaves alone; and its map of one kind of components.
+// visits, where, in which order, and which data it leaves alone; its map of one kind of components;
+// and the properties, required names and alternatives of a composed schema.
 import { describe, expect, it } from 'vitest';
-import { componentsOf, type JsonObject, toPointer, walkObjects } from '../../tooling/openapi/walker.js';
+import {
+  branchesOf,
+  componentsOf,
+  type JsonObject,
+  propertiesOf,
+  requiredOf,
+  toPointer,
+  walkObjects,
+} from '../../tooling/openapi/walker.js';
 
 const visited = (root: unknown, options?: { data?: boolean }): string[] => {
   const out: string[] = [];
@@ -117,5 +126,91 @@ describe('componentsOf', () => {
     expect(schemas).toBe((document.components as JsonObject).schemas);
     expect(componentsOf(document, 'parameters')).toEqual({});
     expect(componentsOf({ openapi: '3.1.0' }, 'schemas')).toEqual({});
+  });
+});
+
+describe('propertiesOf, requiredOf and branchesOf on anyOf and oneOf', () => {
+  const composed: JsonObject = {
+    components: {
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title'],
+          properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' } },
+        },
+        Validation: {
+          allOf: [
+            { $ref: '#/components/schemas/Problem' },
+            { type: 'object', required: ['errors'], properties: { errors: { type: 'object' } } },
+          ],
+        },
+        Legacy: {
+          type: 'object',
+          required: ['field', 'error', 'title'],
+          properties: { field: { type: 'string' }, error: { type: 'string' }, title: { type: 'string' } },
+        },
+        Either: { anyOf: [{ $ref: '#/components/schemas/Validation' }, { $ref: '#/components/schemas/Legacy' }] },
+        OneOf: { oneOf: [{ $ref: '#/components/schemas/Validation' }, { $ref: '#/components/schemas/Legacy' }] },
+        Wrapped: {
+          allOf: [
+            { $ref: '#/components/schemas/Either' },
+            { type: 'object', required: ['traceId'], properties: { traceId: { type: 'string' } } },
+          ],
+        },
+        Looping: {
+          anyOf: [
+            { $ref: '#/components/schemas/Looping' },
+            { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+          ],
+        },
+      },
+    },
+  };
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const names = (map: Map<string, unknown>) => [...map.keys()].sort();
+
+  it.each(['Either', 'OneOf'])('%s: the properties of every branch, through $ref and allOf', (name) => {
+    expect(names(propertiesOf(composed, ref(name)))).toEqual(['error', 'errors', 'field', 'status', 'title', 'type']);
+  });
+
+  it.each(['Either', 'OneOf'])('%s: required only where every branch requires it', (name) => {
+    // title: required in both branches (Problem through allOf, Legacy directly); type, errors, field, error: in one.
+    expect([...requiredOf(composed, ref(name))].sort()).toEqual(['title']);
+  });
+
+  it('a branch that requires nothing makes every name of the alternatives optional', () => {
+    const doc: JsonObject = {
+      ...composed,
+      x: { anyOf: [ref('Legacy'), { type: 'object', properties: { note: { type: 'string' } } }] },
+    };
+    expect(requiredOf(doc, { $ref: '#/x' }).size).toBe(0);
+    expect(names(propertiesOf(doc, { $ref: '#/x' }))).toEqual(['error', 'field', 'note', 'title']);
+  });
+
+  it('allOf around an anyOf: the members all hold, the alternatives as above', () => {
+    expect([...requiredOf(composed, ref('Wrapped'))].sort()).toEqual(['title', 'traceId']);
+    expect(propertiesOf(composed, ref('Wrapped')).has('field')).toBe(true);
+  });
+
+  it('a branch that refers back to the schema adds nothing and does not loop', () => {
+    expect(names(propertiesOf(composed, ref('Looping')))).toEqual(['id']);
+    expect([...requiredOf(composed, ref('Looping'))]).toEqual([]);
+  });
+
+  it('a schema without anyOf/oneOf keeps its own and its allOf members', () => {
+    expect(names(propertiesOf(composed, ref('Validation')))).toEqual(['errors', 'status', 'title', 'type']);
+    expect([...requiredOf(composed, ref('Validation'))].sort()).toEqual(['errors', 'title', 'type']);
+  });
+
+  it('branchesOf: each branch with its tokens, or the schema itself', () => {
+    expect(branchesOf(composed, ref('Either'))).toEqual([
+      [ref('Validation'), ['anyOf', 0]],
+      [ref('Legacy'), ['anyOf', 1]],
+    ]);
+    expect(branchesOf(composed, ref('OneOf')).map(([, tokens]) => tokens)).toEqual([
+      ['oneOf', 0],
+      ['oneOf', 1],
+    ]);
+    expect(branchesOf(composed, ref('Problem'))).toEqual([[ref('Problem'), []]]);
   });
 });

@@ -497,8 +497,10 @@ export function walkObjects(root: unknown, visit: ObjectVisitor, options: WalkOb
 }
 
 /**
- * The properties a schema declares for certain: its own and those of its `allOf` members, through
- * `$ref`s (not the branches of anyOf/oneOf/if, which may not apply). First declaration wins.
+ * The properties a schema may declare: its own, its `allOf` members' and those of every branch of
+ * its `anyOf` and `oneOf`, through `$ref`s (not `if`/`then`/`else`). First declaration wins; a
+ * property of one branch only is listed too (which branches apply depends on the instance), and
+ * requiredOf says which of them every instance holds.
  */
 export function propertiesOf(root: unknown, schema: unknown): Map<string, unknown> {
   const out = new Map<string, unknown>();
@@ -509,25 +511,52 @@ export function propertiesOf(root: unknown, schema: unknown): Map<string, unknow
     seen.add(s);
     if (isObject(s.properties))
       for (const [name, sub] of Object.entries(s.properties)) if (!out.has(name)) out.set(name, sub);
-    if (Array.isArray(s.allOf)) s.allOf.forEach(visit);
+    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) if (Array.isArray(s[k])) (s[k] as unknown[]).forEach(visit);
   };
   visit(schema);
   return out;
 }
 
-/** The property names a schema requires for certain: its own `required` and its `allOf` members', through `$ref`s. */
+/**
+ * The property names every instance of a schema holds: its own `required`, its `allOf` members',
+ * and a name an `anyOf` or `oneOf` requires in every one of its branches (a name only some branches
+ * require is optional: another branch may be the one that matches). Through `$ref`s; a `$ref` back
+ * to a schema being visited adds nothing.
+ */
 export function requiredOf(root: unknown, schema: unknown): Set<string> {
-  const out = new Set<string>();
-  const seen = new Set<unknown>();
-  const visit = (node: unknown) => {
+  const visiting = new Set<unknown>();
+  const of = (node: unknown): Set<string> => {
+    const out = new Set<string>();
     const s = derefLenient<unknown>(root, node);
-    if (!isObject(s) || seen.has(s)) return;
-    seen.add(s);
+    if (!isObject(s) || visiting.has(s)) return out;
+    visiting.add(s);
     if (Array.isArray(s.required)) for (const name of s.required) out.add(String(name));
-    if (Array.isArray(s.allOf)) s.allOf.forEach(visit);
+    if (Array.isArray(s.allOf)) for (const member of s.allOf) for (const name of of(member)) out.add(name);
+    for (const k of ['anyOf', 'oneOf'] as const) {
+      const branches = s[k];
+      if (!Array.isArray(branches) || branches.length === 0) continue;
+      const each = branches.map(of);
+      for (const name of each[0]!) if (each.every((set) => set.has(name))) out.add(name);
+    }
+    visiting.delete(s);
+    return out;
   };
-  visit(schema);
-  return out;
+  return of(schema);
+}
+
+/**
+ * The alternatives of a schema, through `$ref`s: each branch of its `anyOf` or `oneOf` (as written,
+ * a `$ref` or a schema) with its tokens relative to the schema, or the schema itself (tokens `[]`)
+ * when it has neither.
+ */
+export function branchesOf(root: unknown, schema: unknown): Array<[unknown, (string | number)[]]> {
+  const s = derefLenient<unknown>(root, schema);
+  if (isObject(s))
+    for (const k of ['anyOf', 'oneOf'] as const) {
+      const list = s[k];
+      if (Array.isArray(list) && list.length > 0) return list.map((branch, i) => [branch, [k, i]]);
+    }
+  return [[schema, []]];
 }
 
 /** The types a schema admits (`[]` when it sets no `type`). */

@@ -17,6 +17,7 @@ export const tokenHandlers = (auth: Authenticator) =>
         expires_in: expiresIn,
         ...(ctx.body.scope !== undefined ? { scope: ctx.body.scope } : {}),
       };
-      return { status: 200, body: response };
+      // RFC 6749 §5.1: a response holding a token is never cached.
+      return { status: 200, body: response, headers: { 'cache-control': 'no-store', pragma: 'no-cache' } };
     }),
   }) satisfies Partial<Handlers>;
