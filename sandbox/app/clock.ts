@@ -1,8 +1,9 @@
 // The test clocks: one per scope (a merchant's test root, its live root), the wall clock plus an
 // offset kept in the store. Advancing one runs what falls due in between, in order, each item at its
 // own due time, in one transaction: DELAYED captures, expiries of waiting payments, plan billings
-// (each a plan payment with its notification), and the scope's pending webhook retries become due. Time passing on the wall clock
-// does the same when the clock ticker (jobs/clock-ticker.ts) calls runDue().
+// (each a plan payment with its notification), and the scope's pending webhook retries become due.
+// Time passing on the wall clock does the same when the clock ticker (jobs/clock-ticker.ts) calls
+// runDue().
 import type { ContractTables } from '../contract/contract.js';
 import {
   billingDueAt,
@@ -61,7 +62,8 @@ export interface Clocks {
    * Moves the scope's clock to `to`, or by `byMs` from its time as the transaction reads it
    * (ClockError if `to` lies before the clock's time), running, in
    * order of their due times and each at its own time, the work that falls due: DELAYED captures,
-   * plan billings; pending webhook retries of the scope become due. One transaction.
+   * expiries of waiting payments, plan billings; pending webhook retries of the scope become due.
+   * One transaction.
    */
   advance(scope: Scope, to: Date | { byMs: number }): Promise<ClockAdvance>;
   /** Sets the scope's clock back to the wall clock (after its data was reset). */
