@@ -1563,7 +1563,7 @@ export interface components {
             /** @description Links of the payment, present for the HOSTED integration type. */
             _links?: components["schemas"]["RedirectLinks"];
         };
-        /** @description Inferred: the payment details record is not shown; modelled as the operation result of the payment plus the request fields it was created with and the history of its operations. */
+        /** @description Inferred: the payment details record is not shown; modelled as the operation result of the payment plus the request fields it was created with and the history of its operations. Its `xId`, `status`, `responseCode` and `responseDescription` report the payment's latest outcome, whatever made it: a request, the customer's decision on the hosted page, a confirmation, the DELAYED capture or a plan's billing on the service's schedule, an expiry. That is the last operation that succeeded (`OK`, `00000000`) or that failed the payment (`FAILED` with the decline's code, or `22000013` when it expired waiting), so `status` is `FAILED` exactly when `state` is `FAILED`. An operation refused without changing the payment (a capture beyond the authorized amount) and an update of its descriptive fields are in `operations` only. */
         PaymentDetails: components["schemas"]["OperationResult"] & {
             /**
              * @description Where the payment stands in its lifecycle: `PENDING` (HOSTED: waiting for the customer on the hosted page), `PENDING_CONFIRMATION` (DIRECT, multi-step method: waiting for the confirmation), `AUTHORIZED`, `PARTIALLY_CAPTURED`, `CAPTURED`, `PARTIALLY_REFUNDED`, `REFUNDED`, `REVERSED` or `FAILED`. An open set: expect other values.
@@ -3399,7 +3399,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Inferred: the payment details record is not shown; the payment with its operations. */
+            /** @description Inferred: the payment details record is not shown; the payment with its operations. Its `status`, `responseCode` and `responseDescription` report the payment's latest outcome, also after a change no request of yours made (the hosted page, the DELAYED capture, a plan's billing, an expiry). */
             200: {
                 headers: {
                     [name: string]: unknown;

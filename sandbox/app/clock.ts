@@ -1,17 +1,18 @@
 // The test clocks: one per scope (a merchant's test root, its live root), the wall clock plus an
 // offset kept in the store. Advancing one runs what falls due in between, in order, each item at its
-// own due time, in one transaction: DELAYED captures, plan billings (each a plan payment with its
-// notification), and the scope's pending webhook retries become due. Time passing on the wall clock
-// does the same when the clock ticker (jobs/clock-ticker.ts) calls runDue().
+// own due time, in one transaction: DELAYED captures, expiries of waiting payments, plan billings
+// (each a plan payment with its notification), and the scope's pending webhook retries become due.
+// Time passing on the wall clock does the same when the clock ticker (jobs/clock-ticker.ts) calls
+// runDue().
 import type { ContractTables } from '../contract/contract.js';
 import {
   billingDueAt,
-  captureDelayed,
-  captureDueAt,
   clockTime,
   completedPlan,
   earliest,
   expiresBeforeBilling,
+  paymentDueAt,
+  runDuePayment,
   scheduledCharge,
 } from '../domain/clock.js';
 import { capturable } from '../domain/payments.js';
@@ -37,7 +38,7 @@ export interface ClockAdvance {
   clock: ClockState;
   /** The scope's time before the advance. */
   from: Date;
-  /** DELAYED payments captured because their `captureAt` passed. */
+  /** DELAYED payments captured because their `captureAt` passed (an expiry is not a capture: it fails). */
   captured: Array<{ payId: string; at: string; amount: { value: number; currency: string } }>;
   /** Plan billings that fell due: each a plan payment (status: the payment's state). */
   billed: Array<{ paymentPlanId: string; payId: string; at: string; status: string }>;
@@ -61,7 +62,8 @@ export interface Clocks {
    * Moves the scope's clock to `to`, or by `byMs` from its time as the transaction reads it
    * (ClockError if `to` lies before the clock's time), running, in
    * order of their due times and each at its own time, the work that falls due: DELAYED captures,
-   * plan billings; pending webhook retries of the scope become due. One transaction.
+   * expiries of waiting payments, plan billings; pending webhook retries of the scope become due.
+   * One transaction.
    */
   advance(scope: Scope, to: Date | { byMs: number }): Promise<ClockAdvance>;
   /** Sets the scope's clock back to the wall clock (after its data was reset). */
@@ -120,10 +122,10 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
         throw new ClockError(
           `more than ${MAX_ITEMS_PER_RUN} captures and billings fall due by ${bound}: advance in smaller steps`,
         );
-      const [capture] = await tx.payments.dueCaptures(bound, 1, scope);
+      const [duePayment] = await tx.payments.duePayments(bound, 1, scope);
       const [billing] = await tx.plans.dueBillings(bound, 1, scope);
       const next = earliest<DueItem>([
-        capture && { due: captureDueAt(capture)!, payment: capture },
+        duePayment && { due: paymentDueAt(duePayment)!, payment: duePayment },
         billing && { due: billingDueAt(billing)!, plan: billing },
       ]);
       if (!next) return notified;
@@ -132,7 +134,7 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
 
       if ('payment' in next) {
         const amount = { value: capturable(next.payment), currency: next.payment.currency };
-        const decision = captureDelayed(next.payment, ctx.domain);
+        const decision = runDuePayment(next.payment, ctx.domain);
         await persist(tx, decision, 'update');
         if (decision.outcome === 'ok') result.captured.push({ payId: decision.payment.payId, at: next.due, amount });
         const url = decision.payment.details.urls?.webhook;
@@ -216,11 +218,11 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
       // Every scope's due items up to the furthest clock; each scope then runs up to its own time.
       const horizon = new Date(wall().getTime() + Math.max(0, ...offsets.values())).toISOString();
       const [payments, plans] = await store.transaction((tx) =>
-        Promise.all([tx.payments.dueCaptures(horizon, 100), tx.plans.dueBillings(horizon, 100)]),
+        Promise.all([tx.payments.duePayments(horizon, 100), tx.plans.dueBillings(horizon, 100)]),
       );
       const due = new Map<string, Scope>();
       for (const item of [
-        ...payments.map((p) => ({ scope: p.scope, at: captureDueAt(p)! })),
+        ...payments.map((p) => ({ scope: p.scope, at: paymentDueAt(p)! })),
         ...plans.map((p) => ({ scope: p.scope, at: billingDueAt(p)! })),
       ]) {
         if (item.at <= now(item.scope).toISOString()) due.set(keyOf(item.scope), item.scope);

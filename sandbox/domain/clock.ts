@@ -1,8 +1,9 @@
-// What the test clock drives: DELAYED captures fall due `delayedHours` after the authorization, and
-// AUTOMATIC plans (recurring, installments) bill on their `nextPaymentDate`. The store indexes the
-// due times these functions give; the clock runs each due item at its own time.
+// What the test clock drives: DELAYED captures fall due `delayedHours` after the authorization,
+// waiting payments expire at their `expirationTime`, and AUTOMATIC plans (recurring, installments)
+// bill on their `nextPaymentDate`. The store indexes the due times these functions give; the clock
+// runs each due item at its own time.
 import type { DomainContext } from './context.js';
-import { capturable, capturePayment, type Decision } from './payments.js';
+import { capturable, capturePayment, type Decision, expirePayment, expiryDueAt } from './payments.js';
 import type { Payment, PaymentPlan, Schemas, Timestamp } from './types.js';
 
 /** The states a DELAYED payment can still be captured in (a part captured and refunded leaves the rest capturable). */
@@ -32,6 +33,19 @@ export function captureDelayed(payment: Payment, ctx: DomainContext): Decision {
   // Done, whatever the result: the clock does not capture twice.
   const { captureAt: _, ...captured } = decision.payment;
   return { ...decision, payment: captured };
+}
+
+/**
+ * When the clock acts on this payment: its DELAYED capture, or the expiry of a payment still waiting
+ * for the customer or its confirmation (never both: one needs an authorization, the other none).
+ */
+export function paymentDueAt(payment: Payment): Timestamp | undefined {
+  return captureDueAt(payment) ?? expiryDueAt(payment);
+}
+
+/** What the clock does with a payment due: expires it while it waits, else captures it. */
+export function runDuePayment(payment: Payment, ctx: DomainContext): Decision {
+  return expiryDueAt(payment) !== undefined ? expirePayment(payment, ctx) : captureDelayed(payment, ctx);
 }
 
 /** A PlanDateTime (`YYYY-MM-DDTHH:MM:SS.mmm`, UTC without a zone) as an ISO timestamp. */

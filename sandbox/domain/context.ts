@@ -19,6 +19,7 @@ export const RESPONSE_CODE_NAMES = [
   'INTENT_ALREADY_CONFIRMED',
   'INTENT_INCOMPLETE',
   'PLAN_NOT_ACTIVE',
+  'PAYMENT_EXPIRED',
 ] as const;
 
 export type ResponseCodeName = (typeof RESPONSE_CODE_NAMES)[number];

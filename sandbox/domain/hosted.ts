@@ -37,7 +37,11 @@ export function hostedAvailability(target: HostedTarget, now: Date): HostedAvail
   switch (target.kind) {
     case 'payments': {
       const p = target.payment;
-      if (p.state !== 'PENDING') return { open: false, reason: 'used' };
+      if (p.state !== 'PENDING')
+        return {
+          open: false,
+          reason: p.state === 'FAILED' && expired(p.details.expirationTime, now) ? 'expired' : 'used',
+        };
       if (expired(p.details.expirationTime, now)) return { open: false, reason: 'expired' };
       const methods = p.paymentMethodType !== undefined ? [p.paymentMethodType] : DEFAULT_HOSTED_METHODS;
       return {

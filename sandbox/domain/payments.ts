@@ -145,6 +145,29 @@ function operation(
   };
 }
 
+/**
+ * The operation that makes the payment FAILED, and the payment so failed: its authorization (or
+ * confirmation) was declined, or it expired waiting. The operation is the payment's outcome.
+ */
+function failPayment(
+  payment: Payment,
+  input: OperationInput,
+  code: ResponseCode,
+  ctx: DomainContext,
+  paymentMethods?: Schemas['PaymentMethodResults'],
+): Decision {
+  const failed: PaymentOperation = {
+    ...operation(payment, input, code, false, ctx, paymentMethods),
+    failsPayment: true,
+  };
+  return {
+    outcome: 'failed',
+    payment: changed(payment, ctx, { state: 'FAILED' }),
+    operations: [failed],
+    reported: failed,
+  };
+}
+
 /** The result sub-object of a payment method, e.g. `card` for CARD and the card wallets. */
 export function resultKeyOf(paymentMethodType: string | undefined): string | undefined {
   switch (paymentMethodType) {
@@ -215,15 +238,8 @@ export const refundable = (p: Payment) => p.capturedValue - p.refundedValue;
  */
 export function authorize(payment: Payment, input: OperationInput, ctx: DomainContext): Decision {
   const simulated = simulate(ctx, payment.simulationMode);
-  if (simulated.kind === 'decline') {
-    const failed = operation(payment, input, simulated.code, false, ctx, declineDetails(payment, simulated));
-    return {
-      outcome: 'failed',
-      payment: changed(payment, ctx, { state: 'FAILED' }),
-      operations: [failed],
-      reported: failed,
-    };
-  }
+  if (simulated.kind === 'decline')
+    return failPayment(payment, input, simulated.code, ctx, declineDetails(payment, simulated));
   const value = payment.amount.value;
   // The payment's amount unless the input names one; spread last: on V8 an object that gains keys
   // after a spread gets hidden classes of its own (see scopeOf in the store).
@@ -328,15 +344,7 @@ export function completeOnHostedPage(payment: Payment, choice: HostedChoice, ctx
   };
   if (payment.state !== 'PENDING' || payment.integrationType !== 'HOSTED')
     return refuse(payment, input, 'WRONG_STATE', ctx);
-  if (choice.decision === 'decline') {
-    const failed = operation(payment, input, ctx.codes.DECLINED, false, ctx);
-    return {
-      outcome: 'failed',
-      payment: changed(payment, ctx, { state: 'FAILED' }),
-      operations: [failed],
-      reported: failed,
-    };
-  }
+  if (choice.decision === 'decline') return failPayment(payment, input, ctx.codes.DECLINED, ctx);
   return authorize({ ...payment, paymentMethodType: choice.paymentMethodType }, input, ctx);
 }
 
@@ -354,6 +362,29 @@ export function confirmPayment(
   };
   if (payment.state !== 'PENDING_CONFIRMATION') return refuse(payment, input, 'NOT_AWAITING_CONFIRMATION', ctx);
   return authorize(payment, input, ctx);
+}
+
+/** The states of a payment that waits (for the customer on the hosted page, or for its confirmation). */
+const WAITING_STATES: ReadonlySet<PaymentState> = new Set(['PENDING', 'PENDING_CONFIRMATION']);
+
+/** When a waiting payment expires (its `expirationTime`), or undefined when it does not wait or never expires. */
+export function expiryDueAt(payment: Payment): string | undefined {
+  const at = payment.details.expirationTime;
+  return WAITING_STATES.has(payment.state) && at !== undefined ? iso(new Date(at)) : undefined;
+}
+
+/**
+ * A waiting payment whose `expirationTime` passed before the customer decided or the merchant
+ * confirmed: its authorization fails with PAYMENT_EXPIRED and the payment is FAILED.
+ */
+export function expirePayment(payment: Payment, ctx: DomainContext): Decision {
+  const input: OperationInput = {
+    type: payment.state === 'PENDING_CONFIRMATION' ? 'CONFIRMATION' : 'AUTHORIZATION',
+    transId: payment.transId,
+    ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+  };
+  if (expiryDueAt(payment) === undefined) return refuse(payment, input, 'WRONG_STATE', ctx);
+  return failPayment(payment, input, ctx.codes.PAYMENT_EXPIRED, ctx);
 }
 
 /** Amount checks shared by capture, reversal, refund and incremental authorization. */
@@ -523,12 +554,18 @@ export function createUnreferencedRefund(
   };
   const opInput = operationInput('REFUND', request);
   if (request.amount.value <= 0) {
-    const failed = operation(payment, opInput, ctx.codes.AMOUNT_NOT_POSITIVE, false, ctx);
+    const failed: PaymentOperation = {
+      ...operation(payment, opInput, ctx.codes.AMOUNT_NOT_POSITIVE, false, ctx),
+      failsPayment: true,
+    };
     return { outcome: 'failed', payment: { ...payment, state: 'FAILED' }, operations: [failed], reported: failed };
   }
   const simulated = simulate(ctx, request.simulationMode);
   if (simulated.kind === 'decline') {
-    const failed = operation(payment, opInput, simulated.code, false, ctx, declineDetails(payment, simulated));
+    const failed: PaymentOperation = {
+      ...operation(payment, opInput, simulated.code, false, ctx, declineDetails(payment, simulated)),
+      failsPayment: true,
+    };
     return { outcome: 'failed', payment: { ...payment, state: 'FAILED' }, operations: [failed], reported: failed };
   }
   return ok({ ...payment, refundedValue: request.amount.value }, [
@@ -572,13 +609,19 @@ export function operationResult(
 
 const money = (value: number, currency: string): Schemas['CurrencyAmount'] => ({ value, currency });
 
+/** An operation that decided the payment: a success that moved it (not an UPDATE), or the failure that failed it. */
+const isOutcome = (op: PaymentOperation) => op.failsPayment === true || (op.status === 'OK' && op.type !== 'UPDATE');
+
 /**
  * The payment details record: the payment's identity, its amounts and state, and its operations,
- * oldest first. Its result fields (xId, status, response code) are those of the last operation that
- * succeeded: a refused capture attempt is in the history, but does not make the payment FAILED.
+ * oldest first. Its result fields (xId, status, response code) are the payment's latest outcome:
+ * the last operation that succeeded or that failed the payment (a decline of its authorization or
+ * confirmation, an expiry), whichever came later, whether a request, the hosted page or the clock
+ * made it. A refused request (a capture beyond the amount) and a change of the descriptive fields
+ * (UPDATE) are in the history only: neither decided anything about the payment.
  */
 export function paymentDetails(payment: Payment, operations: PaymentOperation[]): Schemas['PaymentDetails'] {
-  const last = operations.findLast((op) => op.status === 'OK') ?? operations.at(-1);
+  const last = operations.findLast(isOutcome) ?? operations.at(-1);
   const { details } = payment;
   return {
     payId: payment.payId,

@@ -144,6 +144,12 @@ export interface PaymentOperation {
   /** Provider details of the result (paymentMethods of the operation result), e.g. on a decline. */
   paymentMethods?: Schemas['PaymentMethodResults'];
   createdAt: Timestamp;
+  /**
+   * A failed operation that made the payment FAILED (a declined authorization or confirmation, an
+   * expiry): the payment's outcome. Any other failed operation is a refused request that left the
+   * payment as it was.
+   */
+  failsPayment?: true;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Each record's row: the columns that queries filter, sort or join on, and the record whole as JSON
 // (`data`), which reads parse back.
 
-import { billingDueAt, captureDueAt } from '../domain/clock.js';
+import { billingDueAt, paymentDueAt } from '../domain/clock.js';
 import type {
   Customer,
   Environment,
@@ -48,7 +48,7 @@ export const paymentRow = (p: Payment, document: string) => ({
   version: p.version,
   data: JSON.stringify(p),
   document,
-  capture_at: captureDueAt(p) ?? null,
+  capture_at: paymentDueAt(p) ?? null,
   ...scopeOf(p.scope),
 });
 

@@ -32,7 +32,7 @@ export interface PaymentsTable extends Scoped {
   data: string;
   /** The payment details body as GET answers it (JSON text). */
   document: string;
-  /** When the test clock captures it (DELAYED), else null. */
+  /** When the test clock acts on it (a DELAYED capture, the expiry of a waiting payment), else null. */
   capture_at: string | null;
 }
 

@@ -100,8 +100,8 @@ export interface StoreTransaction {
     /** Writes `payment` if the stored version is `payment.version - 1`, else StaleWriteError. */
     update(payment: Payment, document: string): Promise<void>;
     findDuplicates(scope: Scope, query: DuplicateQuery): Promise<string[]>;
-    /** DELAYED payments whose capture falls due by `until`, earliest first; of one scope, or of all. */
-    dueCaptures(until: Timestamp, limit: number, scope?: Scope): Promise<Payment[]>;
+    /** Payments the clock acts on by `until` (a DELAYED capture, an expiry: paymentDueAt), earliest first; of one scope, or of all. */
+    duePayments(until: Timestamp, limit: number, scope?: Scope): Promise<Payment[]>;
   };
   operations: {
     /** `position`: 1, 2, … in the payment's history (the caller knows the operations before it). */

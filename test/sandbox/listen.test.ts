@@ -10,7 +10,7 @@
 // sandbox retry.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
 import type { MerchantCredentials } from '../../sandbox/server.js';
 import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
@@ -21,6 +21,7 @@ import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
 import { runSandboxCommand } from '../support/sandbox-process.js';
+import { DeliveryChecks } from '../support/webhook-check.js';
 
 const dbs = databases();
 let seq = 0;
@@ -216,19 +217,25 @@ describe.each(STORES)('the listener operations on %s', (kind) => {
   });
 });
 
-/** A merchant's local endpoint that verifies every notification with the SDK: 400 when it does not verify, else the queued status (then 200). */
+/**
+ * A merchant's local endpoint that verifies every notification with the SDK: 400 when it does not
+ * verify, else the queued status (then 200). Each is held to the contract's webhooks too (`checks`).
+ */
 class VerifyingEndpoint {
   server!: Server;
   url = '';
   verified: string[] = [];
   rejected = 0;
   statuses: number[] = [];
+  readonly checks = new DeliveryChecks();
   constructor(private readonly secret: string) {}
   async start() {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
       request.on('end', async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        await this.checks.check(request.url ?? '/', { method: request.method ?? '', headers: request.headers, body });
         try {
           const n = await constructEnhancedNotification(Buffer.concat(chunks), request.headers, this.secret);
           this.verified.push(n.payId);
@@ -242,8 +249,9 @@ class VerifyingEndpoint {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks`;
   }
-  stop() {
-    return new Promise<void>((resolve) => this.server.close(() => resolve()));
+  async stop() {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.checks.assertConforming();
   }
 }
 
@@ -253,6 +261,7 @@ describe('npm run sandbox -- listen --forward-to, end to end', () => {
   const sandbox = sandboxPerSuite(async () => ':memory:', {
     webhooks: { retryBaseMs: 100, timeoutMs: 3_000, pollMs: 25, maxAttempts: 4 },
   });
+  afterEach(() => local?.checks.assertConforming());
   beforeAll(async () => {
     local = new VerifyingEndpoint(sandbox().merchant.webhookSecret as string);
     await local.start();

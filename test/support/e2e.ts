@@ -16,6 +16,8 @@ import { checkResponse, matchOperation } from './contract-check.js';
 import { type ExampleReceiver, startExampleReceiver } from './example-receiver.js';
 import { MerchantSite } from './merchant-site.js';
 import { conformingFetch, newMerchant, sandboxContract } from './sandbox.js';
+import { type HoldingReceiver, holdingReceiver } from './sandbox-process.js';
+import { registerWebhookSecrets } from './webhook-check.js';
 
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-output', 'e2e');
 
@@ -23,11 +25,11 @@ export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-output', 
 export const enhancedMerchant = (
   name: string,
   webhookSecret = `whsec_${randomBytes(16).toString('hex')}`,
-): MerchantCredentials & { webhookSecret: string } => ({
-  ...newMerchant(name),
-  webhookSecret,
-  webhookKind: 'enhanced',
-});
+): MerchantCredentials & { webhookSecret: string } => {
+  const merchant = { ...newMerchant(name), webhookSecret, webhookKind: 'enhanced' as const };
+  registerWebhookSecrets(merchant);
+  return merchant;
+};
 
 let seq = 0;
 /** A transId no other test uses. */
@@ -110,6 +112,8 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
   let sandbox: Sandbox | undefined;
   let site: MerchantSite | undefined;
   let example: ExampleReceiver | undefined;
+  // In front of the example receiver: every delivery is held to the contract on its way there.
+  let front: HoldingReceiver | undefined;
   const contexts: BrowserContext[] = [];
   const merchant = enhancedMerchant('e2e');
 
@@ -132,6 +136,7 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
     ]);
     for (const result of started) if (result.status === 'rejected') throw result.reason;
     if (!browser || !sandbox || !site || !example) throw new Error('unreachable');
+    front = await holdingReceiver({ hold: 0, forward: example.enhancedUrl });
     const baseUrl = `${sandbox.url}/api/v2`;
     const client = sdk(baseUrl, merchant);
     const b = browser;
@@ -165,7 +170,7 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
           amount: { value: 2500, currency: 'USD' },
           allowedPaymentMethods: ['CARD', 'PAYPAL'],
           ...body,
-          urls: { ...shop.urls(id), webhook: webhook ?? example!.enhancedUrl },
+          urls: { ...shop.urls(id), webhook: webhook ?? front!.url },
         });
         const href = created._links.redirect.href;
         return { transId: id, href, sessionId: href.split('/').at(-1)! };
@@ -175,10 +180,11 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
 
   afterEach(async () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
+    void front?.received; // throws a delivery of this test that broke the contract
   });
 
   afterAll(async () => {
-    await Promise.all([browser?.close(), sandbox?.close(), site?.stop(), example?.stop()]);
+    await Promise.all([browser?.close(), sandbox?.close(), site?.stop(), example?.stop(), front?.close()]);
   });
 
   return () => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
 import { killGroup } from '../../scripts/server-process.js';
+import { DeliveryChecks, type SecretsOf } from './webhook-check.js';
 
 export { startSandboxProcess } from '../../scripts/sandbox-command.js';
 
@@ -67,24 +68,36 @@ export function runCommand(
 export interface HoldingReceiver {
   /** `http://127.0.0.1:<port>/hooks` */
   url: string;
-  /** Every request, as it arrived (held or not). */
-  received: Array<{ payId: string; at: number; headers: IncomingHttpHeaders; body: string }>;
+  /** Every request, as it arrived (held or not), each held to the contract's webhooks first. */
+  readonly received: ReadonlyArray<{ payId: string; at: number; headers: IncomingHttpHeaders; body: string }>;
+  /** Closes it; throws WebhookConformanceError if a delivery broke the contract and was not reported yet. */
   close(): Promise<void>;
 }
 
 /**
  * A merchant's webhook endpoint: holds the first `hold` requests open (never answers them); the rest
  * it acknowledges with 200, or, with `forward`, passes on to that URL (headers and body as received)
- * and answers what it answered.
+ * and answers what it answered. Every delivery is checked (webhook-check.ts): a violation is thrown at
+ * the next look at `received`, or by close().
  */
-export async function holdingReceiver(options: { hold: number; forward?: string }): Promise<HoldingReceiver> {
-  const received: HoldingReceiver['received'] = [];
+export async function holdingReceiver(options: {
+  hold: number;
+  forward?: string;
+  secrets?: SecretsOf;
+}): Promise<HoldingReceiver> {
+  const received: Array<HoldingReceiver['received'][number]> = [];
+  const checks = new DeliveryChecks(options.secrets);
   let held = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
-    request.on('end', () => {
+    request.on('end', async () => {
       const body = Buffer.concat(chunks);
+      await checks.check(request.url ?? '/', {
+        method: request.method ?? '',
+        headers: request.headers,
+        body: body.toString('utf8'),
+      });
       received.push({
         payId: (JSON.parse(body.toString('utf8')) as { payId: string }).payId,
         at: Date.now(),
@@ -108,10 +121,14 @@ export async function holdingReceiver(options: { hold: number; forward?: string 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    close: () => {
+    get received() {
+      checks.assertConforming();
+      return received;
+    },
+    close: async () => {
       server.closeAllConnections(); // the held requests too
-      return new Promise<void>((r) => server.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
+      checks.assertConforming();
     },
   };
 }

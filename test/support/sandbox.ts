@@ -11,6 +11,7 @@ import { ROOTS } from '../../sandbox/http/app.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
 import { ISOLATED_ENV } from '../../scripts/sandbox-command.js';
 import { checkResponse, matchOperation } from './contract-check.js';
+import { registerWebhookSecrets } from './webhook-check.js';
 
 let contract: Contract | undefined;
 /** The contract of the committed bundle, loaded once per test file. */
@@ -73,11 +74,16 @@ export interface TestSandbox {
   stop(): Promise<void>;
 }
 
-export const newMerchant = (name: string): MerchantCredentials => ({
-  merchantId: `${name}_${randomBytes(3).toString('hex')}`,
-  apiKey: `sk_test_${randomBytes(16).toString('hex')}`,
-  webhookSecret: `whsec_${randomBytes(16).toString('hex')}`,
-});
+/** A merchant with fresh credentials; its webhook secret is known to the tests' receivers (webhook-check.ts). */
+export const newMerchant = (name: string): MerchantCredentials => {
+  const merchant = {
+    merchantId: `${name}_${randomBytes(3).toString('hex')}`,
+    apiKey: `sk_test_${randomBytes(16).toString('hex')}`,
+    webhookSecret: `whsec_${randomBytes(16).toString('hex')}`,
+  };
+  registerWebhookSecrets(merchant);
+  return merchant;
+};
 
 /** Two merchants (`merchant`, `other`) on a fresh database (`:memory:` unless given). */
 export async function startTestSandbox(
@@ -93,6 +99,7 @@ export async function startTestSandbox(
 ): Promise<TestSandbox> {
   const merchant = newMerchant('shop');
   const other = newMerchant('other');
+  for (const m of [merchant, other, ...(options.merchants ?? [])]) registerWebhookSecrets(m);
   const sandbox = await startSandbox({
     port: 0,
     database: options.database ?? ':memory:',

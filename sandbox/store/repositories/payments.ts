@@ -91,7 +91,7 @@ export function paymentsRepository(
         .execute();
       return rows.map((r) => r.pay_id);
     },
-    async dueCaptures(until, limit, scope) {
+    async duePayments(until, limit, scope) {
       let query = db
         .selectFrom('payments')
         .select('data')

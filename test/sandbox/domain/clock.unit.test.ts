@@ -10,6 +10,8 @@ import {
   completedPlan,
   earliest,
   expiresBeforeBilling,
+  paymentDueAt,
+  runDuePayment,
   scheduledCharge,
 } from '../../../sandbox/domain/clock.js';
 import {
@@ -17,6 +19,7 @@ import {
   capturePayment,
   completeOnHostedPage,
   createPayment,
+  paymentDetails,
   refundPayment,
   reversePayment,
 } from '../../../sandbox/domain/payments.js';
@@ -271,5 +274,69 @@ describe('earliest and clockTime', () => {
     expect(clockTime(wall, 0).toISOString()).toBe(T0);
     expect(clockTime(wall, 2 * DAY).toISOString()).toBe('2026-11-26T09:00:00.000Z');
     expect(clockTime(wall, 0)).not.toBe(wall);
+  });
+});
+
+describe("the clock's changes and the payment record's result", () => {
+  const SUCCESS = () => testDomain().code('SUCCESS');
+
+  it('paymentDueAt: the DELAYED capture, or the expiry of a waiting payment; runDuePayment does the one that is due', () => {
+    const ctx = testDomain();
+    const p = delayed(ctx, 2);
+    expect(paymentDueAt(p)).toBe(captureDueAt(p));
+    const expirationTime = new Date(Date.parse(T0) + 3 * HOUR).toISOString();
+    const waiting = createPayment(
+      newPayment({ transId: 'T-2', integrationType: 'HOSTED', details: { expirationTime } }),
+      ctx,
+    ).payment;
+    expect(paymentDueAt(waiting)).toBe(expirationTime);
+    expect(paymentDueAt(createPayment(newPayment({ transId: 'T-3' }), ctx).payment)).toBeUndefined();
+    ctx.at(paymentDueAt(p)!);
+    expect(typesOf(runDuePayment(p, ctx).operations)).toEqual(['CAPTURE']);
+    ctx.at(expirationTime);
+    const expired = runDuePayment(waiting, ctx);
+    expect(expired.payment.state).toBe('FAILED');
+    expect(expired.reported.responseCode).toBe(ctx.code('PAYMENT_EXPIRED').responseCode);
+    expect(paymentDueAt(expired.payment)).toBeUndefined();
+  });
+
+  it('a DELAYED capture on the clock: the record reports the capture, OK with SUCCESS and its xId', () => {
+    const ctx = testDomain();
+    const created = createPayment(
+      newPayment({ captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } } }),
+      ctx,
+    );
+    ctx.at(captureDueAt(created.payment)!);
+    const captured = runDuePayment(created.payment, ctx);
+    const body = paymentDetails(captured.payment, [...created.operations, ...captured.operations]);
+    expect(body).toMatchObject({ state: 'CAPTURED', status: 'OK', ...SUCCESS(), xId: captured.reported.xId });
+    expect(captured.reported.xId).not.toBe(created.reported.xId);
+  });
+
+  it('a plan billed by the clock: the charge payment reports its own last operation, OK; declined, FAILED with the code', () => {
+    const ctx = testDomain();
+    const initial = createPayment(
+      newPayment({ transId: 'COF', amount: EUR(1999), captureMethod: { type: 'AUTOMATIC' } }),
+      ctx,
+    ).payment;
+    const cof = { initialPayment: true, type: 'RECURRING', recurring: { frequency: 'MONTHLY' } } as const;
+    const p = planFromInitialPayment({ payment: initial, credentialOnFile: cof }, ctx)!;
+    const due = billingDueAt(p)!;
+    ctx.at(due);
+    const charge = chargePlan(p, scheduledCharge(p, due), initial, ctx);
+    if (charge.outcome !== 'ok') throw new Error(charge.outcome);
+    const billed = createPayment(charge.payment, ctx);
+    expect(paymentDetails(billed.payment, billed.operations)).toMatchObject({
+      state: 'CAPTURED',
+      status: 'OK',
+      ...SUCCESS(),
+      xId: billed.operations.at(-1)!.xId,
+    });
+    const declined = createPayment({ ...charge.payment, transId: 'T-D', simulationMode: 'DECLINED' }, ctx);
+    expect(paymentDetails(declined.payment, declined.operations)).toMatchObject({
+      state: 'FAILED',
+      status: 'FAILED',
+      ...ctx.code('DECLINED'),
+    });
   });
 });

@@ -14,7 +14,7 @@ import {
   retryDelayMs,
   usedHostedTarget,
 } from '../../../sandbox/domain/hosted.js';
-import { completeOnHostedPage, createPayment } from '../../../sandbox/domain/payments.js';
+import { completeOnHostedPage, createPayment, expirePayment } from '../../../sandbox/domain/payments.js';
 import type { CheckoutSession, PaymentLink, PaymentState, Schemas } from '../../../sandbox/domain/types.js';
 import { HOUR, newPayment, SCOPE, testDomain } from '../../support/domain.js';
 
@@ -86,6 +86,19 @@ describe('hostedAvailability of a HOSTED payment', () => {
         reason: 'used',
       });
     }
+  });
+
+  it('a payment the clock expired says expired, not used', () => {
+    const ctx = testDomain();
+    const expirationTime = '2026-11-24T10:00:00.000Z';
+    const pending = createPayment(newPayment({ integrationType: 'HOSTED', details: { expirationTime } }), ctx).payment;
+    ctx.at(expirationTime);
+    const expired = expirePayment(pending, ctx).payment;
+    expect(expired.state).toBe('FAILED');
+    expect(hostedAvailability({ kind: 'payments', payment: expired }, ctx.now)).toEqual({
+      open: false,
+      reason: 'expired',
+    });
   });
 
   it('expires at its expirationTime (that instant included); without one it never does', () => {

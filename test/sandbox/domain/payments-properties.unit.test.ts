@@ -255,6 +255,8 @@ function checkInvariants(p: Payment, history: PaymentOperation[]) {
     body.reversedAmount!.value,
   ]).toEqual([p.authorizedValue, p.capturedValue, p.refundedValue, p.reversedValue]);
   expect(body.operations).toHaveLength(history.length);
+  // the result at the top is the payment's latest outcome: FAILED exactly when the payment is
+  if (history.length > 0) expect(body.status === 'FAILED', `${body.status} ${p.state}`).toBe(p.state === 'FAILED');
 }
 
 describe('the payment state machine over any sequence of operations', () => {

@@ -14,6 +14,8 @@ import {
   type Decision,
   descriptiveFields,
   duplicateTransaction,
+  expirePayment,
+  expiryDueAt,
   incrementAuthorization,
   isKnownSimulation,
   MULTI_STEP_METHODS,
@@ -1137,11 +1139,7 @@ describe('bodies', () => {
     });
   });
 
-  // Doubtful rule (see the report): after a CREATION, a declined authorization (Decline on the hosted
-  // page, a declining simulation code at the confirmation) makes the payment FAILED, but the result
-  // fields come from the last *successful* operation, the CREATION: status OK, code SUCCESS, while
-  // state is FAILED. The details record is "the operation result of the payment".
-  it.fails('paymentDetails: a HOSTED payment declined on the page reports status FAILED with the decline code', () => {
+  it('paymentDetails: a HOSTED payment declined on the page reports status FAILED with the decline code', () => {
     const ctx = testDomain();
     const created = createPayment(newPayment({ integrationType: 'HOSTED' }), ctx);
     const declined = completeOnHostedPage(created.payment, { decision: 'decline' }, ctx);
@@ -1150,6 +1148,7 @@ describe('bodies', () => {
     expect(body).toMatchObject({
       status: 'FAILED',
       responseCode: ctx.code('DECLINED').responseCode,
+      responseDescription: ctx.code('DECLINED').responseDescription,
       xId: declined.reported.xId,
     });
   });
@@ -1160,5 +1159,175 @@ describe('bodies', () => {
     expect(body.status).toBeUndefined();
     expect(body.xId).toBeUndefined();
     expect(body.operations).toEqual([]);
+  });
+});
+
+/** The payment and its history after each decision in turn (the first creates it). */
+function history(...steps: Array<(p: Payment) => Decision>): { payment: Payment; operations: PaymentOperation[] } {
+  let payment: Payment | undefined;
+  const operations: PaymentOperation[] = [];
+  for (const step of steps) {
+    const d = step(payment!);
+    payment = d.payment;
+    operations.push(...d.operations);
+  }
+  return { payment: payment!, operations };
+}
+
+/** The result fields at the top of the record, and its state. */
+const top = (h: { payment: Payment; operations: PaymentOperation[] }) => {
+  const { state, status, responseCode, responseDescription, xId } = paymentDetails(h.payment, h.operations);
+  return { state, status, responseCode, responseDescription, xId };
+};
+
+describe("the record's result follows the payment, whatever changed it", () => {
+  const SUCCESS = () => testDomain().code('SUCCESS');
+  const hosted =
+    (ctx: TestDomain, overrides: Parameters<typeof newPayment>[0] = {}) =>
+    () =>
+      createPayment(newPayment({ integrationType: 'HOSTED', paymentMethodType: undefined, ...overrides }), ctx);
+
+  it('hosted page, Pay: the capture (AUTOMATIC) or the authorization (MANUAL) is the outcome, OK with SUCCESS', () => {
+    const ctx = testDomain();
+    const paid = history(hosted(ctx, { captureMethod: { type: 'AUTOMATIC' } }), (p) =>
+      completeOnHostedPage(p, { decision: 'pay', paymentMethodType: 'CARD' }, ctx),
+    );
+    expect(typesOf(paid.operations)).toEqual(['CREATION', 'AUTHORIZATION', 'CAPTURE']);
+    expect(top(paid)).toEqual({ state: 'CAPTURED', status: 'OK', ...SUCCESS(), xId: paid.operations[2]!.xId });
+    const manual = history(hosted(ctx, { transId: 'T-2' }), (p) =>
+      completeOnHostedPage(p, { decision: 'pay', paymentMethodType: 'PAYPAL' }, ctx),
+    );
+    expect(top(manual)).toEqual({ state: 'AUTHORIZED', status: 'OK', ...SUCCESS(), xId: manual.operations[1]!.xId });
+  });
+
+  it('hosted page, Pay declined by the creation simulationMode: FAILED with the simulated code, not the creation', () => {
+    const ctx = testDomain();
+    const declined = history(hosted(ctx, { simulationMode: 'INSUFFICIENT_FUNDS' }), (p) =>
+      completeOnHostedPage(p, { decision: 'pay', paymentMethodType: 'CARD' }, ctx),
+    );
+    expect(top(declined)).toEqual({
+      state: 'FAILED',
+      status: 'FAILED',
+      ...contractCodeTables().responseCodes.INSUFFICIENT_FUNDS,
+      xId: declined.operations[1]!.xId,
+    });
+  });
+
+  it('hosted page, Decline: FAILED with DECLINED; a refused request afterwards does not change that', () => {
+    const ctx = testDomain();
+    const declined = history(
+      hosted(ctx),
+      (p) => completeOnHostedPage(p, { decision: 'decline' }, ctx),
+      (p) => capturePayment(p, { transId: 'C', amount: EUR(100) }, ctx),
+    );
+    expect(declined.operations.at(-1)).toMatchObject({ type: 'CAPTURE', status: 'FAILED' });
+    expect(top(declined)).toEqual({
+      state: 'FAILED',
+      status: 'FAILED',
+      ...ctx.code('DECLINED'),
+      xId: declined.operations[1]!.xId,
+    });
+  });
+
+  it('an UPDATE of the descriptive fields is no outcome: a declined payment stays FAILED, an authorized one keeps its result', () => {
+    const ctx = testDomain();
+    const declined = history(
+      hosted(ctx),
+      (p) => completeOnHostedPage(p, { decision: 'decline' }, ctx),
+      (p) => updatePayment(p, { statementDescriptor: 'LATER' }, ctx),
+    );
+    expect(declined.operations.at(-1)).toMatchObject({ type: 'UPDATE', status: 'OK' });
+    expect(top(declined)).toMatchObject({ status: 'FAILED', xId: declined.operations[1]!.xId });
+    const authorized = history(
+      () => createPayment(newPayment({ transId: 'T-2' }), ctx),
+      (p) => updatePayment(p, { statementDescriptor: 'LATER' }, ctx),
+    );
+    expect(top(authorized)).toMatchObject({ status: 'OK', xId: authorized.operations[0]!.xId });
+  });
+
+  it('hosted page, Cancel decides nothing: the payment still waits, and its record reports its creation', () => {
+    const ctx = testDomain();
+    // Cancel records no operation (the page stays usable): the record is the creation's.
+    const waiting = history(hosted(ctx));
+    expect(top(waiting)).toEqual({ state: 'PENDING', status: 'OK', ...SUCCESS(), xId: waiting.operations[0]!.xId });
+    // A refused request on it (a capture, a confirmation) leaves it so.
+    const refused = history(
+      hosted(ctx, { transId: 'T-2' }),
+      (p) => capturePayment(p, { transId: 'C', amount: EUR(100) }, ctx),
+      (p) => confirmPayment(p, { transId: 'K' }, ctx),
+    );
+    expect(top(refused)).toEqual({ state: 'PENDING', status: 'OK', ...SUCCESS(), xId: refused.operations[0]!.xId });
+  });
+
+  it('confirmation: the confirmation is the outcome, OK; declined by the simulationMode, FAILED with its code', () => {
+    const ctx = testDomain();
+    const multiStep = (overrides: Parameters<typeof newPayment>[0]) => () =>
+      createPayment(newPayment({ paymentMethodType: 'KLARNA', ...overrides }), ctx);
+    const confirmed = history(
+      multiStep({}),
+      (p) => confirmPayment(p, { transId: 'K' }, ctx),
+      (p) => confirmPayment(p, { transId: 'K2' }, ctx),
+    );
+    expect(confirmed.operations.at(-1)).toMatchObject({ status: 'FAILED' });
+    expect(top(confirmed)).toEqual({
+      state: 'AUTHORIZED',
+      status: 'OK',
+      ...SUCCESS(),
+      xId: confirmed.operations[1]!.xId,
+    });
+    const declined = history(multiStep({ transId: 'T-2', simulationMode: 'DECLINED' }), (p) =>
+      confirmPayment(p, { transId: 'K' }, ctx),
+    );
+    expect(declined.payment.state).toBe('FAILED');
+    expect(top(declined)).toEqual({
+      state: 'FAILED',
+      status: 'FAILED',
+      ...ctx.code('DECLINED'),
+      xId: declined.operations[1]!.xId,
+    });
+  });
+
+  it('expiry: a waiting payment past its expirationTime fails with PAYMENT_EXPIRED, as an AUTHORIZATION (hosted) or a CONFIRMATION', () => {
+    const ctx = testDomain();
+    const expirationTime = new Date(Date.parse(T0) + HOUR).toISOString();
+    const pending = createPayment(newPayment({ integrationType: 'HOSTED', details: { expirationTime } }), ctx).payment;
+    expect(expiryDueAt(pending)).toBe(expirationTime);
+    ctx.at(expirationTime);
+    const expired = history(hosted(ctx, { details: { expirationTime } }), (p) => expirePayment(p, ctx));
+    expect(expired.operations[1]).toMatchObject({ type: 'AUTHORIZATION', status: 'FAILED', failsPayment: true });
+    expect(top(expired)).toEqual({
+      state: 'FAILED',
+      status: 'FAILED',
+      ...ctx.code('PAYMENT_EXPIRED'),
+      xId: expired.operations[1]!.xId,
+    });
+    expect(expiryDueAt(expired.payment)).toBeUndefined();
+    const unconfirmed = history(
+      () =>
+        createPayment(newPayment({ transId: 'T-3', paymentMethodType: 'PAYPAL', details: { expirationTime } }), ctx),
+      (p) => expirePayment(p, ctx),
+    );
+    expect(unconfirmed.operations[1]).toMatchObject({ type: 'CONFIRMATION', status: 'FAILED' });
+    expect(top(unconfirmed)).toMatchObject({ state: 'FAILED', status: 'FAILED', ...ctx.code('PAYMENT_EXPIRED') });
+  });
+
+  it('expiry: nothing expires that does not wait or has no expirationTime; expiring one is refused and changes nothing', () => {
+    const ctx = testDomain();
+    const expirationTime = new Date(Date.parse(T0) + HOUR).toISOString();
+    const authorized = createPayment(newPayment({ details: { expirationTime } }), ctx);
+    expect(expiryDueAt(authorized.payment)).toBeUndefined();
+    expect(expiryDueAt(createPayment(newPayment({ integrationType: 'HOSTED', transId: 'T-2' }), ctx).payment)).toBe(
+      undefined,
+    );
+    const refused = history(
+      () => authorized,
+      (p) => expirePayment(p, ctx),
+    );
+    expect(refused.operations.at(-1)).toMatchObject({
+      status: 'FAILED',
+      responseCode: ctx.code('WRONG_STATE').responseCode,
+    });
+    expect(refused.operations.at(-1)!.failsPayment).toBeUndefined();
+    expect(top(refused)).toMatchObject({ state: 'AUTHORIZED', status: 'OK', ...SUCCESS() });
   });
 });
