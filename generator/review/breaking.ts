@@ -206,7 +206,10 @@ export function verdict(
   if (breaking === 0) {
     return {
       accepted: false,
-      reason: `no breaking changes since ${since}${approved ? ` not approved${approved}` : ''} (${nonBreaking} non-breaking)${and}`,
+      reason:
+        approvals.used.length > 0
+          ? `no unapproved breaking changes since ${since}: ${approvals.used.length} approved (${nonBreaking} non-breaking)${and}`
+          : `no breaking changes since ${since} (${nonBreaking} non-breaking)${and}`,
     };
   }
   if (!base || !cur) {
