@@ -4,18 +4,21 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { merge as mergeAllOf, openApiMergeRules } from 'allof-merge';
 import { parse as parseYaml } from 'yaml';
-import { parsePointer } from '../../tooling/openapi/walker.js';
+import { declaredAt, escapeToken, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
 import { type BundleResult, type OpenApiDocument, toPortableYaml } from '../steps/bundle.js';
 import { writeFileAtomic } from '../support/fs.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { SourceLocator } from '../support/sourcemap.js';
+import { type AcceptedEntry, isExpired, sameEntry, today } from './accepted.js';
 
-// The breaking-change gate: the contract against the last released contract, kept as a
-// single-file bundle in openapi/releases/<info.version>.yaml. Redocly's `diff` command finds and
-// rates the changes (its diff rules, `diff-recommended` in redocly.diff.yaml); this module picks
-// the baseline, reads the JSON report, and decides: any `major` change is breaking, and is only
-// accepted when info.version starts a new major version over the baseline's.
+// The breaking-change gate: the contract against its base (generator/review/base.ts picks it: the
+// merge base of a pull request, else the last release in openapi/releases/<info.version>.yaml).
+// Redocly's `diff` command finds and rates the changes (its diff rules, `diff-recommended` in
+// redocly.diff.yaml); this module reads the JSON report, puts each change once at the source line
+// of the element that changed, and decides: any `major` change is breaking, and passes only when
+// the accepted-changes file approves it (generator/review/accepted.ts) or info.version starts a new
+// major version over the base's.
 
 /** Where releases are recorded: openapi/releases/<info.version>.yaml. Not referenced by openapi.yaml, so never linted. */
 export const RELEASES_DIR = join(REPO_ROOT, 'openapi', 'releases');
@@ -29,7 +32,10 @@ export interface ChangeLocation {
   file?: string;
   line?: number;
   col?: number;
-  /** JSON pointer in the bundled document (base or revision, see `side`). */
+  /**
+   * JSON pointer of the element in the bundled document (base or revision, see `side`), where it is
+   * declared: in the `allOf` member that holds a property, not in the schemas that include it.
+   */
   pointer: string;
   side: 'baseline' | 'current';
 }
@@ -43,6 +49,11 @@ export interface Finding {
 }
 
 export interface Change {
+  /**
+   * `<rule>@<pointer>`: the rule of the change (its first breaking finding's, else its first
+   * finding's, else its kind) and the pointer of its location. What an accepted-changes entry names.
+   */
+  id: string;
   /** `major` = breaking. Redocly rates unrated additions `minor` and other edits `patch`. */
   impact: Impact;
   /** Redocly's kind: added, removed, modified. */
@@ -54,25 +65,49 @@ export interface Change {
    * first place that uses it, e.g. `#/paths/~1payments/post/requestBody/.../channel`.
    */
   path: string;
+  /** Every place the change shows (redocly diff reports a change once per place; it is listed once). */
+  paths: string[];
   /** The changed keyword of a modified node (`enum`, `maxLength`, ...). */
   property?: string;
-  /** The rule findings (every breaking change has at least one; unrated changes none). */
+  /** The rule finding of the change (a breaking change has one; an unrated change none). */
   findings: Finding[];
   /** One line: the findings' messages, or a description of an unrated change. */
   message: string;
   /** Where the change is: the first finding's location, else the changed node. */
   location?: ChangeLocation;
+  /** The accepted-changes entry that lets this breaking change through. */
+  approval?: AcceptedEntry;
+}
+
+/** What the accepted-changes file did in one comparison. */
+export interface Approvals {
+  /** Entries that let a breaking change through. */
+  used: AcceptedEntry[];
+  /** Entries that match no breaking change: stale approvals, the gate fails on them. */
+  stale: AcceptedEntry[];
+  /** Entries past their `expires` day: they accept nothing, and the gate fails on them. */
+  expired: AcceptedEntry[];
+  /**
+   * Entries the base's file holds too (by id): approvals of changes the base already has. They are
+   * not applied to this comparison, and not stale in it.
+   */
+  carried: AcceptedEntry[];
 }
 
 export interface BreakingResult {
-  /** No breaking change, or breaking changes accepted by a major version bump. */
+  /**
+   * Every breaking change is approved by an entry of the accepted-changes file or accepted by a
+   * major version bump, and no entry is stale or expired.
+   */
   ok: boolean;
   /** One sentence saying why ok is what it is. */
   reason: string;
+  /** Every breaking change, approved ones included (they carry `approval`). */
   breaking: Change[];
   nonBreaking: Change[];
-  /** There are breaking changes, and info.version's major is greater than the baseline's. */
+  /** There are breaking changes not approved by entries, and info.version's major is greater than the baseline's. */
   accepted: boolean;
+  approvals: Approvals;
   versions: { baseline: string; current: string };
   summary: Record<Impact, number>;
   /** What was compared, for messages. */
@@ -90,6 +125,10 @@ export interface CheckBreakingOptions {
   baseline: ContractInput;
   /** Redocly config carrying the diff rules (default redocly.diff.yaml). */
   config?: string;
+  /** Folders that name source files (`openapi/…` relative to the first that holds the file); default the working directory. */
+  projects?: Array<string | undefined>;
+  /** The accepted-changes entries of the head, and those of the base (which are carried, not applied). */
+  accepted?: { entries: AcceptedEntry[]; baseEntries?: AcceptedEntry[]; today?: string };
 }
 
 /** `redocly diff` could not compare the two documents (unreadable file, different OpenAPI versions, crash...). */
@@ -109,21 +148,24 @@ export async function checkBreaking(options: CheckBreakingOptions): Promise<Brea
       prepare(options.current, tmp, 'current'),
     ]);
     const report = await runDiff(base.path, rev.path, options.config ?? DIFF_CONFIG);
-    const locate = locator(base, rev);
-    const changes = report.changes.map((c) => toChange(c, locate));
+    const locate = locator(base, rev, options.projects ?? []);
+    const changes = once(report.changes.flatMap((c) => toChanges(c, locate)));
     const breaking = changes.filter((c) => c.impact === 'major');
     const nonBreaking = changes.filter((c) => c.impact !== 'major');
     const versions = {
       baseline: String(report.infoVersions?.base ?? ''),
       current: String(report.infoVersions?.revision ?? ''),
     };
-    const { accepted, reason } = verdict(breaking.length, nonBreaking.length, versions);
+    const approvals = approve(breaking, options.accepted);
+    const unapproved = breaking.filter((c) => !c.approval).length;
+    const { accepted, reason } = verdict(unapproved, nonBreaking.length, versions, approvals);
     return {
-      ok: breaking.length === 0 || accepted,
+      ok: (unapproved === 0 || accepted) && approvals.stale.length === 0 && approvals.expired.length === 0,
       reason,
       breaking,
       nonBreaking,
       accepted,
+      approvals,
       versions,
       summary: {
         major: breaking.length,
@@ -138,39 +180,86 @@ export async function checkBreaking(options: CheckBreakingOptions): Promise<Brea
 }
 
 /**
- * The gate's rule: breaking changes are accepted only when the current info.version has a
- * greater major version than the baseline's (both must be semver).
+ * The gate's rule: breaking changes that no accepted-changes entry approves (`breaking`) are
+ * accepted only when the current info.version has a greater major version than the baseline's
+ * (both must be semver). The reason also counts the approved ones and names stale and expired entries.
  */
 export function verdict(
   breaking: number,
   nonBreaking: number,
   versions: { baseline: string; current: string },
+  approvals: Pick<Approvals, 'used' | 'stale' | 'expired'> = { used: [], stale: [], expired: [] },
 ): { accepted: boolean; reason: string } {
   const base = parseSemver(versions.baseline);
   const cur = parseSemver(versions.current);
-  const since = `release ${versions.baseline}`;
+  const since = `the base (info.version ${versions.baseline})`;
+  const approved = approvals.used.length > 0 ? `, ${approvals.used.length} breaking change(s) approved` : '';
+  const problems = [
+    approvals.stale.length > 0
+      ? `${approvals.stale.length} accepted change(s) match no breaking change (stale: remove them)`
+      : '',
+    approvals.expired.length > 0
+      ? `${approvals.expired.length} accepted change(s) expired (approve again with a new date, or remove them)`
+      : '',
+  ].filter(Boolean);
+  const and = problems.length > 0 ? `; ${problems.join('; ')}` : '';
   if (breaking === 0) {
-    return { accepted: false, reason: `no breaking changes since ${since} (${nonBreaking} non-breaking)` };
+    return {
+      accepted: false,
+      reason:
+        approvals.used.length > 0
+          ? `no unapproved breaking changes since ${since}: ${approvals.used.length} approved (${nonBreaking} non-breaking)${and}`
+          : `no breaking changes since ${since} (${nonBreaking} non-breaking)${and}`,
+    };
   }
   if (!base || !cur) {
     const bad = !cur ? `info.version '${versions.current}'` : `the baseline's info.version '${versions.baseline}'`;
     return {
       accepted: false,
-      reason: `${breaking} breaking change(s) since ${since}, and ${bad} is not a semver version, so no major bump can accept them`,
+      reason: `${breaking} breaking change(s) since ${since}${approved}, and ${bad} is not a semver version, so no major bump can accept them${and}`,
     };
   }
   if (cur.major > base.major) {
     return {
       accepted: true,
-      reason: `${breaking} breaking change(s) since ${since}, accepted: info.version ${versions.current} is a new major version`,
+      reason: `${breaking} breaking change(s) since ${since}${approved}, accepted: info.version ${versions.current} is a new major version${and}`,
     };
   }
   return {
     accepted: false,
     reason:
-      `${breaking} breaking change(s) since ${since} while info.version ${versions.current} keeps major version ${cur.major}: ` +
-      `restore compatibility, or release a new major version (info.version ${base.major + 1}.0.0)`,
+      `${breaking} breaking change(s) since ${since}${approved} while info.version ${versions.current} keeps major version ${cur.major}: ` +
+      `restore compatibility, approve them in the accepted-changes file, or release a new major version (info.version ${base.major + 1}.0.0)${and}`,
   };
+}
+
+/**
+ * Applies the accepted-changes entries to the breaking changes. An entry the base's file holds as
+ * it is approved a change the base already has: carried, not applied (a new change with the same
+ * id needs the entry edited in the same pull request). An edited one applies, and is not stale
+ * when it matches nothing (a renewal).
+ */
+function approve(breaking: Change[], accepted: CheckBreakingOptions['accepted']): Approvals {
+  const out: Approvals = { used: [], stale: [], expired: [], carried: [] };
+  const base = accepted?.baseEntries ?? [];
+  const day = accepted?.today ?? today();
+  for (const entry of accepted?.entries ?? []) {
+    const before = base.find((b) => b.id === entry.id);
+    if (before && sameEntry(before, entry)) {
+      out.carried.push(entry);
+      continue;
+    }
+    if (isExpired(entry, day)) {
+      out.expired.push(entry);
+      continue;
+    }
+    const matches = breaking.filter((c) => c.id === entry.id);
+    for (const c of matches) c.approval = entry;
+    if (matches.length > 0) out.used.push(entry);
+    else if (before) out.carried.push(entry);
+    else out.stale.push(entry);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -280,6 +369,8 @@ interface Prepared {
   path: string;
   /** For messages. */
   label: string;
+  /** The document as given (allOf not merged): where a change's element is declared. */
+  document: OpenApiDocument;
   /** Maps a pointer of the document to its file and line (the multi-file source, or the user's file). */
   source?: { root: string; document: OpenApiDocument };
 }
@@ -329,7 +420,7 @@ async function prepare(input: ContractInput, tmp: string, side: 'baseline' | 'cu
   }
   const path = join(tmp, `${side}.json`); // JSON: the CLI parses it faster than YAML
   await writeFile(path, JSON.stringify(flattenAllOf(document)));
-  return { path, label, ...(source ? { source } : {}) };
+  return { path, label, document, ...(source ? { source } : {}) };
 }
 
 interface ReportLocation {
@@ -397,26 +488,33 @@ async function runDiff(base: string, revision: string, config: string): Promise<
 type Locate = (loc: ReportLocation | undefined) => ChangeLocation | undefined;
 
 /**
- * Maps report locations (pointers into the flattened documents) to the user's files: the release
- * file, or the multi-file source; a pointer into a merged schema maps to the nearest node the
- * source has.
+ * Maps report locations (pointers into the allOf-merged documents) to where a reader edits: the
+ * element's declaration in the document as given (a property of a merged schema is declared in an
+ * `allOf` member), then its file and line in the release file or the multi-file source. Files are
+ * named relative to the first of `projects` that holds them (`openapi/…`), else to the working
+ * directory.
  */
-function locator(base: Prepared, rev: Prepared): Locate {
+function locator(base: Prepared, rev: Prepared, projects: Array<string | undefined>): Locate {
   const sources = new Map<Prepared, SourceLocator>();
+  const name = (file: string) => {
+    const project = projects.find((p) => p !== undefined && !relative(p, file).startsWith('..'));
+    return (project ? relative(project, file) : relative(process.cwd(), file)).split('\\').join('/');
+  };
   return (loc) => {
     if (!loc) return undefined;
     const file = resolve(loc.file);
     const side = file === rev.path ? rev : file === base.path ? base : undefined;
     const which = side === rev ? 'current' : 'baseline';
-    const pointer = loc.pointer;
+    const tokens = side ? declaredNear(side.document, pointerTokens(loc.pointer)) : pointerTokens(loc.pointer);
+    const pointer = toPointer(tokens);
     if (side?.source) {
       let source = sources.get(side);
       if (!source) {
         source = new SourceLocator(side.source.root, side.source.document);
         sources.set(side, source);
       }
-      const hit = source.locate(pointerTokens(pointer));
-      if (hit) return { file: relative(process.cwd(), hit.file), line: hit.line, col: hit.col, pointer, side: which };
+      const hit = source.locate(tokens);
+      if (hit) return { file: name(hit.file), line: hit.line, col: hit.col, pointer, side: which };
     }
     return { pointer, side: which };
   };
@@ -424,7 +522,20 @@ function locator(base: Prepared, rev: Prepared): Locate {
 
 const pointerTokens = (pointer: string): string[] => parsePointer(pointer.replace(/^#\/$/, '#'));
 
-function toChange(c: ReportChange, locate: Locate): Change {
+/** declaredAt() of the deepest ancestor declared (a removed keyword is not), with the rest of the path. */
+function declaredNear(document: OpenApiDocument, tokens: string[]): (string | number)[] {
+  for (let n = tokens.length; n > 0; n--) {
+    const found = declaredAt(document, tokens.slice(0, n));
+    if (found) return [...found, ...tokens.slice(n)];
+  }
+  return tokens;
+}
+
+/**
+ * The changes of one report entry: one per rule finding (an enum that lost one value and gained
+ * another is two changes, each with its own id), or one unrated change.
+ */
+function toChanges(c: ReportChange, locate: Locate): Change[] {
   const findings: Finding[] = (c.verdicts ?? []).map((v) => ({
     ruleId: v.ruleId,
     impact: v.impact,
@@ -432,24 +543,48 @@ function toChange(c: ReportChange, locate: Locate): Change {
     location: locate(v.location),
   }));
   const node = c.kind === 'removed' ? c.base : (c.revision ?? c.base);
+  // an edited keyword is where the reader looks, not the node that holds it
+  const at =
+    node && c.kind === 'modified' && c.property
+      ? { ...node, pointer: `${node.pointer}/${escapeToken(c.property)}` }
+      : node;
+  const nodeLocation = locate(at);
+  const change = (rule: string, impact: Impact, own: Finding[], message: string): Change => {
+    const location = own.find((f) => f.location)?.location ?? nodeLocation;
+    return {
+      id: `${rule}@${location?.pointer ?? c.path}`,
+      impact,
+      kind: c.kind,
+      typeName: c.typeName,
+      path: c.path,
+      paths: [c.path],
+      ...(c.property ? { property: c.property } : {}),
+      findings: own,
+      message,
+      ...(location ? { location } : {}),
+    };
+  };
+  if (findings.length > 0) return findings.map((f) => change(f.ruleId, f.impact, [f], f.message));
   const name = pointerTokens(c.path).at(-1);
   const what = `${c.typeName}${name && !/^\d+$/.test(name) ? ` \`${name}\`` : ''}`;
-  const message =
-    findings.length > 0
-      ? findings.map((f) => f.message).join(' ')
-      : c.property
-        ? `\`${c.property}\` of ${what} ${c.kind}.`
-        : `${what} ${c.kind}.`;
-  return {
-    impact: c.impact,
-    kind: c.kind,
-    typeName: c.typeName,
-    path: c.path,
-    ...(c.property ? { property: c.property } : {}),
-    findings,
-    message,
-    location: findings.find((f) => f.location)?.location ?? locate(node),
-  };
+  const message = c.property ? `\`${c.property}\` of ${what} ${c.kind}.` : `${what} ${c.kind}.`;
+  return [change(`${c.typeName}-${c.property ? `${c.property}-` : ''}${c.kind}`, c.impact, [], message)];
+}
+
+/**
+ * Each change once: redocly diff reports a change of a component at every place that uses it
+ * once allOf are merged (a property added to a schema that five others include shows six times);
+ * they have one element, so one id and side. The first keeps the places of the others.
+ */
+function once(changes: Change[]): Change[] {
+  const byKey = new Map<string, Change>();
+  for (const c of changes) {
+    const key = `${c.location?.side ?? ''}|${c.id}|${c.impact}`;
+    const first = byKey.get(key);
+    if (!first) byKey.set(key, c);
+    else if (!first.paths.includes(c.path)) first.paths.push(c.path);
+  }
+  return [...byKey.values()];
 }
 
 /** `file:line:col` (or the pointer when the document has no file), for messages. */

@@ -1,13 +1,13 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { isObject, type JsonObject, parsePointer, tryResolve } from '../../tooling/openapi/walker.js';
+import { isObject, type JsonObject, parsePointer } from '../../tooling/openapi/walker.js';
 import { generate } from '../generate.js';
 import { type LintProblem, type LintResult, lintContract } from '../lint/lint.js';
-import { type BundleResult, bundleContract } from '../steps/bundle.js';
+import { bundleContract } from '../steps/bundle.js';
 import { DEFAULT_OUT, DEFAULT_ROOT } from '../support/paths.js';
-import { SourceLocator } from '../support/sourcemap.js';
-import { type Base, loadBase } from './base.js';
+import { ACCEPTED_FILE, type AcceptedEntry, loadAcceptedPair } from './accepted.js';
+import { type Base, baseFileOf, loadBase } from './base.js';
 import { type BreakingResult, type Change, type ChangeLocation, checkBreaking, parseSemver } from './breaking.js';
 import { type Changelog, changelog } from './changelog.js';
 import { countProvenance, type ProvenanceCounts, TALLY_LABELS } from './provenance.js';
@@ -32,7 +32,10 @@ export interface Drift {
 }
 
 export interface ReportData {
-  base: { label: string; version: string };
+  /** reason: why this base (see generator/review/base.ts). */
+  base: { label: string; version: string; reason?: string };
+  /** The accepted-changes file, as named to the reader. */
+  acceptedFile?: string;
   head: { label: string; version: string };
   /** undefined: not run. */
   lint?: LintResult;
@@ -43,7 +46,7 @@ export interface ReportData {
   drift?: Drift;
 }
 
-/** 1 when there are breaking changes that no major version bump accepts, else 0. */
+/** 1 when a breaking change is neither approved nor accepted by a major version bump, or an approval is stale or expired; else 0. */
 export function reportExitCode(data: Pick<ReportData, 'breaking'>): 0 | 1 {
   return data.breaking.ok ? 0 : 1;
 }
@@ -52,8 +55,12 @@ export function reportExitCode(data: Pick<ReportData, 'breaking'>): 0 | 1 {
 // Gathering
 
 export interface CollectOptions {
-  /** A git ref, a version or a released file (see generator/review/base.ts); default the latest release. */
+  /** A git ref, a version or a released file (see generator/review/base.ts); default: see defaultBase() there. */
   base?: string;
+  /** The pull request's target branch: the base is its merge base with HEAD (default from the CI environment). */
+  target?: string;
+  /** The accepted-changes file (default accepted-changes.yaml beside the root). */
+  accepted?: string;
   /** The head's source root (default openapi/openapi.yaml, the working tree). */
   root?: string;
   /** The committed generated folder to check for drift (default generated/). */
@@ -70,28 +77,32 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
   const generated = resolve(options.generated ?? DEFAULT_OUT);
   const heading = bundleContract({ root });
   heading.catch(() => undefined); // awaited below
+  const acceptedFile = resolve(options.accepted ?? join(dirname(root), ACCEPTED_FILE));
   const base: Base = await loadBase(options.base, {
     root,
     ...(options.releasesDir ? { releasesDir: options.releasesDir } : {}),
+    ...(options.target ? { target: options.target } : {}),
   });
   try {
+    const acceptedName = relative(dirname(dirname(root)), acceptedFile)
+      .split('\\')
+      .join('/');
+    const accepted = await loadAcceptedPair(acceptedFile, baseFileOf(base, root, acceptedFile), acceptedName);
     const head = await heading;
     const [breaking, lint, drift] = await Promise.all([
-      checkBreaking({ baseline: base.input, current: head }),
+      checkBreaking({
+        baseline: base.input,
+        current: head,
+        projects: [base.checkout, dirname(dirname(root))],
+        accepted,
+      }),
       options.lint === false ? undefined : lintContract({ root, out: generated, bundle: heading }),
       options.drift === false ? undefined : generatedDrift({ root, generated }),
     ]);
-    const baseSide: Side =
-      typeof base.input === 'string'
-        ? { root: base.input, document: base.document }
-        : { root: (base.input as BundleResult).root, document: base.document };
-    placeLocations(breaking, { baseline: baseSide, current: { root, document: head.document } }, [
-      base.checkout,
-      dirname(dirname(root)),
-    ]);
     const version = (d: JsonObject) => String(isObject(d.info) ? (d.info.version ?? '') : '');
     return {
-      base: { label: base.label, version: version(base.document) },
+      base: { label: base.label, version: version(base.document), reason: base.reason },
+      acceptedFile: acceptedName,
       head: { label: root === DEFAULT_ROOT ? 'the working tree' : `\`${rel(root)}\``, version: version(head.document) },
       ...(lint ? { lint } : {}),
       breaking,
@@ -102,83 +113,6 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
   } finally {
     await base.dispose();
   }
-}
-
-interface Side {
-  /** The file the document was read or bundled from. */
-  root: string;
-  document: JsonObject;
-}
-
-/**
- * Puts each location of a change where a reader edits: redocly diff compares documents whose
- * allOf are merged, so a pointer into a merged schema (`…/PaymentCreated/properties/merchantId`)
- * is taken to the schema that declares the property (`OperationResultCore`, in an allOf member),
- * then to its source file and line. Files are named as in their project (`openapi/…`): the base's
- * checkout, or the folder above the head's root; other files relative to the working directory.
- */
-function placeLocations(
-  result: BreakingResult,
-  sides: Record<ChangeLocation['side'], Side>,
-  projects: Array<string | undefined>,
-): void {
-  const locators = new Map<Side, SourceLocator>();
-  const place = (loc: ChangeLocation) => {
-    const side = sides[loc.side];
-    const tokens = declaredAt(side.document, parsePointer(loc.pointer));
-    if (tokens) {
-      let locator = locators.get(side);
-      if (!locator) {
-        locator = new SourceLocator(side.root, side.document);
-        locators.set(side, locator);
-      }
-      const hit = locator.locate(tokens);
-      if (hit?.exact) Object.assign(loc, { file: hit.file, line: hit.line, col: hit.col });
-    }
-    if (!loc.file) return;
-    const abs = resolve(loc.file);
-    const project = projects.find((p) => p !== undefined && !relative(p, abs).startsWith('..'));
-    loc.file = (project ? relative(project, abs) : rel(abs)).split('\\').join('/');
-  };
-  const seen = new Set<ChangeLocation>();
-  for (const c of [...result.breaking, ...result.nonBreaking]) {
-    for (const loc of [c.location, ...c.findings.map((f) => f.location)]) {
-      if (loc && !seen.has(loc)) {
-        seen.add(loc);
-        place(loc);
-      }
-    }
-  }
-}
-
-/**
- * Where the node at `tokens` of the allOf-merged document is declared in the unmerged one: the
- * path is followed through $refs, and a step the schema lacks is looked for in its allOf members.
- */
-function declaredAt(doc: JsonObject, tokens: readonly string[]): (string | number)[] | undefined {
-  const seen = new Set<string>();
-  const find = (node: unknown, path: (string | number)[], rest: readonly string[]): (string | number)[] | undefined => {
-    if (rest.length === 0) return path;
-    const resolved = tryResolve<unknown>(doc, node, path);
-    if (!resolved) return undefined;
-    const [here, at] = [resolved.node, resolved.tokens ?? path.map(String)];
-    const key = `${at.join('/')}|${rest.length}`;
-    if (seen.has(key) || typeof here !== 'object' || here === null) return undefined;
-    seen.add(key);
-    const [step, ...more] = rest as [string, ...string[]];
-    if (step in here) {
-      const found = find((here as Record<string, unknown>)[step], [...at, step], more);
-      if (found) return found;
-    }
-    if (isObject(here) && Array.isArray(here.allOf)) {
-      for (const [i, member] of here.allOf.entries()) {
-        const found = find(member, [...at, 'allOf', i], rest);
-        if (found) return found;
-      }
-    }
-    return undefined;
-  };
-  return find(doc, [], tokens);
 }
 
 /** Regenerates into a temporary folder (without the lint step) and compares with the committed folder. */
@@ -230,13 +164,25 @@ export function renderReport(data: ReportData): string {
   const major = bumpsMajor(data.base.version, data.head.version);
   out.push('<!-- contract-report -->', '## Contract report', '');
   out.push(`Base: ${data.base.label}. Head: ${data.head.label}.`, '');
+  if (data.base.reason) out.push(`Why this base: ${data.base.reason}.`, '');
 
+  const unapproved = breaking.breaking.filter((c) => !c.approval);
+  const approved = breaking.breaking.filter((c) => c.approval);
+  const file = `\`${data.acceptedFile ?? 'accepted-changes.yaml'}\``;
+  const andApproved = approved.length > 0 ? `; ${approved.length} approved in ${file}` : '';
   const verdict =
     breaking.breaking.length === 0
       ? '✅ none'
-      : breaking.ok
-        ? `⚠️ ${breaking.breaking.length}, accepted by the major version bump`
-        : `❌ ${breaking.breaking.length}, not accepted`;
+      : unapproved.length === 0
+        ? `✅ ${approved.length}, approved in ${file}`
+        : breaking.accepted
+          ? `⚠️ ${unapproved.length}, accepted by the major version bump${andApproved}`
+          : `❌ ${unapproved.length}, not accepted${andApproved}`;
+  const { stale, expired } = breaking.approvals;
+  const approvalsCell =
+    stale.length + expired.length > 0
+      ? `❌ ${[stale.length ? `${stale.length} stale` : '', expired.length ? `${expired.length} expired` : ''].filter(Boolean).join(', ')}`
+      : `✅ ${breaking.approvals.used.length} used`;
   const lintCell = !data.lint
     ? '➖ not run'
     : data.lint.ok
@@ -254,6 +200,7 @@ export function renderReport(data: ReportData): string {
     '|---|---|',
     `| Version | \`${data.base.version}\` → \`${data.head.version}\`${major ? ' (major bump)' : ''} |`,
     `| Breaking changes | ${verdict} |`,
+    `| Accepted changes | ${approvalsCell} |`,
     `| Changelog | ${log.entries.length === 0 ? 'no changes' : counts(log)} |`,
     `| Lint | ${lintCell} |`,
     `| Generated code | ${driftCell} |`,
@@ -263,11 +210,32 @@ export function renderReport(data: ReportData): string {
   );
 
   out.push('### Breaking changes', '');
-  if (breaking.breaking.length === 0) out.push('None.', '');
+  if (unapproved.length === 0) out.push(approved.length > 0 ? 'None that is not approved.' : 'None.', '');
   else {
-    out.push('| Where | Rule | Change | Shows at |', '|---|---|---|---|');
-    for (const c of breaking.breaking) out.push(...breakingRows(c));
+    out.push('| Where | Rule | Change | Shows at | Id |', '|---|---|---|---|---|');
+    for (const c of unapproved) out.push(...breakingRows(c));
     out.push('');
+    if (!breaking.accepted)
+      out.push(
+        `To let one through, add its id to ${file} with the reason and the approver, in this pull request (see docs/breaking-gate.md).`,
+        '',
+      );
+  }
+
+  out.push('### Accepted breaking changes', '');
+  if (approved.length === 0 && stale.length === 0 && expired.length === 0) out.push(`None in ${file}.`, '');
+  else {
+    if (approved.length > 0) {
+      out.push('| Where | Id | Reason | Approved by | Expires | Entry |', '|---|---|---|---|---|---|');
+      for (const c of approved) out.push(approvedRow(c, c.approval!));
+      out.push('');
+    }
+    for (const e of stale) out.push(`- ❌ \`${e.file}:${e.line}\` \`${e.id}\` matches no breaking change: remove it.`);
+    for (const e of expired)
+      out.push(
+        `- ❌ \`${e.file}:${e.line}\` \`${e.id}\` expired after ${e.expires}: approve it again with a new date, or remove it.`,
+      );
+    if (stale.length + expired.length > 0) out.push('');
   }
 
   out.push('### Changelog', '');
@@ -309,11 +277,19 @@ export function renderReport(data: ReportData): string {
 
 /** One sentence: the verdict on breaking changes. */
 export function reportSummary({ breaking, base, head }: Pick<ReportData, 'breaking' | 'base' | 'head'>): string {
-  const n = breaking.breaking.length;
-  if (n === 0) return 'no breaking changes.';
-  if (breaking.ok)
-    return `${n} breaking change(s), accepted: info.version \`${head.version}\` is a new major version over \`${base.version}\`.`;
-  return `${n} breaking change(s) while info.version \`${head.version}\` keeps the major version of \`${base.version}\`: restore compatibility, or release a new major version.`;
+  const n = breaking.breaking.filter((c) => !c.approval).length;
+  const approved = breaking.approvals.used.length;
+  const { stale, expired } = breaking.approvals;
+  const problems = [
+    stale.length ? `${stale.length} accepted change(s) match nothing (stale)` : '',
+    expired.length ? `${expired.length} accepted change(s) expired` : '',
+  ].filter(Boolean);
+  const tail = problems.length > 0 ? ` And ${problems.join(', ')}: remove or renew them.` : '';
+  const ok = approved > 0 ? ` (${breaking.breaking.length - n} approved)` : '';
+  if (n === 0) return `no breaking changes${approved > 0 ? ' that are not approved' : ''}${ok}.${tail}`;
+  if (breaking.accepted)
+    return `${n} breaking change(s)${ok}, accepted: info.version \`${head.version}\` is a new major version over \`${base.version}\`.${tail}`;
+  return `${n} breaking change(s)${ok} while info.version \`${head.version}\` keeps the major version of \`${base.version}\`: restore compatibility, approve them, or release a new major version.${tail}`;
 }
 
 const bumpsMajor = (base: string, head: string) => {
@@ -358,10 +334,15 @@ function showsAt(pointer: string): string {
 function breakingRows(c: Change): string[] {
   const majors = c.findings.filter((f) => f.impact === 'major');
   const findings = majors.length > 0 ? majors : [{ ruleId: '', message: c.message, location: c.location }];
+  const more = c.paths.length > 1 ? ` and ${c.paths.length - 1} more` : '';
   return findings.map(
     (f) =>
-      `| ${where(f.location ?? c.location)} | ${f.ruleId ? `\`${f.ruleId}\`` : ''} | ${cell(f.message)} | ${cell(showsAt(c.path))} |`,
+      `| ${where(f.location ?? c.location)} | ${f.ruleId ? `\`${f.ruleId}\`` : ''} | ${cell(f.message)} | ${cell(showsAt(c.path))}${more} | \`${cell(c.id)}\` |`,
   );
+}
+
+function approvedRow(c: Change, e: AcceptedEntry): string {
+  return `| ${where(c.location)} | \`${cell(c.id)}\` | ${cell(e.reason)} | ${cell(e.approvedBy)} | ${e.expires ?? '—'} | \`${e.file}:${e.line}\` |`;
 }
 
 function counts(log: Changelog): string {

@@ -21,6 +21,7 @@ import {
 } from '../../generator/review/breaking.js';
 import { REDOCLY_CONFIG, REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
+import { NO_TARGET } from '../support/git.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const doc = loadBundle();
@@ -212,18 +213,21 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     await writeFile(root, currentText);
     const run = await script(['--root', root, '--base', 'main']);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toMatch(/with `main` at [0-9a-f]{7}, info\.version 1\.0\.0/);
+    expect(run.stdout).toMatch(/^base: `main` at [0-9a-f]{7}, info\.version 1\.0\.0\n {2}why: --base main$/m);
     expect(run.stdout).toMatch(/major enum-values-removed/);
     const unknown = await script(['--root', root, '--base', 'no-such-branch']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("'no-such-branch' is neither a recorded release, a file, nor a git ref");
   }, 60_000);
 
-  it('npm run check:breaking exits 2 with a clear message when no release is recorded', async () => {
+  it('npm run check:breaking exits 2 with a clear message when no release is recorded (outside git)', async () => {
     const empty = await mkdtemp(join(dir, 'no-releases-'));
-    const run = await script(['--releases', empty]);
+    const [, current] = await tiny('no-releases', ['A']);
+    const run = await script(['--root', current, '--releases', empty]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/no release recorded in .*no-releases-.*npm run check:breaking -- --record/s);
+    expect(run.stderr).toMatch(
+      /is not in a git checkout, so the last release, but no release is recorded in .*no-releases-.*npm run check:breaking -- --record/s,
+    );
   });
 });
 
@@ -307,6 +311,6 @@ function script(args: string[]) {
   return runNode(
     join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
     [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), ...args],
-    { cwd: REPO_ROOT },
+    { cwd: REPO_ROOT, env: NO_TARGET },
   );
 }

@@ -566,3 +566,34 @@ export function schemaTypes(schema: unknown): string[] {
   if (Array.isArray(schema.type)) return schema.type.map(String);
   return [];
 }
+
+/**
+ * Where the node at `tokens` of the allOf-merged form of `root` is declared in `root` itself: the
+ * path is followed through `$ref`s, and a step a schema lacks is looked for in its `allOf` members
+ * (`…/PaymentCreated/properties/merchantId` → `…/OperationResultCore/allOf/1/properties/merchantId`).
+ */
+export function declaredAt(root: unknown, tokens: readonly string[]): (string | number)[] | undefined {
+  const seen = new Set<string>();
+  const find = (node: unknown, path: (string | number)[], rest: readonly string[]): (string | number)[] | undefined => {
+    if (rest.length === 0) return path;
+    const resolved = tryResolve<unknown>(root, node, path);
+    if (!resolved) return undefined;
+    const [here, at] = [resolved.node, resolved.tokens ?? path.map(String)];
+    const key = `${at.join('/')}|${rest.length}`;
+    if (seen.has(key) || typeof here !== 'object' || here === null) return undefined;
+    seen.add(key);
+    const [step, ...more] = rest as [string, ...string[]];
+    if (step in here) {
+      const found = find((here as Record<string, unknown>)[step], [...at, step], more);
+      if (found) return found;
+    }
+    if (isObject(here) && Array.isArray(here.allOf)) {
+      for (const [i, member] of here.allOf.entries()) {
+        const found = find(member, [...at, 'allOf', i], rest);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return find(root, [], tokens);
+}
