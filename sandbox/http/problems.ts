@@ -1,6 +1,6 @@
 // Error bodies in the contract's shapes. Which shape an operation's status takes is read off the
 // response schema (see BodyShape in contract.ts); only the fields that schema declares are sent.
-import { propertiesOf } from '../../tooling/openapi/walker.js';
+import { deref, type JsonObject, propertiesOf } from '../../tooling/openapi/walker.js';
 import type { ApiDocument, FieldErrors, OperationContract } from '../contract/api-document.js';
 
 const PROBLEM_TYPES: Record<number, string> = {
@@ -91,13 +91,28 @@ export function problemBody(
         traceId: request.traceId,
         errors: input.errors && Object.keys(input.errors).length > 0 ? capErrors(input.errors) : undefined,
       };
-      const declared = response.schemaPointer
-        ? propertiesOf(contract.document, { $ref: response.schemaPointer })
-        : new Map();
+      const declared = response.schemaPointer ? problemFields(contract.document, response.schemaPointer) : new Map();
       return Object.fromEntries(Object.entries(candidate).filter(([k, v]) => v !== undefined && declared.has(k)));
     }
   }
 }
+
+/**
+ * The fields a problem schema declares. A choice of shapes (the refund's 400: the problem body, or
+ * the older description's `field` and `error`) takes the first member that declares a problem's.
+ */
+function problemFields(document: JsonObject, pointer: string): Map<string, unknown> {
+  const own = propertiesOf(document, { $ref: pointer });
+  if (own.size > 0) return own;
+  const schema = deref(document, { $ref: pointer });
+  for (const member of [...asArray(schema.anyOf), ...asArray(schema.oneOf)]) {
+    const fields = propertiesOf(document, member);
+    if (fields.has('title')) return fields;
+  }
+  return own;
+}
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** The contract bounds the errors map (200 fields, 50 messages each). */
 function capErrors(errors: FieldErrors): FieldErrors {
