@@ -31,13 +31,15 @@ const BUSINESS = new Set([404, 409, 422]);
 interface Tally {
   valid: Record<number, number>;
   invalid: Record<number, number>;
+  /** The business rules that refused valid requests (400), by id. */
+  rules: Record<string, number>;
 }
 
 describe('requests drawn from the contract: the sandbox agrees with an independent validator', () => {
   let sandbox: TestSandbox;
   let fuzzer: RequestFuzzer;
   let bearer: string;
-  const tally: Tally = { valid: {}, invalid: {} };
+  const tally: Tally = { valid: {}, invalid: {}, rules: {} };
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
@@ -110,6 +112,10 @@ describe('requests drawn from the contract: the sandbox agrees with an independe
               const unlisted = named.filter(
                 (field) => !operation.rules.some((r) => r.status === 400 && ruleNames(r, field)),
               );
+              for (const field of named) {
+                const rule = operation.rules.find((r) => r.status === 400 && ruleNames(r, field));
+                if (rule) tally.rules[rule.id] = (tally.rules[rule.id] ?? 0) + 1;
+              }
               expect(unlisted, `valid by the contract, refused for fields no business rule names: ${where}`).toEqual(
                 [],
               );
