@@ -7,6 +7,7 @@
 // Fixed seed and count in `npm test`; FUZZ_SEED and FUZZ_RUNS for other runs (docs/testing.md).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationId } from '../../generated/operations.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import {
   type FuzzOperation,
@@ -77,6 +78,31 @@ describe('requests drawn from the contract: the sandbox agrees with an independe
           ),
         }
       : request;
+
+  it('an empty id in a path is a 400 naming the parameter, on every operation that takes one', async () => {
+    const examples = sandboxContract().examples;
+    for (const operation of fuzzer.operations) {
+      const ids = operation.parameters.filter((p) => p.in === 'path');
+      for (const empty of ids) {
+        let target = operation.path;
+        for (const p of ids)
+          target = target.replace(
+            `{${p.name}}`,
+            p === empty ? '' : examples.pathParameter(operation.id as OperationId, p.name),
+          );
+        const response = await conformingFetch(`${sandbox.baseUrl}${target}`, {
+          method: operation.method,
+          headers: { authorization: credentials(operation), 'content-type': 'application/json' },
+          ...(operation.mediaType ? { body: '{}' } : {}),
+        });
+        const body = await response.json();
+        expect([response.status, Object.keys(body.errors ?? {})], `${operation.id} ${target}`).toEqual([
+          400,
+          expect.arrayContaining([empty.name]),
+        ]);
+      }
+    }
+  });
 
   it('valid requests are accepted or get a business answer; invalid ones a 400 naming the field', async () => {
     const operations = fuzzer.operations.filter((o) => !SKIPPED.has(o.id));
