@@ -1002,6 +1002,17 @@ export interface components {
             paymentMethods?: components["schemas"]["SessionPaymentMethods"];
         };
         /**
+         * @description Inferred: the service bodies are not shown; a quote and a duplication check compare an amount in a currency, so both `value` and `currency` are required where `CurrencyAmount` leaves them optional.
+         * @example {
+         *       "value": 11900,
+         *       "currency": "EUR"
+         *     }
+         */
+        CompleteCurrencyAmount: components["schemas"]["CurrencyAmount"] & {
+            value: components["schemas"]["MinorUnitAmount"];
+            currency: components["schemas"]["CurrencyCode"];
+        };
+        /**
          * @description ISO 3166-1 alpha-2 country code.
          * @example DE
          */
@@ -1212,7 +1223,7 @@ export interface components {
         /** @description Inferred: the quote request body is not shown; the transaction amount and the card BIN. */
         DccQuoteRequest: {
             bin: components["schemas"]["CardBin"];
-            amount: components["schemas"]["CurrencyAmount"];
+            amount: components["schemas"]["CompleteCurrencyAmount"];
         };
         /** @description Settings of a delayed capture; `delayedHours` is required when the capture type is `DELAYED`. */
         DelayedCapture: {
@@ -1276,7 +1287,7 @@ export interface components {
         /** @description Inferred: the duplication check body is not shown; the identifiers of the payment about to be started. */
         DuplicationCheckRequest: {
             transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["CurrencyAmount"];
+            amount: components["schemas"]["CompleteCurrencyAmount"];
             /** @description Customer id assigned by the merchant. */
             merchantCustomerId?: string;
         };
@@ -2282,8 +2293,9 @@ export interface components {
         /**
          * @description Simulates a success or error case in the test environment; accepts predefined error codes. The list of codes is not in the interface document: `x-simulation-codes` gives this contract's. The code decides the outcome of the authorization (at creation for a DIRECT payment of a single-step method, at the confirmation of a multi-step one, on the hosted page for HOSTED) and of a capture, refund or refund without reference that carries it. A code outside the list is a validation error.
          * @example SUCCESS
+         * @enum {string}
          */
-        SimulationMode: string;
+        SimulationMode: "SUCCESS" | "DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "SUSPECTED_FRAUD";
         /**
          * @description Text on the customer statement.
          * @example ACME SHOP ORDER 123
@@ -2804,6 +2816,7 @@ export type CardSummary = components['schemas']['CardSummary'];
 export type Channel = components['schemas']['Channel'];
 export type CheckoutSessionCreated = components['schemas']['CheckoutSessionCreated'];
 export type CheckoutSessionRequest = components['schemas']['CheckoutSessionRequest'];
+export type CompleteCurrencyAmount = components['schemas']['CompleteCurrencyAmount'];
 export type CountryCodeAlpha2 = components['schemas']['CountryCodeAlpha2'];
 export type CountryCodeAlpha3 = components['schemas']['CountryCodeAlpha3'];
 export type CredentialOnFile = components['schemas']['CredentialOnFile'];

@@ -74,6 +74,7 @@ export async function confirmPaymentIntent(
       ? { credentialOnFile: credentialOnFile as Schemas['CredentialOnFile'] }
       : {}),
     card: selection.card,
+    cardField: 'card',
   });
   if (isRejection(started)) return started;
   await tx.intents.update({ ...confirmation.intent, payId: started.decision.payment.payId });

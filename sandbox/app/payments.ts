@@ -73,6 +73,8 @@ const AUTHORIZED: ReadonlySet<Payment['state']> = new Set(['AUTHORIZED', 'PARTIA
 export interface PaymentExtras {
   credentialOnFile?: Schemas['CredentialOnFile'];
   card?: unknown;
+  /** Where the request carries `card`, as a 400 names it (default `paymentMethods.card`). */
+  cardField?: string;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function startPayment(
 ): Promise<{ decision: Decision } | Rejection> {
   const card = cardInput(extras.card);
   const problem = cardInputProblem(card);
-  if (problem) return invalid(`paymentMethods.card.${problem.field}`, problem.message);
+  if (problem) return invalid(`${extras.cardField ?? 'paymentMethods.card'}.${problem.field}`, problem.message);
   if (await tx.payments.getByTransId(ctx.scope, input.transId))
     return refused(duplicateTransaction(ctx.scope, input.transId, ctx.domain));
 

@@ -32,8 +32,6 @@ export async function checkDuplicates(
   request: Schemas['DuplicationCheckRequest'],
 ): Promise<Schemas['DuplicationCheckResult'] | Rejection> {
   const { value, currency } = request.amount;
-  if (value === undefined) return invalid('amount.value', 'is required');
-  if (currency === undefined) return invalid('amount.currency', 'is required');
   const since = new Date(ctx.domain.now.getTime() - DUPLICATION_WINDOW_MS).toISOString();
   const query = {
     amountValue: value,

@@ -55,5 +55,11 @@ function readTables(document: JsonObject): ContractTables {
   const simulationCodes = table(simulationMode, 'x-simulation-codes') as SimulationCode[] | undefined;
   if (!responseCodes || !simulationCodes)
     throw new Error('the contract lacks x-response-codes (ResultCode) or x-simulation-codes (SimulationMode)');
+  const listed = isObject(simulationMode) && Array.isArray(simulationMode.enum) ? simulationMode.enum : [];
+  const tabled = simulationCodes.map((s) => s.simulationMode);
+  if (listed.length !== tabled.length || tabled.some((mode) => !listed.includes(mode)))
+    throw new Error(
+      `SimulationMode's enum (${listed.join(', ')}) differs from its x-simulation-codes (${tabled.join(', ')})`,
+    );
   return codeTables(responseCodes, simulationCodes);
 }

@@ -90,16 +90,32 @@ export function minorUnitDigits(currency: string): number {
       : 2;
 }
 
+/**
+ * Why a card range cannot convert an amount in `currency` (any convertible currency when absent):
+ * the one rule behind the BIN check's `dccEligible` and the quote's refusal, so that the two agree.
+ */
+export function dccIneligibility(
+  bin: string,
+  currency: string | undefined,
+): { field: string; message: string } | undefined {
+  const range = cardRange(bin);
+  if (!range) return { field: 'bin', message: 'unknown card range: no currency conversion' };
+  if (EURO_RATES[range.currency] === undefined || (currency !== undefined && EURO_RATES[currency] === undefined))
+    return {
+      field: 'amount.currency',
+      message: `no exchange rate between ${currency ?? 'the amount'} and ${range.currency}`,
+    };
+  if (range.currency === currency)
+    return { field: 'bin', message: `the card's currency is the transaction currency (${currency}): no conversion` };
+  return undefined;
+}
+
 export function binCheck(request: Schemas['DccBinCheckRequest']): Schemas['DccBinCheckResult'] {
   const range = cardRange(request.bin);
-  const convertible = range !== undefined && EURO_RATES[range.currency] !== undefined;
   return {
     bin: request.bin,
     ...(range ? { cardCountry: range.country, cardCurrency: range.currency } : {}),
-    dccEligible:
-      convertible &&
-      (request.amount?.currency === undefined ||
-        (request.amount.currency !== range.currency && EURO_RATES[request.amount.currency] !== undefined)),
+    dccEligible: dccIneligibility(request.bin, request.amount?.currency) === undefined,
   };
 }
 
@@ -109,18 +125,11 @@ export function dccQuote(
   ctx: DomainContext,
 ): { quote: Schemas['DccQuote'] } | { invalid: { field: string; message: string } } {
   const { value, currency: from } = request.amount;
-  if (value === undefined) return { invalid: { field: 'amount.value', message: 'required for a quote' } };
-  if (from === undefined) return { invalid: { field: 'amount.currency', message: 'required for a quote' } };
-  const range = cardRange(request.bin);
-  if (!range) return { invalid: { field: 'bin', message: 'unknown card range: no currency conversion' } };
-  const fromRate = EURO_RATES[from];
-  const toRate = EURO_RATES[range.currency];
-  if (fromRate === undefined || toRate === undefined)
-    return { invalid: { field: 'amount.currency', message: `no exchange rate between ${from} and ${range.currency}` } };
-  if (range.currency === from)
-    return {
-      invalid: { field: 'bin', message: `the card's currency is the transaction currency (${from}): no conversion` },
-    };
+  const ineligible = dccIneligibility(request.bin, from);
+  if (ineligible) return { invalid: ineligible };
+  const range = cardRange(request.bin)!;
+  const fromRate = EURO_RATES[from]!;
+  const toRate = EURO_RATES[range.currency]!;
   const rate = toRate / fromRate;
   const major = value / 10 ** minorUnitDigits(from);
   const converted = Math.round(

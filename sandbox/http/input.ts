@@ -127,13 +127,8 @@ export function readInput<Reply>(
     headers: request.headers as Record<string, unknown>,
   });
   const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
-  // An empty Idempotency-Key would be one key for every request that sends none by mistake.
-  const emptyKey =
-    parameters.values.headers['idempotency-key'] === ''
-      ? { 'Idempotency-Key': ['must not be empty (send a unique key per logical request)'] }
-      : undefined;
-  if (parameters.errors || bodyErrors || emptyKey) {
-    return { reply: problem(400, invalidInput(mergeFieldErrors(emptyKey, parameters.errors, bodyErrors))) };
+  if (parameters.errors || bodyErrors) {
+    return { reply: problem(400, invalidInput(mergeFieldErrors(parameters.errors, bodyErrors))) };
   }
   return { body, parameters: parameters.values };
 }

@@ -319,7 +319,11 @@ export function buildKeywordProbes(
       if (isObject(other)) invalid('oneOf', { ...other, ...value }, 'matching two branches');
     }
     if (typeof node.format === 'string' && typeof value === 'string' && FORMAT_BREAKERS[node.format] !== undefined) {
-      invalid(`format: ${node.format}`, FORMAT_BREAKERS[node.format], `"${FORMAT_BREAKERS[node.format]}"`, ['format']);
+      // A pattern beside the format states it for validators that read `format` as an annotation.
+      invalid(`format: ${node.format}`, FORMAT_BREAKERS[node.format], `"${FORMAT_BREAKERS[node.format]}"`, [
+        'format',
+        ...(typeof node.pattern === 'string' ? ['pattern'] : []),
+      ]);
       if (node.format === 'date-time' && value.endsWith('Z'))
         out.push({
           keyword: 'format: date-time',

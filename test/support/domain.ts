@@ -13,7 +13,7 @@ import {
   type SimulationCode,
 } from '../../sandbox/domain/context.js';
 import type { NewPayment } from '../../sandbox/domain/payments.js';
-import type { PaymentOperation, Scope } from '../../sandbox/domain/types.js';
+import type { PaymentOperation, Schemas, Scope } from '../../sandbox/domain/types.js';
 
 /** The committed bundle of the contract. */
 export const BUNDLE_PATH = join(import.meta.dirname, '..', '..', 'generated', 'openapi.json');
@@ -21,8 +21,8 @@ export const BUNDLE_PATH = join(import.meta.dirname, '..', '..', 'generated', 'o
 export interface ContractCodeTables {
   /** `x-response-codes.codes` of `components.schemas.ResultCode`, by name. */
   responseCodes: Record<string, ResponseCode>;
-  /** `x-simulation-codes.codes` of `components.schemas.SimulationMode`. */
-  simulationCodes: SimulationCode[];
+  /** `x-simulation-codes.codes` of `components.schemas.SimulationMode` (the values its `enum` lists). */
+  simulationCodes: (SimulationCode & { simulationMode: Schemas['SimulationMode'] })[];
 }
 
 let tables: ContractCodeTables | undefined;
@@ -37,7 +37,9 @@ export function contractCodeTables(): ContractCodeTables {
   const codesOf = (schema: string, extension: string) =>
     (schemas[schema]?.[extension] as { codes?: unknown } | undefined)?.codes;
   const responseCodes = codesOf('ResultCode', 'x-response-codes') as Record<string, ResponseCode> | undefined;
-  const simulationCodes = codesOf('SimulationMode', 'x-simulation-codes') as SimulationCode[] | undefined;
+  const simulationCodes = codesOf('SimulationMode', 'x-simulation-codes') as
+    | ContractCodeTables['simulationCodes']
+    | undefined;
   if (!responseCodes || !simulationCodes)
     throw new Error(`${BUNDLE_PATH} lacks x-response-codes on ResultCode or x-simulation-codes on SimulationMode`);
   tables = { responseCodes, simulationCodes };

@@ -25,9 +25,9 @@ import { contractCodeTables, newPayment, testDomain } from '../../support/domain
 /** An amount: absolute (any integer, zero and negatives included), all that is available, or a part of it. */
 type Value = number | 'all' | { part: number };
 type Command =
-  | { kind: 'capture'; value: Value; currency: string; simulationMode?: string }
+  | { kind: 'capture'; value: Value; currency: string; simulationMode?: (typeof SIMULATIONS)[number] }
   | { kind: 'reverse'; value?: Value; currency: string }
-  | { kind: 'refund'; value: Value; currency: string; simulationMode?: string }
+  | { kind: 'refund'; value: Value; currency: string; simulationMode?: (typeof SIMULATIONS)[number] }
   | { kind: 'increment'; value: number; currency: string }
   | { kind: 'confirm' }
   | { kind: 'pay'; method: string }

@@ -101,8 +101,6 @@ describe('dccQuote', () => {
   });
 
   it.each([
-    ['no value', { bin: '450875', amount: { currency: 'EUR' } }, 'amount.value'],
-    ['no currency', { bin: '450875', amount: { value: 100 } }, 'amount.currency'],
     ['an unknown card range', { bin: '999999', amount: { value: 100, currency: 'EUR' } }, 'bin'],
     ['a currency without a rate', { bin: '450875', amount: { value: 100, currency: 'AUD' } }, 'amount.currency'],
     ['the card currency itself', { bin: '453201', amount: { value: 100, currency: 'EUR' } }, 'bin'],
