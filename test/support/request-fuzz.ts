@@ -3,14 +3,16 @@
 // `body`), kept in a copy of the bundle so that its `$ref`s resolve. json-schema-faker draws a
 // request from it (seeded), a mutation may break it, and @hyperjump/json-schema (a 2020-12 validator
 // independent of the sandbox's Ajv, in OpenAPI 3.1's dialect, where `format` is an annotation) says
-// whether the request is valid and, if not, which fields are wrong. Parameters are judged as they
+// whether the request is valid and, if not, which fields are wrong. json-schema-faker 0.6 is installed
+// as json-schema-faker-2020: Prism's 0.5 must stay the one hoisted copy, or Prism's CLI and HTTP
+// packages get an instance each and its options (fillProperties) stop reaching the generator. Parameters are judged as they
 // travel: their text read back as the schema's type, the way a server reads them.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type OutputUnit, validate } from '@hyperjump/json-schema/openapi-3-1';
-import { generate } from 'json-schema-faker';
+import { generate } from 'json-schema-faker-2020';
 import {
   deref,
   isObject,
