@@ -5,20 +5,16 @@ import type { Decision } from '../domain/payments.js';
 import type { CheckoutSession, PaymentIntent, PaymentLink, Schemas } from '../domain/types.js';
 import type { StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
-import { type DestinationContext, webhookUrlRejection } from './destinations.js';
+import type { DestinationContext } from './destinations.js';
 import { isRejection, notFound, type Rejection, refused } from './outcomes.js';
-import { pastExpiration, startPayment, unacceptedUrls, unknownSimulation } from './payments.js';
+import { startingRequestRejection, startPayment } from './payments.js';
 
 export async function createCheckoutSession(
   ctx: DestinationContext,
   tx: StoreTransaction,
   request: Schemas['CheckoutSessionRequest'],
 ): Promise<{ session: CheckoutSession } | Rejection> {
-  const rejected =
-    unknownSimulation(ctx, request.simulationMode) ??
-    pastExpiration(ctx, request.expirationTime) ??
-    unacceptedUrls(ctx, request.urls) ??
-    webhookUrlRejection(ctx, request.urls);
+  const rejected = startingRequestRejection(ctx, request);
   if (rejected) return rejected;
   const session = createSession(ctx.scope, request, ctx.domain);
   await tx.sessions.insert(session);
@@ -30,11 +26,7 @@ export async function createPaymentLink(
   tx: StoreTransaction,
   request: Schemas['PaymentLinkRequest'],
 ): Promise<{ link: PaymentLink } | Rejection> {
-  const rejected =
-    unknownSimulation(ctx, request.simulationMode) ??
-    pastExpiration(ctx, request.expirationTime) ??
-    unacceptedUrls(ctx, request.urls) ??
-    webhookUrlRejection(ctx, request.urls);
+  const rejected = startingRequestRejection(ctx, request);
   if (rejected) return rejected;
   const link = createLink(ctx.scope, request, ctx.domain);
   await tx.links.insert(link);
@@ -46,11 +38,7 @@ export async function createPaymentIntent(
   tx: StoreTransaction,
   request: Schemas['PaymentIntentRequest'],
 ): Promise<{ intent: PaymentIntent } | Rejection> {
-  const rejected =
-    unknownSimulation(ctx, request.simulationMode) ??
-    pastExpiration(ctx, request.expirationTime) ??
-    unacceptedUrls(ctx, request.urls) ??
-    webhookUrlRejection(ctx, request.urls);
+  const rejected = startingRequestRejection(ctx, request);
   if (rejected) return rejected;
   const intent = createIntent(ctx.scope, request, ctx.domain);
   await tx.intents.insert(intent);

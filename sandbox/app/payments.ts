@@ -56,6 +56,23 @@ export function unacceptedUrls(ctx: AppContext, urls: Parameters<typeof merchant
   return problem && invalid(problem.field, problem.message);
 }
 
+/** What a request that starts a payment (or a session, link or intent) may carry and the sandbox checks. */
+interface StartingRequest {
+  simulationMode?: string | undefined;
+  expirationTime?: string | undefined;
+  urls?: Parameters<typeof merchantUrlProblem>[1] & Parameters<typeof webhookUrlRejection>[1];
+}
+
+/** Why a request that starts a payment is invalid input, refused before any state changes. */
+export function startingRequestRejection(ctx: DestinationContext, request: StartingRequest): Rejection | undefined {
+  return (
+    unknownSimulation(ctx, request.simulationMode) ??
+    pastExpiration(ctx, request.expirationTime) ??
+    unacceptedUrls(ctx, request.urls) ??
+    webhookUrlRejection(ctx, request.urls)
+  );
+}
+
 /** Stores a decision: the payment (inserted or updated), its new operations, and its details document. */
 export async function persist(tx: StoreTransaction, decision: Decision, mode: 'insert' | 'update'): Promise<string> {
   const previous =
@@ -207,11 +224,7 @@ export async function createPayment(
   tx: StoreTransaction,
   request: Schemas['PaymentRequest'],
 ): Promise<{ decision: Decision } | Rejection> {
-  const rejected =
-    unknownSimulation(ctx, request.simulationMode) ??
-    pastExpiration(ctx, request.expirationTime) ??
-    unacceptedUrls(ctx, request.urls) ??
-    webhookUrlRejection(ctx, request.urls);
+  const rejected = startingRequestRejection(ctx, request);
   if (rejected) return rejected;
   const { paymentMethods, credentialOnFile } = request;
   const input = newPaymentOf(ctx.scope, request, {
