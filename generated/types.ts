@@ -918,6 +918,10 @@ export interface components {
         DccQuote: DccQuote;
         /** @description Inferred: the quote request body is not shown; the transaction amount and the card BIN. */
         DccQuoteRequest: DccQuoteRequest;
+        /** @description Inferred: the 422 body is the operation result, but a request that makes a payment and is refused before the payment or an operation exists (a transId that is taken, an intent that cannot be confirmed) has no `payId` or `xId` to report. The operation result of a declined or refused creation, with the provider decline details under `paymentMethods`. */
+        DeclinedOperationResult: DeclinedOperationResult;
+        /** @description Inferred: a refused charge is not shown; the charge result of a plan that cannot be charged (not active, a zero amount, a transId that is taken), without `payId` and `xId` when no payment was made. */
+        DeclinedPlanCharge: DeclinedPlanCharge;
         /** @description Settings of a delayed capture; `delayedHours` is required when the capture type is `DELAYED`. */
         DelayedCapture: DelayedCapture;
         /** @description The customer's device, for fraud checks. */
@@ -1285,8 +1289,23 @@ export interface components {
         ValidationErrors: ValidationErrors;
         /** @description Validation error (HTTP 400) of payment operations. */
         ValidationProblem: ValidationProblem;
+        /**
+         * @description Identifier of this single operation (`xId`); differs between, for example, the authorization and the capture of one payment.
+         * @example 0a4c8e2b6d1f4a9c7e3b5d0f2a4c6e8b
+         */
+        XId: XId;
     };
     responses: {
+        /** @description Declined or refused. The body is the operation result, with provider decline details under `paymentMethods`; a request refused before a payment or an operation existed (a transId that is taken, an intent that cannot be confirmed) has no `payId` or `xId`. */
+        CreationDeclined: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": DeclinedOperationResult;
+            };
+        };
         /** @description Inferred: not shown; the credentials are valid but not accepted for this operation or resource. */
         Forbidden: {
             headers: {
@@ -1663,12 +1682,12 @@ export type AccountUpdaterRequest = {
 /** @description Inferred: the account updater response is not shown; the outcome of the check and the updated card data. */
 export type AccountUpdaterResult = {
     /**
-     * @description Outcome of the check, an open set: for example `UPDATED` (new number or expiry), `NO_CHANGE`, `CLOSED` (account closed), `CONTACT_CARDHOLDER`.
+     * @description Outcome of the check, an open set: for example `UPDATED` (new number or expiry), `NO_CHANGE`, `CLOSED` (account closed), `CONTACT_CARDHOLDER`, `UNKNOWN` (a pseudo number the service does not know).
      * @example UPDATED
      */
-    result: string;
+    result: "UPDATED" | "NO_CHANGE" | "CLOSED" | "CONTACT_CARDHOLDER" | "UNKNOWN" | (string & {});
     /** @description Token of the (possibly new) card number. */
-    pseudoNumber?: string;
+    pseudoNumber: string;
     /** @description Expiry date (YYYYMM). */
     expiryDate?: string;
     card?: CardSummary;
@@ -1973,7 +1992,7 @@ export type CurrencyCode = string;
 export type Customer = CustomerData & {
     id: CustomerId;
     /** @description Creation of the customer in the service. */
-    creationDate?: DateTime;
+    creationDate: DateTime;
 };
 /** @description Inferred: customer records are not shown; the editable data of a customer, modelled on the payment requests' `customerInfo`, `billingAddress` and `shipping`. */
 export type CustomerData = CustomerInfo & {
@@ -2052,7 +2071,7 @@ export type CustomerInfoWithEmail = CustomerInfo & {
 /** @description Inferred: the customer list response is not shown; modelled on the payment plan page envelope. */
 export type CustomerPage = PageInfo & {
     /** @description The customers of this page. */
-    data?: Customer[];
+    data: Customer[];
 };
 /** @description Inferred: the customer update body is not shown; the customer data fields to change (at least one). */
 export type CustomerUpdateRequest = CustomerData & unknown;
@@ -2069,31 +2088,39 @@ export type DccBinCheckRequest = {
 };
 /** @description Inferred: the BIN check response body is not shown; the card's country and currency and whether currency conversion is offered. */
 export type DccBinCheckResult = {
-    bin?: CardBin;
+    bin: CardBin;
     cardCountry?: CountryCodeAlpha3;
     cardCurrency?: CurrencyCode;
     /** @description Whether dynamic currency conversion can be offered for this card. */
-    dccEligible?: boolean;
+    dccEligible: boolean;
 };
 /** @description Inferred: the quote response body is not shown; the amount in the card's currency, the rate and how long the quote holds. */
 export type DccQuote = {
     /** @description Id of the quote, to pass with the payment. */
-    quoteId?: string;
+    quoteId: string;
     /** @description The transaction amount in the merchant's currency. */
-    amount?: CurrencyAmount;
+    amount: CurrencyAmount;
     /** @description The amount in the card's currency. */
-    convertedAmount?: CurrencyAmount;
+    convertedAmount: CurrencyAmount;
     /** @description Exchange rate as a decimal string, to avoid binary rounding. */
-    exchangeRate?: string;
+    exchangeRate: string;
     /** @description Markup on the wholesale rate in percent, as a decimal string. */
-    markupPercentage?: string;
+    markupPercentage: string;
     /** @description Time until which the quote holds (UTC). */
-    expirationTime?: DateTime;
+    expirationTime: DateTime;
 };
 /** @description Inferred: the quote request body is not shown; the transaction amount and the card BIN. */
 export type DccQuoteRequest = {
     bin: CardBin;
     amount: CurrencyAmount;
+};
+/** @description Inferred: the 422 body is the operation result, but a request that makes a payment and is refused before the payment or an operation exists (a transId that is taken, an intent that cannot be confirmed) has no `payId` or `xId` to report. The operation result of a declined or refused creation, with the provider decline details under `paymentMethods`. */
+export type DeclinedOperationResult = OperationResultCore & {
+    paymentMethods?: PaymentMethodResults;
+};
+/** @description Inferred: a refused charge is not shown; the charge result of a plan that cannot be charged (not active, a zero amount, a transId that is taken), without `payId` and `xId` when no payment was made. */
+export type DeclinedPlanCharge = OperationResultCore & {
+    paymentPlanId: PaymentPlanId;
 };
 /** @description Settings of a delayed capture; `delayedHours` is required when the capture type is `DELAYED`. */
 export type DelayedCapture = {
@@ -2273,17 +2300,18 @@ export type OpaquePaymentMethodData = {
 };
 /** @description Response body of payment operations: identifiers, outcome and method-specific result details. */
 export type OperationResult = OperationResultCore & {
+    payId: PaymentId;
+    xId: XId;
     paymentMethods?: PaymentMethodResults;
 };
 /** @description Identifiers and outcome of one operation on a payment. `payId` stays the same for the whole payment; `xId` identifies this single operation. */
 export type OperationResultCore = ResultCode & {
     payId?: PaymentId;
     /** @description Merchant identifier assigned by the service. */
-    merchantId?: string;
+    merchantId: string;
     /** @description Transaction id sent by the merchant, echoed. */
-    transId?: TransId;
-    /** @description Identifier of this single operation; differs between, for example, the authorization and the capture of one payment. */
-    xId?: string;
+    transId: TransId;
+    xId?: XId;
     /** @description Reference number sent by the merchant, echoed. */
     refNr?: RefNr;
     /**
@@ -2291,7 +2319,7 @@ export type OperationResultCore = ResultCode & {
      * @example OK
      * @example FAILED
      */
-    status?: string;
+    status: "OK" | "FAILED" | (string & {});
     /** @description Free JSON key/value pairs sent by the merchant, returned unchanged. */
     metadata?: Metadata;
 };
@@ -2398,22 +2426,22 @@ export type PageInfo = {
      * Format: int32
      * @description Total number of pages.
      */
-    totalNumberOfPages?: number;
+    totalNumberOfPages: number;
     /**
      * Format: int32
      * @description Total number of items.
      */
-    totalNumberOfItems?: number;
+    totalNumberOfItems: number;
     /**
      * Format: int32
      * @description Number of this page.
      */
-    page?: number;
+    page: number;
     /**
      * Format: int32
      * @description Number of items per page.
      */
-    pageSize?: number;
+    pageSize: number;
 };
 /**
  * @description How long ago the customer's account password changed.
@@ -2450,36 +2478,36 @@ export type PaymentDetails = OperationResult & {
      * @description Where the payment stands in its lifecycle: `PENDING` (HOSTED: waiting for the customer on the hosted page), `PENDING_CONFIRMATION` (DIRECT, multi-step method: waiting for the confirmation), `AUTHORIZED`, `PARTIALLY_CAPTURED`, `CAPTURED`, `PARTIALLY_REFUNDED`, `REFUNDED`, `REVERSED` or `FAILED`. An open set: expect other values.
      * @example CAPTURED
      */
-    state?: string;
+    state: "PENDING" | "PENDING_CONFIRMATION" | "AUTHORIZED" | "PARTIALLY_CAPTURED" | "CAPTURED" | "PARTIALLY_REFUNDED" | "REFUNDED" | "REVERSED" | "FAILED" | (string & {});
     /** @description Authorized in total (at creation plus incremental authorizations). */
-    authorizedAmount?: CurrencyAmount;
+    authorizedAmount: CurrencyAmount;
     /** @description Captured in total. */
-    capturedAmount?: CurrencyAmount;
+    capturedAmount: CurrencyAmount;
     /** @description Refunded in total. */
-    refundedAmount?: CurrencyAmount;
+    refundedAmount: CurrencyAmount;
     /** @description Authorization cancelled by reversals, in total. */
-    reversedAmount?: CurrencyAmount;
+    reversedAmount: CurrencyAmount;
     /** @description For the `DELAYED` capture method, when the authorization is captured automatically. */
     captureTime?: DateTime;
     /** @description The payment plan the payment belongs to (its initial payment, or a charge). */
     paymentPlanId?: PaymentPlanId;
-    amount?: Amount;
-    integrationType?: IntegrationType;
+    amount: Amount;
+    integrationType: IntegrationType;
     /**
      * @description Payment method of the payment (an open set, for example CARD, PAYPAL, KLARNA, WERO).
      * @example CARD
      */
-    paymentMethodType?: string;
-    captureMethod?: CaptureMethod;
+    paymentMethodType?: "APPLEPAY" | "BANCONTACT" | "BOLETO" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "PAYU" | "WERO" | (string & {});
+    captureMethod: CaptureMethod;
     channel?: Channel;
     /** @description Creation of the payment. */
-    creationDate?: DateTime;
+    creationDate: DateTime;
     order?: Order;
     customerInfo?: CustomerInfo;
     billingAddress?: Address;
     shipping?: Shipping;
     /** @description Operations on the payment, oldest first. */
-    operations?: PaymentOperation[];
+    operations: PaymentOperation[];
 };
 /** @description Sub-merchant details, for payment facilitators. */
 export type PaymentFacilitator = {
@@ -2527,15 +2555,15 @@ export type PaymentLink = {
     /** @description Shareable URL that opens the hosted page with method selection. */
     url: Url;
     payId?: PaymentId;
-    transId?: TransId;
-    amount?: CurrencyAmount;
+    transId: TransId;
+    amount: CurrencyAmount;
     /** @description Time after which the link no longer opens (UTC). */
-    expirationTime?: DateTime;
+    expirationTime: DateTime;
     /**
-     * @description Status of the link, an open set (for example ACTIVE, PAID, EXPIRED).
+     * @description Status of the link, an open set (for example ACTIVE, PAID, FAILED, EXPIRED).
      * @example ACTIVE
      */
-    status?: string;
+    status: "ACTIVE" | "PAID" | "FAILED" | "EXPIRED" | (string & {});
 };
 /** @description Inferred: the payment link request body is not shown; modelled on the checkout session request (shared fields, template and allowed methods), with `urls` optional because the link is opened later. */
 export type PaymentLinkRequest = PaymentRequestBase & {
@@ -2599,16 +2627,16 @@ export type PaymentOperation = ResultCode & {
      * @description Kind of operation: an open set, for example CREATION (a payment that waits for the customer or a confirmation), AUTHORIZATION, CAPTURE, REVERSAL, REFUND, INCREMENTAL_AUTHORIZATION, CONFIRMATION, UPDATE; expect other values.
      * @example CAPTURE
      */
-    type?: string;
+    type: "CREATION" | "AUTHORIZATION" | "CAPTURE" | "REVERSAL" | "REFUND" | "INCREMENTAL_AUTHORIZATION" | "CONFIRMATION" | "UPDATE" | (string & {});
     /** @description Identifier of this operation. */
-    xId?: string;
-    transId?: TransId;
+    xId: string;
+    transId: TransId;
     refNr?: RefNr;
     /** @description Status of the operation (`OK`, `FAILED`, …). */
-    status?: string;
+    status: "OK" | "FAILED" | (string & {});
     amount?: CurrencyAmount;
     /** @description Time of the operation. */
-    creationDate?: DateTime;
+    creationDate: DateTime;
 };
 /** @description Fields shared by requests for operations on an existing payment (incremental authorization, refund; capture and reversal are modelled on them). */
 export type PaymentOperationRequestBase = {
@@ -2625,9 +2653,9 @@ export type PaymentPlan = PaymentPlanSummary & {
      * @description Whether the plan is triggered manually or automatically. The values are not listed in the interface document.
      * @example AUTOMATIC
      */
-    triggerType?: string;
+    triggerType: string;
     /** @description Creation of the plan in the service. */
-    creationDate?: DateTime;
+    creationDate: DateTime;
     /** @description Cancellation of the plan; only for recurring and installment plans. */
     cancellationDate?: DateTime;
     order?: OrderReference;
@@ -2649,7 +2677,7 @@ export type PaymentPlanListItem = PaymentPlanSummary & {
 /** @description A page of payment plans. */
 export type PaymentPlanPage = PageInfo & {
     /** @description The payment plans of this page. */
-    data?: PaymentPlanListItem[];
+    data: PaymentPlanListItem[];
 };
 /**
  * @description Status of a payment plan. Transitions between the states are not shown in the interface document.
@@ -2658,9 +2686,9 @@ export type PaymentPlanPage = PageInfo & {
 export type PaymentPlanStatus = "ACTIVE" | "CANCELLED" | "INVALID" | "COMPLETED" | "RETRY";
 /** @description Fields shared by a payment plan and its list item. */
 export type PaymentPlanSummary = {
-    id?: PaymentPlanId;
-    paymentPlanType?: PaymentPlanType;
-    planStatus?: PaymentPlanStatus;
+    id: PaymentPlanId;
+    paymentPlanType: PaymentPlanType;
+    planStatus: PaymentPlanStatus;
     /** @description Customer id assigned by the merchant. */
     merchantCustomerId?: string;
     /** @description Description of the plan. */
@@ -2762,7 +2790,9 @@ export type PlanChargeRequest = {
 };
 /** @description Result of a charge within a payment plan. */
 export type PlanChargeResult = OperationResultCore & {
-    paymentPlanId?: PaymentPlanId;
+    paymentPlanId: PaymentPlanId;
+    payId: PaymentId;
+    xId: XId;
 };
 /**
  * @description Date and time in the format YYYY-MM-DDTHH:MM:SS.milliseconds (no time zone), as the interface document gives it.
@@ -2787,7 +2817,7 @@ export type PlanInstallments = {
      * Format: int32
      * @description Number of installments paid.
      */
-    paidInstallments?: number;
+    paidInstallments: number;
     frequency?: PlanFrequency;
     /** @description Date of the next installment. */
     nextPaymentDate?: PlanDateTime;
@@ -2796,15 +2826,15 @@ export type PlanInstallments = {
 };
 /** @description A payment made within a payment plan. */
 export type PlanPayment = {
-    payId?: PaymentId;
+    payId: PaymentId;
     /**
      * @description Status of the payment; the values are not listed in the interface document.
      * @example OK
      */
-    status?: string;
-    amount?: CurrencyAmount;
+    status: string;
+    amount: CurrencyAmount;
     /** @description Billing date (ISO 8601). */
-    billingDate?: DateTime;
+    billingDate: DateTime;
 };
 /** @description Payment method of a payment plan. */
 export type PlanPaymentMethod = {
@@ -2812,13 +2842,13 @@ export type PlanPaymentMethod = {
      * @description Payment method type.
      * @enum {string}
      */
-    type?: "CARD";
+    type: "CARD";
     card?: CardSummary;
 };
 /** @description A page of the payments of a payment plan. */
 export type PlanPaymentPage = PageInfo & {
     /** @description The payments of this page. */
-    data?: PlanPayment[];
+    data: PlanPayment[];
 };
 /** @description Problem body of payment plan endpoints: type, title, `status` (a string, as the interface document types it), detail and instance. */
 export type PlanProblem = ProblemCore & ProblemDetail & {
@@ -2919,7 +2949,7 @@ export type PseudoNumber = {
      */
     type: "CARD" | "IBAN";
     /** @description Masked card number or IBAN. */
-    maskedNumber?: string;
+    maskedNumber: string;
 };
 /** @description Inferred: the pseudo number body is not shown; exactly one of a card number or an IBAN to exchange for a service-assigned token. */
 export type PseudoNumberRequest = {
@@ -3025,12 +3055,12 @@ export type ResultCode = {
      * @description Response code of the transaction.
      * @example 00000000
      */
-    responseCode?: string;
+    responseCode: string;
     /**
      * @description Description of the response code.
      * @example Request successfully processed
      */
-    responseDescription?: string;
+    responseDescription: string;
 };
 /** @description Inferred: the reversal request body is not shown; modelled on the refund request, with `amount` optional (omitted, the whole uncaptured authorization is cancelled). */
 export type ReversalRequest = PaymentOperationRequestBase & {
@@ -3177,12 +3207,12 @@ export type StoredPaymentMethod = {
      * @description Payment method type, an open set (for example CARD, DIRECTDEBIT, PAYPAL).
      * @example CARD
      */
-    type: string;
+    type: "CARD" | "DIRECTDEBIT" | "PAYPAL" | (string & {});
     card?: CardSummary;
     /** @description Service-assigned token of the card number or IBAN. */
     pseudoNumber?: string;
     /** @description Time the payment method was stored. */
-    creationDate?: DateTime;
+    creationDate: DateTime;
 };
 /**
  * @description Id of a stored payment method of a customer.
@@ -3192,7 +3222,7 @@ export type StoredPaymentMethodId = string;
 /** @description Inferred: the stored payment method list response is not shown; modelled on the payment plan page envelope. */
 export type StoredPaymentMethodPage = PageInfo & {
     /** @description The stored payment methods of this page. */
-    data?: StoredPaymentMethod[];
+    data: StoredPaymentMethod[];
 };
 /** @description Hosted form template with font size and text colour. */
 export type StyledTemplate = Template & {
@@ -3320,6 +3350,12 @@ export type ValidationErrors = {
 export type ValidationProblem = Problem & {
     errors?: ValidationErrors;
 };
+/**
+ * @description Identifier of this single operation (`xId`); differs between, for example, the authorization and the capture of one payment.
+ * @example 0a4c8e2b6d1f4a9c7e3b5d0f2a4c6e8b
+ */
+export type XId = string;
+export type ResponseCreationDeclined = components['responses']['CreationDeclined'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseIdempotencyConflict = components['responses']['IdempotencyConflict'];
 export type ResponseNotFound = components['responses']['NotFound'];
@@ -3493,7 +3529,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["OperationDeclined"];
+            422: components["responses"]["CreationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3744,7 +3780,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["OperationDeclined"];
+            422: components["responses"]["CreationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3955,7 +3991,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["OperationDeclined"];
+            422: components["responses"]["CreationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -4123,7 +4159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": PlanChargeResult;
+                    "application/json": DeclinedPlanCharge;
                 };
             };
             429: components["responses"]["PlanTooManyRequests"];

@@ -537,7 +537,11 @@ export function createUnreferencedRefund(
 }
 
 /** A payment whose transId is taken: refused before anything is stored (422, without payId). */
-export function duplicateTransaction(scope: Scope, transId: string, ctx: DomainContext): Schemas['OperationResult'] {
+export function duplicateTransaction(
+  scope: Scope,
+  transId: string,
+  ctx: DomainContext,
+): Schemas['DeclinedOperationResult'] {
   const code = ctx.codes.DUPLICATE_TRANSACTION;
   return {
     merchantId: scope.merchantId,
@@ -579,15 +583,18 @@ const money = (value: number, currency: string): Schemas['CurrencyAmount'] => ({
  */
 export function paymentDetails(payment: Payment, operations: PaymentOperation[]): Schemas['PaymentDetails'] {
   const last = operations.findLast((op) => op.status === 'OK') ?? operations.at(-1);
+  // every payment is made by an operation, whose record is stored with it
+  if (!last) throw new Error(`payment ${payment.payId} has no operation`);
   const { details } = payment;
   return {
     payId: payment.payId,
     merchantId: payment.scope.merchantId,
     transId: payment.transId,
-    ...(last ? { xId: last.xId } : {}),
+    xId: last.xId,
     ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
-    ...(last ? { status: last.status } : {}),
-    ...(last ? { responseCode: last.responseCode, responseDescription: last.responseDescription } : {}),
+    status: last.status,
+    responseCode: last.responseCode,
+    responseDescription: last.responseDescription,
     ...(payment.metadata ? { metadata: payment.metadata } : {}),
     state: payment.state,
     amount: payment.amount,
