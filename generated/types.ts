@@ -1188,6 +1188,8 @@ export interface components {
         RefundPaymentMethods: RefundPaymentMethods;
         /** @description Refunds a captured payment. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
         RefundRequest: RefundRequest;
+        /** @description An amount the service reports, in the smallest currency unit, with its currency. Payment plan responses carry only `value` (integer) and `currency`. */
+        ReportedAmount: ReportedAmount;
         /** @description Response code of a transaction and its description. On its own, the body of a 500 response of a payment operation. The complete list of response codes is not shown in the interface document. */
         ResultCode: ResultCode;
         /** @description Inferred: the reversal request body is not shown; modelled on the refund request, with `amount` optional (omitted, the whole uncaptured authorization is cancelled). */
@@ -2099,9 +2101,9 @@ export type DccQuote = {
     /** @description Id of the quote, to pass with the payment. */
     quoteId: string;
     /** @description The transaction amount in the merchant's currency. */
-    amount: CurrencyAmount;
+    amount: ReportedAmount;
     /** @description The amount in the card's currency. */
-    convertedAmount: CurrencyAmount;
+    convertedAmount: ReportedAmount;
     /** @description Exchange rate as a decimal string, to avoid binary rounding. */
     exchangeRate: string;
     /** @description Markup on the wholesale rate in percent, as a decimal string. */
@@ -2480,13 +2482,13 @@ export type PaymentDetails = OperationResult & {
      */
     state: "PENDING" | "PENDING_CONFIRMATION" | "AUTHORIZED" | "PARTIALLY_CAPTURED" | "CAPTURED" | "PARTIALLY_REFUNDED" | "REFUNDED" | "REVERSED" | "FAILED" | (string & {});
     /** @description Authorized in total (at creation plus incremental authorizations). */
-    authorizedAmount: CurrencyAmount;
+    authorizedAmount: ReportedAmount;
     /** @description Captured in total. */
-    capturedAmount: CurrencyAmount;
+    capturedAmount: ReportedAmount;
     /** @description Refunded in total. */
-    refundedAmount: CurrencyAmount;
+    refundedAmount: ReportedAmount;
     /** @description Authorization cancelled by reversals, in total. */
-    reversedAmount: CurrencyAmount;
+    reversedAmount: ReportedAmount;
     /** @description For the `DELAYED` capture method, when the authorization is captured automatically. */
     captureTime?: DateTime;
     /** @description The payment plan the payment belongs to (its initial payment, or a charge). */
@@ -2556,7 +2558,7 @@ export type PaymentLink = {
     url: Url;
     payId?: PaymentId;
     transId: TransId;
-    amount: CurrencyAmount;
+    amount: ReportedAmount;
     /** @description Time after which the link no longer opens (UTC). */
     expirationTime: DateTime;
     /**
@@ -2634,7 +2636,7 @@ export type PaymentOperation = ResultCode & {
     refNr?: RefNr;
     /** @description Status of the operation (`OK`, `FAILED`, …). */
     status: "OK" | "FAILED" | (string & {});
-    amount?: CurrencyAmount;
+    amount?: ReportedAmount;
     /** @description Time of the operation. */
     creationDate: DateTime;
 };
@@ -2672,7 +2674,7 @@ export type PaymentPlan = PaymentPlanSummary & {
 export type PaymentPlanId = string;
 /** @description A payment plan in a list. */
 export type PaymentPlanListItem = PaymentPlanSummary & {
-    amount?: CurrencyAmount;
+    amount?: ReportedAmount;
 };
 /** @description A page of payment plans. */
 export type PaymentPlanPage = PageInfo & {
@@ -2832,7 +2834,7 @@ export type PlanPayment = {
      * @example OK
      */
     status: string;
-    amount: CurrencyAmount;
+    amount: ReportedAmount;
     /** @description Billing date (ISO 8601). */
     billingDate: DateTime;
 };
@@ -2857,7 +2859,7 @@ export type PlanProblem = ProblemCore & ProblemDetail & {
 };
 /** @description Recurring plan details. */
 export type PlanRecurring = {
-    amount?: CurrencyAmount;
+    amount?: ReportedAmount;
     frequency?: PlanFrequency;
     /** @description Date of the next payment. */
     nextPaymentDate?: PlanDateTime;
@@ -3048,6 +3050,11 @@ export type RefundRequest = PaymentOperationRequestBase & {
     metadata?: Metadata;
     statementDescriptor?: StatementDescriptor;
     paymentMethods?: RefundPaymentMethods;
+};
+/** @description An amount the service reports, in the smallest currency unit, with its currency. Payment plan responses carry only `value` (integer) and `currency`. */
+export type ReportedAmount = CurrencyAmount & {
+    value: MinorUnitAmount;
+    currency: CurrencyCode;
 };
 /** @description Response code of a transaction and its description. On its own, the body of a 500 response of a payment operation. The complete list of response codes is not shown in the interface document. */
 export type ResultCode = {

@@ -116,7 +116,7 @@ interface OperationInput {
   type: OperationType;
   transId: string;
   refNr?: string;
-  amount?: Schemas['CurrencyAmount'];
+  amount?: Schemas['ReportedAmount'];
   metadata?: Schemas['Metadata'];
 }
 
@@ -574,7 +574,7 @@ export function operationResult(
   };
 }
 
-const money = (value: number, currency: string): Schemas['CurrencyAmount'] => ({ value, currency });
+const money = (value: number, currency: string): Schemas['ReportedAmount'] => ({ value, currency });
 
 /**
  * The payment details record: the payment's identity, its amounts and state, and its operations,

@@ -23,7 +23,7 @@ export async function alwaysThere(): Promise<void> {
   expectType<Equal<typeof captured.refNr, string | undefined>>();
 
   const payment = await client.payments.retrieve(created.payId);
-  expectType<Equal<typeof payment.capturedAmount.value, number | undefined>>();
+  expectType<Equal<typeof payment.capturedAmount.value, number>>();
   expectType<Equal<(typeof payment.operations)[number]['xId'], string>>();
 
   const page: PaymentPlanPage = await client.paymentPlans.list();
