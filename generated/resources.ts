@@ -74,7 +74,7 @@ export interface PaymentsResource {
    * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
+   * @throws {PaymentApiError} 422: Declined or refused.
    * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
    * @throws {PaymentApiError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/createpayment | Create a payment in the API reference}
@@ -287,7 +287,7 @@ export interface RefundsResource {
    * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
+   * @throws {PaymentApiError} 422: Declined or refused.
    * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
    * @throws {PaymentApiError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/createunreferencedrefund | Refund without reference in the API reference}
@@ -361,7 +361,7 @@ export interface PaymentIntentsResource {
    * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
+   * @throws {PaymentApiError} 422: Declined or refused.
    * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
    * @throws {PaymentApiError} 500: Internal server error of a payment operation.
    * @since 2.0.0

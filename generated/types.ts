@@ -742,56 +742,11 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description The customer's account at the merchant, for fraud checks. */
-        AccountInfo: {
-            /** @description Account id. */
-            id?: string;
-            authenticationInfo?: components["schemas"]["AuthenticationInfo"];
-            ageIndicator?: components["schemas"]["AgeIndicator"];
-            /** @description Date of the last account change (YYYY-MM-DD). */
-            changeDate?: components["schemas"]["IsoDate"];
-            changeIndicator?: components["schemas"]["RecencyIndicator"];
-            /** @description Date the account was created (YYYY-MM-DD). */
-            creationDate?: components["schemas"]["IsoDate"];
-            /** @description Date of the last password change (YYYY-MM-DD). */
-            passwordChangeDate?: components["schemas"]["IsoDate"];
-            passwordChangeDateIndicator?: components["schemas"]["PasswordChangeIndicator"];
-            /** @description Number of purchases in the last 6 months. */
-            numberOfPurchases?: number;
-            /** @description Attempts to add a card in the last 24 hours. */
-            addCardAttemptsDay?: number;
-            /** @description Transactions in the last 24 hours. */
-            numberTransactionsDay?: number;
-            /** @description Transactions in the last year. */
-            numberTransactionsYear?: number;
-            /** @description Date the payment account was added (YYYY-MM-DD). */
-            paymentAccountAge?: components["schemas"]["IsoDate"];
-            paymentAccountAgeIndicator?: components["schemas"]["AgeIndicator"];
-            /** @description Date the shipping address was first used (YYYY-MM-DD). */
-            shipAddressUsageDate?: components["schemas"]["IsoDate"];
-            shipAddressUsageIndicator?: components["schemas"]["RecencyIndicator"];
-            /** @description Whether suspicious activity was seen on the account. */
-            suspiciousAccountActivity?: boolean;
-        };
+        AccountInfo: AccountInfo;
         /** @description Inferred: the account updater body is not shown; the stored card (by its pseudo number) to check for updates. */
-        AccountUpdaterRequest: {
-            /** @description Service-assigned token of the card number. */
-            pseudoNumber: string;
-            /** @description Expiry date on file (YYYYMM). */
-            expiryDate?: string;
-        };
+        AccountUpdaterRequest: AccountUpdaterRequest;
         /** @description Inferred: the account updater response is not shown; the outcome of the check and the updated card data. */
-        AccountUpdaterResult: {
-            /**
-             * @description Outcome of the check, an open set: for example `UPDATED` (new number or expiry), `NO_CHANGE`, `CLOSED` (account closed), `CONTACT_CARDHOLDER`.
-             * @example UPDATED
-             */
-            result: string;
-            /** @description Token of the (possibly new) card number. */
-            pseudoNumber?: string;
-            /** @description Expiry date (YYYYMM). */
-            expiryDate?: string;
-            card?: components["schemas"]["CardSummary"];
-        };
+        AccountUpdaterResult: AccountUpdaterResult;
         /**
          * @description Postal address (the billing address of a payment).
          * @example {
@@ -802,42 +757,19 @@ export interface components {
          *       "postalCode": "10117"
          *     }
          */
-        Address: {
-            /** @description Street name. */
-            streetName?: string;
-            /** @description Street number. */
-            streetNumber?: string;
-            /** @description Second address line. */
-            addressLine2?: string;
-            /** @description Third address line. */
-            addressLine3?: string;
-            /** @description City. */
-            city?: string;
-            /** @description State or region. */
-            state?: string;
-            country?: components["schemas"]["CountryCodeAlpha3"];
-            /** @description Postal code. */
-            postalCode?: string;
-        };
+        Address: Address;
         /**
          * @description How long the customer has held the account (or payment account) at the merchant.
          * @enum {string}
          */
-        AgeIndicator: "GUEST_CHECKOUT" | "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "FROM_30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+        AgeIndicator: AgeIndicator;
         /**
          * @description Payment method that a checkout session may offer. When `allowedPaymentMethods` is omitted, the merchant-level configuration decides which methods are shown.
          * @enum {string}
          */
-        AllowedPaymentMethod: "APPLEPAY" | "BOLETO" | "BANCONTACT" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "WERO";
+        AllowedPaymentMethod: AllowedPaymentMethod;
         /** @description Amazon Pay result. */
-        AmazonPayResult: components["schemas"]["ProviderResponseResult"] & {
-            /** @description Status at the provider. */
-            providerStatus?: string;
-            /** @description Amazon Pay charge id. */
-            chargeId?: string;
-            /** @description Amazon Pay refund id. */
-            refundId?: string;
-        };
+        AmazonPayResult: AmazonPayResult;
         /**
          * @description Amount of a payment operation. `value` and `currency` are required in payment operations. All values are integers in the smallest currency unit.
          * @example {
@@ -849,50 +781,15 @@ export interface components {
          *       "grossShippingAmount": 595
          *     }
          */
-        Amount: components["schemas"]["CurrencyAmount"] & {
-            value: components["schemas"]["MinorUnitAmount"];
-            currency: components["schemas"]["CurrencyCode"];
-            /** @description Total tax amount. */
-            taxTotal?: components["schemas"]["MinorUnitAmount"];
-            /** @description Net total of products, excluding shipping. */
-            netItemTotal?: components["schemas"]["MinorUnitAmount"];
-            /** @description Net shipping costs. */
-            netShippingAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Gross shipping costs. */
-            grossShippingAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Net discount amount. */
-            netDiscount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Gross discount amount. */
-            grossDiscount?: components["schemas"]["MinorUnitAmount"];
-        };
+        Amount: Amount;
         /** @description An amount given by its value only. Used by the payment plan charge request, whose currency is the plan's. */
-        AmountValue: {
-            /** @description Amount in the smallest currency unit; in payment operations the total amount including taxes, shipping and discounts. */
-            value?: components["schemas"]["MinorUnitAmount"];
-        };
+        AmountValue: AmountValue;
         /** @description Apple Pay data of a payment. */
-        ApplePayData: {
-            /** @description Merchant identifier of the public key. */
-            merchantIdentifierOfPublicKey?: string;
-            /** @description The Apple Pay wallet token. */
-            token?: string;
-        };
+        ApplePayData: ApplePayData;
         /** @description How the customer authenticated at the merchant. */
-        AuthenticationInfo: {
-            /**
-             * @description Authentication method.
-             * @enum {string}
-             */
-            method?: "GUEST" | "MERCHANT_CREDENTIALS" | "FEDERATED_ID" | "ISSUER_CREDENTIALS" | "THIRD_PARTY_AUTHENTICATION" | "FIDO" | "SIGNED_FIDO" | "SRC_ASSURANCE_DATA";
-            /** @description Time of the authentication (RFC 3339, UTC). */
-            timestamp?: components["schemas"]["DateTime"];
-            /** @description Data documenting the authentication. */
-            data?: string;
-        };
+        AuthenticationInfo: AuthenticationInfo;
         /** @description Basic webhook payload: contains only the `payId`; fetch the full details with the retrieve-by-payId operation. Unsigned, since no sensitive data is sent. */
-        BasicWebhookNotification: {
-            payId: components["schemas"]["PaymentId"];
-        };
+        BasicWebhookNotification: BasicWebhookNotification;
         /**
          * @description The customer's browser, for 3-D Secure. `colorDepth`, `screenHeight`, `screenWidth`, `timeZoneOffset` and `javaEnabled` are required when `javaScriptEnabled` is true, otherwise optional.
          * @example {
@@ -908,31 +805,7 @@ export interface components {
          *       "userAgent": "Mozilla/5.0 (X11; Linux x86_64)"
          *     }
          */
-        BrowserInfo: {
-            /** @description Accept headers sent by the browser. */
-            acceptHeaders?: string;
-            /** @description IP address of the browser (IPv4 or IPv6). */
-            ipAddress?: string;
-            /** @description Whether Java is enabled; required when JavaScript is enabled. */
-            javaEnabled?: boolean;
-            /** @description Whether JavaScript is enabled. */
-            javaScriptEnabled?: boolean;
-            /** @description Browser language (IETF BCP 47). */
-            language?: components["schemas"]["LanguageTag"];
-            /** @description Colour depth in bits per pixel. */
-            colorDepth?: number;
-            /** @description Screen height. */
-            screenHeight?: number;
-            /** @description Screen width. */
-            screenWidth?: number;
-            /**
-             * @description Minutes between UTC and the browser's local time.
-             * @example -60
-             */
-            timeZoneOffset?: string;
-            /** @description User agent of the browser. */
-            userAgent?: string;
-        };
+        BrowserInfo: BrowserInfo;
         /**
          * @description How an authorized payment is captured: `AUTOMATIC`, `MANUAL`, or `DELAYED` (captured automatically after `delayed.delayedHours`, which is then required).
          * @example {
@@ -942,65 +815,27 @@ export interface components {
          *       }
          *     }
          */
-        CaptureMethod: {
-            /**
-             * @description Capture mode.
-             * @enum {string}
-             */
-            type?: "AUTOMATIC" | "MANUAL" | "DELAYED";
-            delayed?: components["schemas"]["DelayedCapture"];
-        };
+        CaptureMethod: CaptureMethod;
         /** @description Inferred: the capture request body is not shown; modelled on the refund and incremental authorization requests (transId, refNr, amount, order, plus the refund's request-level fields). */
-        CaptureRequest: components["schemas"]["PaymentOperationRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            simulationMode?: components["schemas"]["SimulationMode"];
-            metadata?: components["schemas"]["Metadata"];
-            statementDescriptor?: components["schemas"]["StatementDescriptor"];
-        };
+        CaptureRequest: CaptureRequest;
         /**
          * @description Inferred: the service request bodies are not shown; the bank identification number, the first 6 to 8 digits of a card number.
          * @example 45717360
          */
-        CardBin: string;
+        CardBin: CardBin;
         /** @description Card result. `providerResponseCode` and `providerResponseText` are returned only for certain acquirers, the text only when the status is FAILED; `providerTransactionId` is returned only for one acquirer. */
-        CardResult: components["schemas"]["ProviderResponseResult"] & {
-            providerTransactionId?: components["schemas"]["ProviderTransactionId"];
-        };
+        CardResult: CardResult;
         /** @description Masked card details. */
-        CardSummary: {
-            /** @description Last four digits of the card number. */
-            last4Digits?: string;
-            /** @description Name of the card holder. */
-            cardHolderName?: string;
-            /** @description Card brand. */
-            brand?: string;
-            /** @description Card expiry date. */
-            expiryDate?: string;
-        };
+        CardSummary: CardSummary;
         /**
          * @description Sales channel of the payment.
          * @enum {string}
          */
-        Channel: "ECOM" | "MOTO" | "APP" | "PAYBYLINK" | "POS";
+        Channel: Channel;
         /** @description The checkout session was accepted. Redirect the customer to `_links.redirect` to show the hosted payment page. */
-        CheckoutSessionCreated: {
-            _links: components["schemas"]["RedirectLinks"];
-        };
+        CheckoutSessionCreated: CheckoutSessionCreated;
         /** @description Creates a hosted payment page on which the customer chooses a payment method. Required: `transId`, `amount` (`value`, `currency`) and `urls` (`return`, `cancel`, `webhook`). */
-        CheckoutSessionRequest: components["schemas"]["PaymentRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            urls: components["schemas"]["SessionUrls"];
-            customerInfo?: components["schemas"]["CustomerInfoWithEmail"];
-            shipping?: components["schemas"]["SessionShipping"];
-            /** @description Whether the payment is a partial payment. */
-            partialPayment?: boolean;
-            template?: components["schemas"]["Template"];
-            /** @description Payment methods the hosted page offers. When omitted, the merchant-level configuration decides which methods are shown. */
-            allowedPaymentMethods?: components["schemas"]["AllowedPaymentMethod"][];
-            paymentMethods?: components["schemas"]["SessionPaymentMethods"];
-        };
+        CheckoutSessionRequest: CheckoutSessionRequest;
         /**
          * @description Inferred: the service bodies are not shown; a quote and a duplication check compare an amount in a currency, so both `value` and `currency` are required where `CurrencyAmount` leaves them optional.
          * @example {
@@ -1008,20 +843,17 @@ export interface components {
          *       "currency": "EUR"
          *     }
          */
-        CompleteCurrencyAmount: components["schemas"]["CurrencyAmount"] & {
-            value: components["schemas"]["MinorUnitAmount"];
-            currency: components["schemas"]["CurrencyCode"];
-        };
+        CompleteCurrencyAmount: CompleteCurrencyAmount;
         /**
          * @description ISO 3166-1 alpha-2 country code.
          * @example DE
          */
-        CountryCodeAlpha2: string;
+        CountryCodeAlpha2: CountryCodeAlpha2;
         /**
          * @description 3-character ISO 3166-1 alpha-3 country code.
          * @example DEU
          */
-        CountryCodeAlpha3: string;
+        CountryCodeAlpha3: CountryCodeAlpha3;
         /**
          * @description Credential-on-file setup of the payment (stored credentials for later payments).
          * @example {
@@ -1035,87 +867,29 @@ export interface components {
          *       }
          *     }
          */
-        CredentialOnFile: {
-            /**
-             * @description Kind of credential-on-file use.
-             * @enum {string}
-             */
-            type?: "RECURRING" | "UNSCHEDULED" | "INSTALLMENTS";
-            /** @description Whether this is the initial payment of a credential-on-file setup. */
-            initialPayment?: boolean;
-            recurring?: components["schemas"]["CredentialOnFileRecurring"];
-            unscheduled?: components["schemas"]["CredentialOnFileUnscheduled"];
-            installments?: components["schemas"]["CredentialOnFileInstallments"];
-        };
+        CredentialOnFile: CredentialOnFile;
         /** @description Installment credential-on-file details. */
-        CredentialOnFileInstallments: {
-            /** @description Total number of installments. Typed `number` as in the interface document. */
-            total?: number;
-            /** @description Index of the current installment. Typed `number` as in the interface document. */
-            curIdx?: number;
-            /** @description Amount of the whole purchase in the smallest currency unit. */
-            purchaseAmount?: components["schemas"]["MinorUnitAmount"];
-            /**
-             * @description Installment frequency.
-             * @enum {string}
-             */
-            frequency?: "DAILY" | "WEEKLY" | "BIWEEKLY" | "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
-            /** @description Date of the last installment (YYYY-MM-DD). */
-            expiryDate?: components["schemas"]["IsoDate"];
-        };
+        CredentialOnFileInstallments: CredentialOnFileInstallments;
         /** @description Recurring credential-on-file details. */
-        CredentialOnFileRecurring: {
-            /**
-             * @description Whether amount and frequency are fixed or flexible.
-             * @enum {string}
-             */
-            useCase?: "FIXED" | "FLEXIBLE_AMOUNT" | "FLEXIBLE_FREQUENCY";
-            /**
-             * @description Billing frequency.
-             * @enum {string}
-             */
-            frequency?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY";
-            /** @description First billing date (YYYY-MM-DD). */
-            startDate?: components["schemas"]["IsoDate"];
-            /** @description Last billing date (YYYY-MM-DD). */
-            expiryDate?: components["schemas"]["IsoDate"];
-        };
+        CredentialOnFileRecurring: CredentialOnFileRecurring;
         /** @description Unscheduled credential-on-file details. */
-        CredentialOnFileUnscheduled: {
-            /**
-             * @description Customer-initiated (`CIT`) or merchant-initiated (`MIT`).
-             * @enum {string}
-             */
-            subType?: "CIT" | "MIT";
-        };
+        CredentialOnFileUnscheduled: CredentialOnFileUnscheduled;
         /** @description An amount with its currency. Payment plan responses carry only `value` (integer) and `currency`. */
-        CurrencyAmount: {
-            /** @description Amount in the smallest currency unit. */
-            value?: components["schemas"]["MinorUnitAmount"];
-            currency?: components["schemas"]["CurrencyCode"];
-        };
+        CurrencyAmount: CurrencyAmount;
         /**
          * @description 3-character ISO 4217 currency code.
          * @example EUR
          */
-        CurrencyCode: string;
+        CurrencyCode: CurrencyCode;
         /** @description Inferred: customer records are not shown; a customer as stored by the service: its id, creation time and customer data. */
-        Customer: components["schemas"]["CustomerData"] & {
-            id: components["schemas"]["CustomerId"];
-            /** @description Creation of the customer in the service. */
-            creationDate?: components["schemas"]["DateTime"];
-        };
+        Customer: Customer;
         /** @description Inferred: customer records are not shown; the editable data of a customer, modelled on the payment requests' `customerInfo`, `billingAddress` and `shipping`. */
-        CustomerData: components["schemas"]["CustomerInfo"] & {
-            billingAddress?: components["schemas"]["Address"];
-            shipping?: components["schemas"]["Shipping"];
-            metadata?: components["schemas"]["Metadata"];
-        };
+        CustomerData: CustomerData;
         /**
          * @description Customer id assigned by the service.
          * @example cus_8f2d6a1b3c9e4d7f
          */
-        CustomerId: string;
+        CustomerId: CustomerId;
         /**
          * @description Customer details.
          * @example {
@@ -1131,256 +905,78 @@ export interface components {
          *       "birthDate": "1990-04-17"
          *     }
          */
-        CustomerInfo: {
-            /** @description Customer id assigned by the merchant. */
-            merchantCustomerId?: string;
-            /**
-             * @description Type of customer, such as individual or business.
-             * @example individual
-             */
-            customerType?: string;
-            /** @description First name. */
-            firstName?: string;
-            /** @description Last name. */
-            lastName?: string;
-            /** @description Email address. Required within `customerInfo` when the object is sent in checkout session and payment intent requests. */
-            email?: components["schemas"]["EmailAddress"];
-            phone?: components["schemas"]["Phone"];
-            /** @description Salutation. */
-            salutation?: string;
-            /** @description Title. */
-            title?: string;
-            /** @description Gender. */
-            gender?: string;
-            /** @description Maiden name. */
-            maidenName?: string;
-            /** @description Middle name. */
-            middleName?: string;
-            /** @description Date of birth (YYYY-MM-DD). */
-            birthDate?: components["schemas"]["IsoDate"];
-            /** @description Place of birth. */
-            birthPlace?: string;
-            /** @description Social security number. */
-            socialSecurityNumber?: string;
-            /** @description Tax id. */
-            taxId?: string;
-            /** @description Company name. */
-            companyName?: string;
-            /** @description Position the customer occupies in the company. */
-            positionOccupied?: string;
-            /** @description Company registration number. */
-            companyRegistrationNumber?: string;
-            /** @description Company VAT id. */
-            companyVatId?: string;
-            /** @description Company legal form. */
-            companyLegalForm?: string;
-        };
+        CustomerInfo: CustomerInfo;
         /** @description Customer details as sent in checkout session and payment intent requests, where `email` is required. */
-        CustomerInfoWithEmail: components["schemas"]["CustomerInfo"] & {
-            email: components["schemas"]["EmailAddress"];
-        };
+        CustomerInfoWithEmail: CustomerInfoWithEmail;
         /** @description Inferred: the customer list response is not shown; modelled on the payment plan page envelope. */
-        CustomerPage: components["schemas"]["PageInfo"] & {
-            /** @description The customers of this page. */
-            data?: components["schemas"]["Customer"][];
-        };
+        CustomerPage: CustomerPage;
         /** @description Inferred: the customer update body is not shown; the customer data fields to change (at least one). */
-        CustomerUpdateRequest: components["schemas"]["CustomerData"] & unknown;
+        CustomerUpdateRequest: CustomerUpdateRequest;
         /**
          * Format: date-time
          * @description Date and time (RFC 3339, ISO 8601), for example `2026-11-21T09:14:03Z`.
          * @example 2026-11-21T09:14:03Z
          */
-        DateTime: string;
+        DateTime: DateTime;
         /** @description Inferred: the BIN check request body is not shown; the card BIN, optionally with the amount to convert. */
-        DccBinCheckRequest: {
-            bin: components["schemas"]["CardBin"];
-            amount?: components["schemas"]["CurrencyAmount"];
-        };
+        DccBinCheckRequest: DccBinCheckRequest;
         /** @description Inferred: the BIN check response body is not shown; the card's country and currency and whether currency conversion is offered. */
-        DccBinCheckResult: {
-            bin?: components["schemas"]["CardBin"];
-            cardCountry?: components["schemas"]["CountryCodeAlpha3"];
-            cardCurrency?: components["schemas"]["CurrencyCode"];
-            /** @description Whether dynamic currency conversion can be offered for this card. */
-            dccEligible?: boolean;
-        };
+        DccBinCheckResult: DccBinCheckResult;
         /** @description Inferred: the quote response body is not shown; the amount in the card's currency, the rate and how long the quote holds. */
-        DccQuote: {
-            /** @description Id of the quote, to pass with the payment. */
-            quoteId?: string;
-            /** @description The transaction amount in the merchant's currency. */
-            amount?: components["schemas"]["CurrencyAmount"];
-            /** @description The amount in the card's currency. */
-            convertedAmount?: components["schemas"]["CurrencyAmount"];
-            /** @description Exchange rate as a decimal string, to avoid binary rounding. */
-            exchangeRate?: string;
-            /** @description Markup on the wholesale rate in percent, as a decimal string. */
-            markupPercentage?: string;
-            /** @description Time until which the quote holds (UTC). */
-            expirationTime?: components["schemas"]["DateTime"];
-        };
+        DccQuote: DccQuote;
         /** @description Inferred: the quote request body is not shown; the transaction amount and the card BIN. */
-        DccQuoteRequest: {
-            bin: components["schemas"]["CardBin"];
-            amount: components["schemas"]["CompleteCurrencyAmount"];
-        };
+        DccQuoteRequest: DccQuoteRequest;
+        /** @description Inferred: the 422 body is the operation result, but a request that makes a payment and is refused before the payment or an operation exists (a transId that is taken, an intent that cannot be confirmed) has no `payId` or `xId` to report. The operation result of a declined or refused creation, with the provider decline details under `paymentMethods`. */
+        DeclinedOperationResult: DeclinedOperationResult;
+        /** @description Inferred: a refused charge is not shown; the charge result of a plan that cannot be charged (not active, a zero amount, a transId that is taken), without `payId` and `xId` when no payment was made. */
+        DeclinedPlanCharge: DeclinedPlanCharge;
         /** @description Settings of a delayed capture; `delayedHours` is required when the capture type is `DELAYED`. */
-        DelayedCapture: {
-            /** @description Hours before an authorized payment is captured automatically; minimum 1, maximum 696. Typed `number` as in the interface document. */
-            delayedHours?: number;
-        };
+        DelayedCapture: DelayedCapture;
         /** @description The customer's device, for fraud checks. */
-        Device: {
-            /** @description Device id. */
-            deviceId?: string;
-            /**
-             * @description Device type.
-             * @enum {string}
-             */
-            deviceType?: "DESKTOP" | "TABLET" | "SMARTPHONE";
-            /**
-             * @description Device operating system.
-             * @enum {string}
-             */
-            deviceOs?: "ANDROID" | "IOS" | "OTHERS";
-            /** @description Confidence in the device from 0 (no allocation) to 100 (absolutely safe). */
-            confidence?: number;
-            /** @description Whether the device is new. */
-            newDevice?: boolean;
-            /** @description Whether an anonymous proxy is used. */
-            isAnonymousProxyUsed?: boolean;
-            /** @description Whether a proxy is used. */
-            isProxyUsed?: boolean;
-            /** @description Whether the device is a mobile device. */
-            isMobileDevice?: boolean;
-            /** @description Country of the device. */
-            country?: string;
-            /** @description City of the device. */
-            city?: string;
-            /** @description Latitude of the device. */
-            latitude?: string;
-            /** @description Longitude of the device. */
-            longitude?: string;
-            /** @description Fraud score. */
-            fraudScore?: number;
-            /** @description Fraud score rules that applied. */
-            fraudScoreRules?: string[];
-            /** @description Languages of the browser. */
-            browserLanguages?: string[];
-            /** @description Fraud verdict, for example fraud, suspicion, nofraud. */
-            fraud?: string;
-        };
+        Device: Device;
         /** @description Hosted direct debit form template. */
-        DirectDebitTemplate: components["schemas"]["StyledTemplate"] & {
-            /** @description Background colour. */
-            backgroundColor?: string;
-            /** @description Background image. */
-            backgroundImage?: string;
-            /** @description Font name. */
-            fontName?: string;
-            /** @description Table width. */
-            tableWidth?: string;
-            /** @description Table height. */
-            tableHeight?: string;
-        };
+        DirectDebitTemplate: DirectDebitTemplate;
         /** @description Inferred: the duplication check body is not shown; the identifiers of the payment about to be started. */
-        DuplicationCheckRequest: {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["CompleteCurrencyAmount"];
-            /** @description Customer id assigned by the merchant. */
-            merchantCustomerId?: string;
-        };
+        DuplicationCheckRequest: DuplicationCheckRequest;
         /** @description Inferred: the duplication check response is not shown; whether a matching payment exists, and which. */
-        DuplicationCheckResult: {
-            /** @description Whether a payment with the same identifiers was already submitted. */
-            duplicate: boolean;
-            /** @description Payment ids of the earlier submissions. */
-            payIds?: components["schemas"]["PaymentId"][];
-        };
+        DuplicationCheckResult: DuplicationCheckResult;
         /**
          * Format: email
          * @description Email address.
          */
-        EmailAddress: string;
+        EmailAddress: EmailAddress;
         /** @description Inferred: the field layout of the enhanced payload is not shown (only that it contains the complete payment information); modelled as the payment details record. */
-        EnhancedWebhookNotification: components["schemas"]["PaymentDetails"];
+        EnhancedWebhookNotification: EnhancedWebhookNotification;
         /** @description Inferred: bodies of 401, 403, 404, 409 and 429 are not shown; modelled on the 400 problem body plus the `detail` and `instance` of the plan problem bodies. */
-        ErrorProblem: components["schemas"]["Problem"] & components["schemas"]["ProblemDetail"];
+        ErrorProblem: ErrorProblem;
         /** @description Data for fraud prevention and strong customer authentication. */
-        FraudData: {
-            accountInfo?: components["schemas"]["AccountInfo"];
-            /** @description Email address for delivery of electronic goods. */
-            deliveryEmail?: string;
-            /** @description Delivery timeframe. */
-            deliveryTimeframe?: string;
-            /** @description Gift card amount in the smallest currency unit. */
-            giftCardAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Number of gift cards. */
-            giftCardCount?: number;
-            /** @description Currency of the gift card as an ISO 4217 numeric code (for example 978 for EUR). Typed `number` as in the interface document. */
-            giftCardCurrency?: number;
-            /** @description Date a pre-ordered item becomes available (YYYY-MM-DD). */
-            preOrderDate?: components["schemas"]["IsoDate"];
-            /** @description Whether the purchase is a pre-order. */
-            preOrderPurchaseIndicator?: boolean;
-            /** @description Whether the customer reorders items purchased before. */
-            reorderItemsIndicator?: boolean;
-            /** @description Shipping address indicator. */
-            shippingAddressIndicator?: string;
-            /**
-             * @description Comma-separated 3-digit ISO 3166-1 numeric codes of the countries from which orders are accepted.
-             * @example 276,040,756
-             */
-            ipZone?: string;
-            /**
-             * @description Comma-separated ISO 3166-1 codes (numeric or alphanumeric) of the countries where cards are accepted.
-             * @example DE,AT,CH
-             */
-            zone?: string;
-        };
+        FraudData: FraudData;
         /** @description Increases the authorized amount of an existing card authorization whose authorized amount is insufficient. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
-        IncrementalAuthorizationRequest: components["schemas"]["PaymentOperationRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            /** @description Additional days; only for merchants in industries such as hotel or car rental. Typed `number` as in the interface document. */
-            duration?: number;
-        };
+        IncrementalAuthorizationRequest: IncrementalAuthorizationRequest;
         /**
          * @description `HOSTED`: the customer completes the payment on a hosted form of the payment method. `DIRECT`: server-to-server; the merchant runs the payment user interface.
          * @enum {string}
          */
-        IntegrationType: "HOSTED" | "DIRECT";
+        IntegrationType: IntegrationType;
         /** @description Inferred: the sub-fields of `credentialOnFile` for payment intents are not shown; assumed to be those of checkout sessions and payments. */
-        IntentCredentialOnFile: components["schemas"]["CredentialOnFile"];
+        IntentCredentialOnFile: IntentCredentialOnFile;
         /**
          * Format: date
          * @description Calendar date (YYYY-MM-DD).
          * @example 2026-11-21
          */
-        IsoDate: string;
+        IsoDate: IsoDate;
         /** @description Klarna result. */
-        KlarnaResult: components["schemas"]["ProviderResponseResult"] & {
-            /** @description Klarna invoice number. */
-            invoiceNumber?: string;
-        };
+        KlarnaResult: KlarnaResult;
         /**
          * @description IETF BCP 47 language tag.
          * @example de-DE
          */
-        LanguageTag: string;
-        /** @description 400 body of the older refund description (version 2.0.0): the offending field and a message, instead of the problem body of version 2.4.0. Both members are required by the contract (the document lists them without saying they are always present). */
-        LegacyRefundValidationError: {
-            /** @description Name of the offending field. */
-            field: string;
-            /** @description Error message. */
-            error: string;
-        };
+        LanguageTag: LanguageTag;
+        /** @description 400 body of the older refund description (version 2.0.0): the offending field and a message, instead of the problem body of version 2.4.0. */
+        LegacyRefundValidationError: LegacyRefundValidationError;
         /** @description Inferred: the content of a link is not shown; modelled as a HAL link with an absolute `href`. */
-        Link: {
-            /** @description Target URL. */
-            href: components["schemas"]["Url"];
-        };
+        Link: Link;
         /**
          * @description Free JSON key/value pairs sent by the merchant and returned unchanged in responses.
          * @example {
@@ -1388,48 +984,21 @@ export interface components {
          *       "channel": "web"
          *     }
          */
-        Metadata: {
-            [key: string]: unknown;
-        };
+        Metadata: Metadata;
         /**
          * Format: int64
          * @description Monetary value as an integer in the smallest currency unit (1050 with EUR is 10.50 EUR). The interface document types money `number` in most request bodies and states that it is an integer in minor units; this contract types it `integer`, from 0 to 999,999,999,999.
          * @example 1050
          */
-        MinorUnitAmount: number;
+        MinorUnitAmount: MinorUnitAmount;
         /** @description Inferred: the fields of this payment method object are not shown; any JSON object is accepted and passed to the method. */
-        OpaquePaymentMethodData: {
-            [key: string]: unknown;
-        };
+        OpaquePaymentMethodData: OpaquePaymentMethodData;
         /** @description Response body of payment operations: identifiers, outcome and method-specific result details. */
-        OperationResult: components["schemas"]["OperationResultCore"] & {
-            paymentMethods?: components["schemas"]["PaymentMethodResults"];
-        };
+        OperationResult: OperationResult;
         /** @description Identifiers and outcome of one operation on a payment. `payId` stays the same for the whole payment; `xId` identifies this single operation. */
-        OperationResultCore: components["schemas"]["ResultCode"] & {
-            payId?: components["schemas"]["PaymentId"];
-            /** @description Merchant identifier assigned by the service. */
-            merchantId?: string;
-            /** @description Transaction id sent by the merchant, echoed. */
-            transId?: components["schemas"]["TransId"];
-            /** @description Identifier of this single operation; differs between, for example, the authorization and the capture of one payment. */
-            xId?: string;
-            /** @description Reference number sent by the merchant, echoed. */
-            refNr?: components["schemas"]["RefNr"];
-            /**
-             * @description Status of the transaction. A success response carries `OK`; failures of some methods carry `FAILED`. The complete list of status values is not shown in the interface document, so this is not an enum: expect other values.
-             * @example OK
-             * @example FAILED
-             */
-            status?: string;
-            /** @description Free JSON key/value pairs sent by the merchant, returned unchanged. */
-            metadata?: components["schemas"]["Metadata"];
-        };
+        OperationResultCore: OperationResultCore;
         /** @description Order of a payment: merchant reference, number of articles, description, creation date, invoice id and items. */
-        Order: components["schemas"]["OrderDetails"] & {
-            /** @description Items of the order. */
-            items?: components["schemas"]["OrderItem"][];
-        };
+        Order: Order;
         /**
          * @description Order of an operation on an existing payment (incremental authorization, refund): merchant reference, number of articles, description, creation date and invoice id. The interface document lists one further element whose name is illegible ("the service"); it is not modelled.
          * @example {
@@ -1440,12 +1009,7 @@ export interface components {
          *       "invoiceId": "INV-2026-0042"
          *     }
          */
-        OrderDetails: components["schemas"]["OrderSummary"] & {
-            /** @description Number of articles. Typed `number` as in the interface document. */
-            numberOfArticles?: number;
-            /** @description Date and time at which the order was created. */
-            creationDate?: components["schemas"]["DateTime"];
-        };
+        OrderDetails: OrderDetails;
         /**
          * @description One item of an order. Prices and amounts are per single unit and in the smallest currency unit: net excludes tax and discounts; gross includes tax and excludes discounts.
          * @example {
@@ -1462,394 +1026,87 @@ export interface components {
          *       "lineNumber": 1
          *     }
          */
-        OrderItem: {
-            /** @description Item id. */
-            id?: string;
-            /** @description Stock keeping unit. */
-            sku?: string;
-            /** @description Item name. */
-            name?: string;
-            /**
-             * @description Kind of item, open text, for example physical, digital, discount, sales_tax, shipping_fee, gift_card, store_credit.
-             * @example physical
-             */
-            type?: string;
-            /** @description Quantity. */
-            quantity?: number;
-            /** @description Unit of the quantity, for example pcs, kg, liters. */
-            quantityUnit?: string;
-            /** @description Tax rate with the percentage sign replaced by two zeros: 25 percent is sent as 2500. */
-            taxRate?: number;
-            /** @description Net price of a single unit (excludes tax and discounts). */
-            netPrice?: components["schemas"]["MinorUnitAmount"];
-            /** @description Gross price of a single unit (includes tax, excludes discounts). */
-            grossPrice?: components["schemas"]["MinorUnitAmount"];
-            /** @description Discount of a single unit. */
-            discountAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Tax of a single unit. */
-            taxAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Free merchant data. */
-            merchantData?: string;
-            /** @description Item description. */
-            description?: string;
-            /** @description Additional item description. */
-            additionalDescription?: string;
-            /** @description Marketplace seller id. */
-            marketplaceSellerId?: string;
-            /** @description Item group id. */
-            groupId?: string;
-            /** @description Tax category. */
-            taxCategory?: string;
-            /** @description Merchant's product type. */
-            merchantProductType?: string;
-            /** @description Google product category. */
-            googleProductCategory?: string;
-            /** @description Line number. Typed `number` as in the interface document. */
-            lineNumber?: number;
-            /** @description Google product category id. Typed `number` as in the interface document. */
-            googleProductCategoryId?: number;
-            productInfo?: components["schemas"]["ProductInfo"];
-        };
+        OrderItem: OrderItem;
         /** @description Merchant references of an order. */
-        OrderReference: {
-            /** @description Merchant's reference of the order. */
-            merchantReference?: string;
-            /** @description Invoice id. */
-            invoiceId?: string;
-        };
+        OrderReference: OrderReference;
         /** @description Order references with a description. Used by the payment plan charge request. */
-        OrderSummary: components["schemas"]["OrderReference"] & {
-            /** @description Description of the order. */
-            description?: string;
-        };
+        OrderSummary: OrderSummary;
         /** @description Paging fields of a list envelope. The page size of lists is not shown in the interface document. */
-        PageInfo: {
-            /**
-             * Format: int32
-             * @description Total number of pages.
-             */
-            totalNumberOfPages?: number;
-            /**
-             * Format: int32
-             * @description Total number of items.
-             */
-            totalNumberOfItems?: number;
-            /**
-             * Format: int32
-             * @description Number of this page.
-             */
-            page?: number;
-            /**
-             * Format: int32
-             * @description Number of items per page.
-             */
-            pageSize?: number;
-        };
+        PageInfo: PageInfo;
         /**
          * @description How long ago the customer's account password changed.
          * @enum {string}
          */
-        PasswordChangeIndicator: "NO_CHANGE" | "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "FROM_30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+        PasswordChangeIndicator: PasswordChangeIndicator;
         /** @description PayPal result; declines also carry `providerDeclineCategory`. */
-        PayPalResult: {
-            /** @description Response code of PayPal. */
-            providerResponseCode?: string;
-            /** @description Refunded fee in the smallest currency unit. */
-            feeRefundAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Gross refunded amount in the smallest currency unit. */
-            grossRefundAmount?: components["schemas"]["MinorUnitAmount"];
-            /** @description Net refunded amount in the smallest currency unit. */
-            netRefundAmount?: components["schemas"]["MinorUnitAmount"];
-            providerDeclineCategory?: components["schemas"]["ProviderDeclineCategory"];
-        };
+        PayPalResult: PayPalResult;
         /** @description Inferred: the confirmation request body is not shown; modelled on the payment request's identifiers plus the method data for the next step of a multi-step method (the method and integration type were chosen at creation). */
-        PaymentConfirmRequest: {
-            transId: components["schemas"]["TransId"];
-            refNr?: components["schemas"]["RefNr"];
-            metadata?: components["schemas"]["Metadata"];
-            paymentMethods?: components["schemas"]["PaymentMethodData"];
-        };
+        PaymentConfirmRequest: PaymentConfirmRequest;
         /** @description Inferred: the payment response body is not shown; modelled on the operation result plus the checkout session's `_links.redirect`, present for the HOSTED integration type. */
-        PaymentCreated: components["schemas"]["OperationResult"] & {
-            /** @description Links of the payment, present for the HOSTED integration type. */
-            _links?: components["schemas"]["RedirectLinks"];
-        };
+        PaymentCreated: PaymentCreated;
         /** @description Inferred: the payment details record is not shown; modelled as the operation result of the payment plus the request fields it was created with and the history of its operations. Its `xId`, `status`, `responseCode` and `responseDescription` report the payment's latest outcome, whatever made it: a request, the customer's decision on the hosted page, a confirmation, the DELAYED capture or a plan's billing on the service's schedule, an expiry. That is the last operation that succeeded (`OK`, `00000000`) or that failed the payment (`FAILED` with the decline's code, or `22000013` when it expired waiting), so `status` is `FAILED` exactly when `state` is `FAILED`. An operation refused without changing the payment (a capture beyond the authorized amount) and an update of its descriptive fields are in `operations` only. */
-        PaymentDetails: components["schemas"]["OperationResult"] & {
-            /**
-             * @description Where the payment stands in its lifecycle: `PENDING` (HOSTED: waiting for the customer on the hosted page), `PENDING_CONFIRMATION` (DIRECT, multi-step method: waiting for the confirmation), `AUTHORIZED`, `PARTIALLY_CAPTURED`, `CAPTURED`, `PARTIALLY_REFUNDED`, `REFUNDED`, `REVERSED` or `FAILED`. An open set: expect other values.
-             * @example CAPTURED
-             */
-            state?: string;
-            /** @description Authorized in total (at creation plus incremental authorizations). */
-            authorizedAmount?: components["schemas"]["CurrencyAmount"];
-            /** @description Captured in total. */
-            capturedAmount?: components["schemas"]["CurrencyAmount"];
-            /** @description Refunded in total. */
-            refundedAmount?: components["schemas"]["CurrencyAmount"];
-            /** @description Authorization cancelled by reversals, in total. */
-            reversedAmount?: components["schemas"]["CurrencyAmount"];
-            /** @description For the `DELAYED` capture method, when the authorization is captured automatically. */
-            captureTime?: components["schemas"]["DateTime"];
-            /** @description The payment plan the payment belongs to (its initial payment, or a charge). */
-            paymentPlanId?: components["schemas"]["PaymentPlanId"];
-            amount?: components["schemas"]["Amount"];
-            integrationType?: components["schemas"]["IntegrationType"];
-            /**
-             * @description Payment method of the payment (an open set, for example CARD, PAYPAL, KLARNA, WERO).
-             * @example CARD
-             */
-            paymentMethodType?: string;
-            captureMethod?: components["schemas"]["CaptureMethod"];
-            channel?: components["schemas"]["Channel"];
-            /** @description Creation of the payment. */
-            creationDate?: components["schemas"]["DateTime"];
-            order?: components["schemas"]["Order"];
-            customerInfo?: components["schemas"]["CustomerInfo"];
-            billingAddress?: components["schemas"]["Address"];
-            shipping?: components["schemas"]["Shipping"];
-            /** @description Operations on the payment, oldest first. */
-            operations?: components["schemas"]["PaymentOperation"][];
-        };
+        PaymentDetails: PaymentDetails;
         /** @description Sub-merchant details, for payment facilitators. */
-        PaymentFacilitator: {
-            /** @description Sub-merchant id. */
-            subMerchantId?: string;
-            /** @description Sub-merchant name. */
-            subMerchantName?: string;
-            /** @description Sub-merchant city. */
-            subMerchantCity?: string;
-            subMerchantCountry?: components["schemas"]["CountryCodeAlpha2"];
-            /** @description Sub-merchant street. */
-            subMerchantStreet?: string;
-            /** @description Sub-merchant postal code. */
-            subMerchantZip?: string;
-            /** @description Sub-merchant state or region. */
-            subMerchantState?: string;
-        };
+        PaymentFacilitator: PaymentFacilitator;
         /**
          * @description Identifier of the payment (`payId`), assigned by the service; constant for the whole lifecycle of the payment.
          * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
          */
-        PaymentId: string;
+        PaymentId: PaymentId;
         /** @description The created payment intent. */
-        PaymentIntentCreated: {
-            /** @description Payment intent id; initializes the mobile SDK. */
-            id: string;
-        };
+        PaymentIntentCreated: PaymentIntentCreated;
         /**
          * @description Payment method of a payment intent confirmation.
          * @enum {string}
          */
-        PaymentIntentMethodType: "APPLEPAY" | "BANCONTACT" | "BOLETO" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "PAYU";
+        PaymentIntentMethodType: PaymentIntentMethodType;
         /** @description Creates a payment intent from the merchant back end; its id initializes the mobile SDK. */
-        PaymentIntentRequest: components["schemas"]["PaymentRequestBase"] & {
-            urls?: components["schemas"]["PaymentUrls"];
-            customerInfo?: components["schemas"]["CustomerInfoWithEmail"];
-            credentialOnFile?: components["schemas"]["IntentCredentialOnFile"];
-            /** @description Payment id of a previous related request. */
-            referencePayId?: components["schemas"]["PaymentId"];
-        };
+        PaymentIntentRequest: PaymentIntentRequest;
         /** @description Inferred: the payment link record is not shown; modelled on the checkout session response (a hosted page URL) plus the identifiers of the payment it creates. */
-        PaymentLink: {
-            /** @description Payment link id. */
-            id: string;
-            /** @description Shareable URL that opens the hosted page with method selection. */
-            url: components["schemas"]["Url"];
-            payId?: components["schemas"]["PaymentId"];
-            transId?: components["schemas"]["TransId"];
-            amount?: components["schemas"]["CurrencyAmount"];
-            /** @description Time after which the link no longer opens (UTC). */
-            expirationTime?: components["schemas"]["DateTime"];
-            /**
-             * @description Status of the link, an open set (for example ACTIVE, PAID, EXPIRED).
-             * @example ACTIVE
-             */
-            status?: string;
-        };
+        PaymentLink: PaymentLink;
         /** @description Inferred: the payment link request body is not shown; modelled on the checkout session request (shared fields, template and allowed methods), with `urls` optional because the link is opened later. */
-        PaymentLinkRequest: components["schemas"]["PaymentRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            urls?: components["schemas"]["PaymentUrls"];
-            template?: components["schemas"]["Template"];
-            /** @description Payment methods the hosted page offers; omitted, the merchant configuration decides. */
-            allowedPaymentMethods?: components["schemas"]["AllowedPaymentMethod"][];
-        };
+        PaymentLinkRequest: PaymentLinkRequest;
         /** @description Method-specific data, keyed by payment method (the method objects of the payment intent confirmation). */
-        PaymentMethodData: {
-            applePay?: components["schemas"]["ApplePayData"];
-            bancontact?: components["schemas"]["OpaquePaymentMethodData"];
-            boleto?: components["schemas"]["OpaquePaymentMethodData"];
-            card?: components["schemas"]["OpaquePaymentMethodData"];
-            directDebit?: components["schemas"]["OpaquePaymentMethodData"];
-            googlePay?: components["schemas"]["OpaquePaymentMethodData"];
-            ideal?: components["schemas"]["OpaquePaymentMethodData"];
-            klarna?: components["schemas"]["OpaquePaymentMethodData"];
-            payPal?: components["schemas"]["OpaquePaymentMethodData"];
-            pfConnect?: components["schemas"]["OpaquePaymentMethodData"];
-            ratepay?: components["schemas"]["OpaquePaymentMethodData"];
-            riverty?: components["schemas"]["OpaquePaymentMethodData"];
-        };
+        PaymentMethodData: PaymentMethodData;
         /** @description Method-specific result sub-objects, keyed by payment method. */
-        PaymentMethodResults: {
-            amazonPay?: components["schemas"]["AmazonPayResult"];
-            bancontact?: components["schemas"]["ProviderNumericTextResult"];
-            boleto?: components["schemas"]["ProviderNumericTextResult"];
-            myBank?: components["schemas"]["ProviderNumericTextResult"];
-            przelewy24?: components["schemas"]["ProviderNumericTextResult"];
-            /** @description Alipay result; `providerResponseText` is returned only if the status is FAILED. */
-            alipay?: components["schemas"]["ProviderTextResult"];
-            /** @description Bizum result; `providerResponseText` is returned only if the status is FAILED. */
-            bizum?: components["schemas"]["ProviderTextResult"];
-            /** @description EPS result; `providerResponseText` is returned only if the status is FAILED. */
-            eps?: components["schemas"]["ProviderTextResult"];
-            /** @description UnionPay result; `providerResponseText` is returned only if the status is FAILED. */
-            unionPay?: components["schemas"]["ProviderTextResult"];
-            /** @description WeChat result; `providerResponseText` is returned only if the status is FAILED. */
-            weChat?: components["schemas"]["ProviderTextResult"];
-            /** @description TWINT result; `providerResponseText` is returned only when the status is FAILED. */
-            twint?: components["schemas"]["ProviderTextResult"];
-            card?: components["schemas"]["CardResult"];
-            /** @description Floa Pay result. */
-            floapay?: components["schemas"]["ProviderResponseResult"];
-            klarna?: components["schemas"]["KlarnaResult"];
-            payPal?: components["schemas"]["PayPalResult"];
-            ratepay?: components["schemas"]["RatepayResult"];
-            riverty?: components["schemas"]["RivertyResult"];
-        };
+        PaymentMethodResults: PaymentMethodResults;
         /** @description Integration type, payment method and method-specific data of a payment (the body of the payment intent confirmation). */
-        PaymentMethodSelection: components["schemas"]["PaymentMethodData"] & {
-            integrationType: components["schemas"]["IntegrationType"];
-            type: components["schemas"]["PaymentIntentMethodType"];
-        };
+        PaymentMethodSelection: PaymentMethodSelection;
         /** @description Inferred: payment details records are not shown; one operation on the payment, modelled on the operation result. */
-        PaymentOperation: components["schemas"]["ResultCode"] & {
-            /**
-             * @description Kind of operation: an open set, for example CREATION (a payment that waits for the customer or a confirmation), AUTHORIZATION, CAPTURE, REVERSAL, REFUND, INCREMENTAL_AUTHORIZATION, CONFIRMATION, UPDATE; expect other values.
-             * @example CAPTURE
-             */
-            type?: string;
-            /** @description Identifier of this operation. */
-            xId?: string;
-            transId?: components["schemas"]["TransId"];
-            refNr?: components["schemas"]["RefNr"];
-            /** @description Status of the operation (`OK`, `FAILED`, …). */
-            status?: string;
-            amount?: components["schemas"]["CurrencyAmount"];
-            /** @description Time of the operation. */
-            creationDate?: components["schemas"]["DateTime"];
-        };
+        PaymentOperation: PaymentOperation;
         /** @description Fields shared by requests for operations on an existing payment (incremental authorization, refund; capture and reversal are modelled on them). */
-        PaymentOperationRequestBase: {
-            transId?: components["schemas"]["TransId"];
-            refNr?: components["schemas"]["RefNr"];
-            amount?: components["schemas"]["Amount"];
-            order?: components["schemas"]["OrderDetails"];
-        };
+        PaymentOperationRequestBase: PaymentOperationRequestBase;
         /** @description Inferred: the contents of `paymentMethods` for payment creation are not shown; modelled on the payment intent confirmation body (integration type, method type and method data). */
-        PaymentPaymentMethods: components["schemas"]["PaymentMethodSelection"];
+        PaymentPaymentMethods: PaymentPaymentMethods;
         /** @description A payment plan (recurring, installments, delayed shipment or unscheduled merchant-initiated). */
-        PaymentPlan: components["schemas"]["PaymentPlanSummary"] & {
-            /**
-             * @description Whether the plan is triggered manually or automatically. The values are not listed in the interface document.
-             * @example AUTOMATIC
-             */
-            triggerType?: string;
-            /** @description Creation of the plan in the service. */
-            creationDate?: components["schemas"]["DateTime"];
-            /** @description Cancellation of the plan; only for recurring and installment plans. */
-            cancellationDate?: components["schemas"]["DateTime"];
-            order?: components["schemas"]["OrderReference"];
-            paymentMethod?: components["schemas"]["PlanPaymentMethod"];
-            recurring?: components["schemas"]["PlanRecurring"];
-            installments?: components["schemas"]["PlanInstallments"];
-            delayedShipment?: components["schemas"]["PlanDelayedShipment"];
-            unscheduledMit?: components["schemas"]["PlanUnscheduledMit"];
-        };
+        PaymentPlan: PaymentPlan;
         /**
          * @description Payment plan id.
          * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
          */
-        PaymentPlanId: string;
+        PaymentPlanId: PaymentPlanId;
         /** @description A payment plan in a list. */
-        PaymentPlanListItem: components["schemas"]["PaymentPlanSummary"] & {
-            amount?: components["schemas"]["CurrencyAmount"];
-        };
+        PaymentPlanListItem: PaymentPlanListItem;
         /** @description A page of payment plans. */
-        PaymentPlanPage: components["schemas"]["PageInfo"] & {
-            /** @description The payment plans of this page. */
-            data?: components["schemas"]["PaymentPlanListItem"][];
-        };
+        PaymentPlanPage: PaymentPlanPage;
         /**
          * @description Status of a payment plan. Transitions between the states are not shown in the interface document.
          * @enum {string}
          */
-        PaymentPlanStatus: "ACTIVE" | "CANCELLED" | "INVALID" | "COMPLETED" | "RETRY";
+        PaymentPlanStatus: PaymentPlanStatus;
         /** @description Fields shared by a payment plan and its list item. */
-        PaymentPlanSummary: {
-            id?: components["schemas"]["PaymentPlanId"];
-            paymentPlanType?: components["schemas"]["PaymentPlanType"];
-            planStatus?: components["schemas"]["PaymentPlanStatus"];
-            /** @description Customer id assigned by the merchant. */
-            merchantCustomerId?: string;
-            /** @description Description of the plan. */
-            description?: string;
-            /** @description Last billing (ISO 8601). */
-            lastBillingDate?: components["schemas"]["DateTime"];
-        };
+        PaymentPlanSummary: PaymentPlanSummary;
         /**
          * @description Type of a payment plan.
          * @enum {string}
          */
-        PaymentPlanType: "RECURRING" | "INSTALLMENTS" | "DELAYED_SHIPMENT" | "UNSCHEDULED_MIT";
+        PaymentPlanType: PaymentPlanType;
         /** @description Starts a payment for one payment method, with the HOSTED or the DIRECT integration type. Required: `transId` and `amount`. Carries no `template` and no `allowedPaymentMethods`. */
-        PaymentRequest: components["schemas"]["PaymentRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            urls?: components["schemas"]["PaymentUrls"];
-            /** @description Payment id of a previous related request (authorization and subsequent card installment payments of one connector type). */
-            referencePayId?: components["schemas"]["PaymentId"];
-            paymentMethods?: components["schemas"]["PaymentPaymentMethods"];
-        };
+        PaymentRequest: PaymentRequest;
         /** @description Request fields shared by the checkout session, payment and payment intent requests. Each request composes these with its own fields and required list. */
-        PaymentRequestBase: {
-            transId?: components["schemas"]["TransId"];
-            /** @description External integration identifier. */
-            externalIntegrationId?: string;
-            refNr?: components["schemas"]["RefNr"];
-            amount?: components["schemas"]["Amount"];
-            /** @description Language of the payment form and of customer communication. */
-            language?: components["schemas"]["LanguageTag"];
-            captureMethod?: components["schemas"]["CaptureMethod"];
-            credentialOnFile?: components["schemas"]["CredentialOnFile"];
-            order?: components["schemas"]["Order"];
-            simulationMode?: components["schemas"]["SimulationMode"];
-            billingAddress?: components["schemas"]["Address"];
-            shipping?: components["schemas"]["Shipping"];
-            statementDescriptor?: components["schemas"]["StatementDescriptor"];
-            customerInfo?: components["schemas"]["CustomerInfo"];
-            /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
-            expirationTime?: components["schemas"]["DateTime"];
-            fraudData?: components["schemas"]["FraudData"];
-            paymentFacilitator?: components["schemas"]["PaymentFacilitator"];
-            browserInfo?: components["schemas"]["BrowserInfo"];
-            device?: components["schemas"]["Device"];
-            channel?: components["schemas"]["Channel"];
-            metadata?: components["schemas"]["Metadata"];
-        };
+        PaymentRequestBase: PaymentRequestBase;
         /** @description Inferred: the update request body is not shown; modelled on the payment request's descriptive fields. Send only the fields to change; at least one is required. */
-        PaymentUpdateRequest: {
-            refNr?: components["schemas"]["RefNr"];
-            order?: components["schemas"]["Order"];
-            statementDescriptor?: components["schemas"]["StatementDescriptor"];
-            customerInfo?: components["schemas"]["CustomerInfo"];
-            billingAddress?: components["schemas"]["Address"];
-            shipping?: components["schemas"]["Shipping"];
-            /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
-            expirationTime?: components["schemas"]["DateTime"];
-            metadata?: components["schemas"]["Metadata"];
-        };
+        PaymentUpdateRequest: PaymentUpdateRequest;
         /**
          * @description Merchant URLs of a payment.
          *
@@ -1860,402 +1117,111 @@ export interface components {
          *       "webhook": "https://shop.example.com/hooks/payments"
          *     }
          */
-        PaymentUrls: {
-            /** @description Redirect target after a successful payment. */
-            return?: components["schemas"]["Url"];
-            /** @description Redirect target when the customer cancels. */
-            cancel?: components["schemas"]["Url"];
-            /** @description Merchant endpoint receiving asynchronous outcome notifications (webhooks). */
-            webhook?: components["schemas"]["Url"];
-        };
+        PaymentUrls: PaymentUrls;
         /** @description Phone number split into country calling code and subscriber number. */
-        Phone: {
-            /**
-             * @description Country calling code.
-             * @example 49
-             */
-            countryCode?: string;
-            /**
-             * @description Subscriber number.
-             * @example 15112345678
-             */
-            number?: string;
-        };
+        Phone: Phone;
         /** @description Creates a payment within a payment plan. */
-        PlanChargeRequest: {
-            transId: components["schemas"]["TransId"];
-            refNr?: components["schemas"]["RefNr"];
-            /** @description Amount of the charge: only for unscheduled merchant-initiated plans; optional for installments; not applicable for recurring plans, whose amount is fixed. */
-            amount?: components["schemas"]["AmountValue"];
-            statementDescriptor?: components["schemas"]["StatementDescriptor"];
-            order?: components["schemas"]["OrderSummary"];
-        };
+        PlanChargeRequest: PlanChargeRequest;
         /** @description Result of a charge within a payment plan. */
-        PlanChargeResult: components["schemas"]["OperationResultCore"] & {
-            paymentPlanId?: components["schemas"]["PaymentPlanId"];
-        };
+        PlanChargeResult: PlanChargeResult;
         /**
          * @description Date and time in the format YYYY-MM-DDTHH:MM:SS.milliseconds (no time zone), as the interface document gives it.
          * @example 2026-12-01T00:00:00.000
          */
-        PlanDateTime: string;
+        PlanDateTime: PlanDateTime;
         /** @description Delayed shipment plan details. Present as an object; the interface document gives no fields. */
-        PlanDelayedShipment: Record<string, never>;
+        PlanDelayedShipment: PlanDelayedShipment;
         /**
          * @description Billing frequency of a payment plan.
          * @enum {string}
          */
-        PlanFrequency: "DAILY" | "WEEKLY" | "BIWEEKLY" | "MONTHLY" | "MONTHLY_EOM" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+        PlanFrequency: PlanFrequency;
         /** @description Installment plan details. */
-        PlanInstallments: {
-            /**
-             * Format: int32
-             * @description Total number of installments.
-             */
-            totalInstallments?: number;
-            /**
-             * Format: int32
-             * @description Number of installments paid.
-             */
-            paidInstallments?: number;
-            frequency?: components["schemas"]["PlanFrequency"];
-            /** @description Date of the next installment. */
-            nextPaymentDate?: components["schemas"]["PlanDateTime"];
-            /** @description Expiry of the plan. */
-            expirationDate?: components["schemas"]["PlanDateTime"];
-        };
+        PlanInstallments: PlanInstallments;
         /** @description A payment made within a payment plan. */
-        PlanPayment: {
-            payId?: components["schemas"]["PaymentId"];
-            /**
-             * @description Status of the payment; the values are not listed in the interface document.
-             * @example OK
-             */
-            status?: string;
-            amount?: components["schemas"]["CurrencyAmount"];
-            /** @description Billing date (ISO 8601). */
-            billingDate?: components["schemas"]["DateTime"];
-        };
+        PlanPayment: PlanPayment;
         /** @description Payment method of a payment plan. */
-        PlanPaymentMethod: {
-            /**
-             * @description Payment method type.
-             * @enum {string}
-             */
-            type?: "CARD";
-            card?: components["schemas"]["CardSummary"];
-        };
+        PlanPaymentMethod: PlanPaymentMethod;
         /** @description A page of the payments of a payment plan. */
-        PlanPaymentPage: components["schemas"]["PageInfo"] & {
-            /** @description The payments of this page. */
-            data?: components["schemas"]["PlanPayment"][];
-        };
+        PlanPaymentPage: PlanPaymentPage;
         /** @description Problem body of payment plan endpoints: type, title, `status` (a string, as the interface document types it), detail and instance. */
-        PlanProblem: components["schemas"]["ProblemCore"] & components["schemas"]["ProblemDetail"] & {
-            /** @description HTTP status code, typed `string` as in the interface document. */
-            status: string;
-        };
+        PlanProblem: PlanProblem;
         /** @description Recurring plan details. */
-        PlanRecurring: {
-            amount?: components["schemas"]["CurrencyAmount"];
-            frequency?: components["schemas"]["PlanFrequency"];
-            /** @description Date of the next payment. */
-            nextPaymentDate?: components["schemas"]["PlanDateTime"];
-            /** @description Expiry of the plan. */
-            expirationDate?: components["schemas"]["PlanDateTime"];
-        };
+        PlanRecurring: PlanRecurring;
         /** @description Unscheduled merchant-initiated plan details. */
-        PlanUnscheduledMit: {
-            currency?: components["schemas"]["CurrencyCode"];
-        };
+        PlanUnscheduledMit: PlanUnscheduledMit;
         /** @description Validation error (HTTP 400) of payment plan endpoints. */
-        PlanValidationProblem: components["schemas"]["PlanProblem"] & {
-            errors: components["schemas"]["ValidationErrors"];
-        };
+        PlanValidationProblem: PlanValidationProblem;
         /** @description Problem body of payment operations (the 400 shape without `errors`): type, title, integer `status` and a `traceId` to quote to support. */
-        Problem: components["schemas"]["ProblemCore"] & {
-            /**
-             * Format: int32
-             * @description HTTP status code.
-             */
-            status: number;
-            /** @description Trace id. */
-            traceId?: string;
-        };
-        /** @description Problem type and summary, shared by all problem bodies (in the manner of RFC 9457). Both are required by the contract (the document lists them without saying they are always present): a body that does not say what went wrong does not conform. */
-        ProblemCore: {
-            /**
-             * Format: uri-reference
-             * @description URI reference identifying the problem type.
-             */
-            type: string;
-            /** @description Short human-readable summary of the problem. */
-            title: string;
-        };
+        Problem: Problem;
+        /** @description Problem type and summary, shared by all problem bodies (in the manner of RFC 9457). */
+        ProblemCore: ProblemCore;
         /** @description Explanation and identifier of one occurrence of a problem (documented for payment plan problem bodies). */
-        ProblemDetail: {
-            /** @description Human-readable explanation of this occurrence. */
-            detail?: string;
-            /**
-             * Format: uri-reference
-             * @description URI reference identifying this occurrence.
-             */
-            instance?: string;
-        };
+        ProblemDetail: ProblemDetail;
         /** @description Product details of an order item. */
-        ProductInfo: {
-            /** @description Brand. */
-            brand?: string;
-            /** @description Product categories. */
-            categories?: string[];
-            /**
-             * @description Kind of global trade item number.
-             * @enum {string}
-             */
-            globalTradeItemNumber?: "EAN" | "ISBN" | "UPC";
-            /** @description Manufacturer part number. */
-            manufacturerPartNumber?: string;
-            /** @description URL of a product image. */
-            imageUrl?: components["schemas"]["Url"];
-            /** @description URL of the product page. */
-            productUrl?: components["schemas"]["Url"];
-        };
+        ProductInfo: ProductInfo;
         /** @description Category of a provider decline, returned on declines. The list of categories is not shown in the interface document. */
-        ProviderDeclineCategory: string;
+        ProviderDeclineCategory: ProviderDeclineCategory;
         /** @description Result of bancontact, boleto, myBank and przelewy24. `providerResponseText` is returned only when the status is FAILED and is typed `number`, as the interface document describes it. */
-        ProviderNumericTextResult: {
-            /** @description Response text of the provider, typed `number` as in the interface document. */
-            providerResponseText?: number;
-        };
+        ProviderNumericTextResult: ProviderNumericTextResult;
         /** @description A provider's response code and text. */
-        ProviderResponseResult: components["schemas"]["ProviderTextResult"] & {
-            /** @description Response code of the payment method provider. */
-            providerResponseCode?: string;
-        };
+        ProviderResponseResult: ProviderResponseResult;
         /** @description A provider's response text. */
-        ProviderTextResult: {
-            /** @description Response text of the payment method provider. */
-            providerResponseText?: string;
-        };
+        ProviderTextResult: ProviderTextResult;
         /** @description Transaction id at the payment method provider. */
-        ProviderTransactionId: string;
+        ProviderTransactionId: ProviderTransactionId;
         /** @description Inferred: the pseudo number response is not shown; the token and a masked form of what it stands for. */
-        PseudoNumber: {
-            /** @description Service-assigned token; use it instead of the card number or IBAN. */
-            pseudoNumber: string;
-            /**
-             * @description What the token stands for.
-             * @enum {string}
-             */
-            type: "CARD" | "IBAN";
-            /** @description Masked card number or IBAN. */
-            maskedNumber?: string;
-        };
+        PseudoNumber: PseudoNumber;
         /** @description Inferred: the pseudo number body is not shown; exactly one of a card number or an IBAN to exchange for a service-assigned token. */
-        PseudoNumberRequest: {
-            /** @description Primary account number of the card. */
-            cardNumber: string;
-        } | {
-            /** @description International bank account number. */
-            iban: string;
-        };
+        PseudoNumberRequest: PseudoNumberRequest;
         /** @description Bank account to transfer to; provided only when the ratepay transfer type is `BANK_TRANSFER`. */
-        RatepayAccount: {
-            /** @description Bank name. */
-            bankName?: string;
-            /** @description Bank code. */
-            code?: string;
-            /** @description Account number. */
-            number?: string;
-            /** @description Account holder name. */
-            accountHolderName?: string;
-        };
+        RatepayAccount: RatepayAccount;
         /** @description Ratepay result. `account` and `paymentReference` are provided only when the ratepay transfer type sent in the request is `BANK_TRANSFER`; `providerDeclineCategory`, `providerResponseText` and `providerResponseCode` are returned on declines. */
-        RatepayResult: components["schemas"]["ProviderResponseResult"] & {
-            /** @description Date and time at which the remaining uncancelled, uncaptured authorized amount is cancelled automatically; only on HTTP 201. */
-            authorizationExpiry?: components["schemas"]["DateTime"];
-            account?: components["schemas"]["RatepayAccount"];
-            /** @description Payment reference for the bank transfer. */
-            paymentReference?: string;
-            providerTransactionId?: components["schemas"]["ProviderTransactionId"];
-            providerDeclineCategory?: components["schemas"]["ProviderDeclineCategory"];
-        };
+        RatepayResult: RatepayResult;
         /**
          * @description How long ago something (an account change, a first use of a shipping address) happened.
          * @enum {string}
          */
-        RecencyIndicator: "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "FROM_30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+        RecencyIndicator: RecencyIndicator;
         /** @description Links of a payment or session; `redirect` leads the customer to the hosted page. */
-        RedirectLinks: {
-            redirect: components["schemas"]["Link"];
-        };
+        RedirectLinks: RedirectLinks;
         /**
          * @description Merchant reference for this single operation, used to reconcile operations. Allowed characters: A-Z, a-z, 0-9 and `- ? , ( ) + . ' :`. At most 18 characters are recommended for compatibility with all payment methods; longer values are not rejected by this contract because the interface document states the 18-character limit as a recommendation only; the hard limit of 255 is this contract's.
          * @example INV-2026-0042
          */
-        RefNr: string;
+        RefNr: RefNr;
         /** @description Boleto refund data (the bank account to refund to). */
-        RefundBoleto: {
-            /** @description Bank name. */
-            bankName?: string;
-            /**
-             * @description Account number; must contain a hyphen.
-             * @example 12345-6
-             */
-            accountNumber?: string;
-            /** @description Bank sort code. */
-            bankSortCode?: string;
-        };
+        RefundBoleto: RefundBoleto;
         /** @description Method-specific refund data, keyed by payment method. */
-        RefundPaymentMethods: {
-            /** @description Amazon Pay refund data. */
-            amazonPay?: {
-                /** @description Amazon Pay simulation code. */
-                amazonPaySimulationCode?: string;
-            };
-            boleto?: components["schemas"]["RefundBoleto"];
-            /** @description Card refund data. When `providerTransactionId` is omitted the last capture is credited; sending it refunds a specific capture in multi-capture cases. */
-            card?: {
-                providerTransactionId?: components["schemas"]["ProviderTransactionId"];
-            };
-            /** @description MobilePay refund data. */
-            mobilePay?: {
-                /** @description Account holder name. */
-                textfield1?: string;
-                /** @description Account holder city. */
-                textfield2?: string;
-            };
-            /** @description PayPal refund data. */
-            payPal?: {
-                providerTransactionId?: components["schemas"]["ProviderTransactionId"];
-            };
-            /** @description Riverty refund data. */
-            riverty?: {
-                /**
-                 * @description Kind of refund.
-                 * @enum {string}
-                 */
-                refundType?: "RETURN" | "REFUND";
-                /** @description Riverty invoice number. */
-                invoiceNumber?: string;
-            };
-        };
+        RefundPaymentMethods: RefundPaymentMethods;
         /** @description Refunds a captured payment. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
-        RefundRequest: components["schemas"]["PaymentOperationRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            simulationMode?: components["schemas"]["SimulationMode"];
-            metadata?: components["schemas"]["Metadata"];
-            statementDescriptor?: components["schemas"]["StatementDescriptor"];
-            paymentMethods?: components["schemas"]["RefundPaymentMethods"];
-        };
+        RefundRequest: RefundRequest;
+        /** @description An amount the service reports, in the smallest currency unit, with its currency. Payment plan responses carry only `value` (integer) and `currency`. */
+        ReportedAmount: ReportedAmount;
         /** @description Response code of a transaction and its description. On its own, the body of a 500 response of a payment operation. The complete list of response codes is not shown in the interface document. */
-        ResultCode: {
-            /**
-             * @description Response code of the transaction.
-             * @example 00000000
-             */
-            responseCode?: string;
-            /**
-             * @description Description of the response code.
-             * @example Request successfully processed
-             */
-            responseDescription?: string;
-        };
+        ResultCode: ResultCode;
         /** @description Inferred: the reversal request body is not shown; modelled on the refund request, with `amount` optional (omitted, the whole uncaptured authorization is cancelled). */
-        ReversalRequest: components["schemas"]["PaymentOperationRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            metadata?: components["schemas"]["Metadata"];
-        };
+        ReversalRequest: ReversalRequest;
         /** @description Riverty result; `providerResponseCode` is typed `number` as in the interface document. */
-        RivertyResult: components["schemas"]["ProviderTextResult"] & {
-            /** @description Response code of Riverty, typed `number` as in the interface document. */
-            providerResponseCode?: number;
-        };
+        RivertyResult: RivertyResult;
         /** @description Bancontact settings of a checkout session. */
-        SessionBancontactOptions: {
-            /** @description Selling point. */
-            sellingPoint?: string;
-            /** @description Bancontact service. */
-            service?: string;
-            /** @description Account details. */
-            account?: {
-                /** @description Name of the account holder. */
-                accountHolderName?: string;
-            };
-            /** @description Checkout token. */
-            checkoutToken?: string;
-        };
+        SessionBancontactOptions: SessionBancontactOptions;
         /** @description Boleto settings of a checkout session. */
-        SessionBoletoOptions: {
-            /** @description Boleto service. */
-            service?: string;
-        };
+        SessionBoletoOptions: SessionBoletoOptions;
         /** @description Card settings of a checkout session. */
-        SessionCardOptions: {
-            /** @description Card sub-types (for example brands) to offer. */
-            subType?: string[];
-            template?: components["schemas"]["StyledTemplate"];
-        };
+        SessionCardOptions: SessionCardOptions;
         /** @description Direct debit settings of a checkout session. */
-        SessionDirectDebitOptions: {
-            /** @description Direct debit method. */
-            method?: string;
-            /** @description Delay of the debit. */
-            debitDelay?: number;
-            /** @description Direct debit service. */
-            service?: string;
-            /** @description Selling point. */
-            sellingPoint?: string;
-            template?: components["schemas"]["DirectDebitTemplate"];
-        };
+        SessionDirectDebitOptions: SessionDirectDebitOptions;
         /** @description Klarna settings of a checkout session. */
-        SessionKlarnaOptions: {
-            /** @description Klarna sub-types (products) to offer. */
-            subType?: string[];
-            /** @description Layout of the Klarna page. */
-            layout?: {
-                /** @description Whether the sub-total details are shown. */
-                showSubTotalDetail?: boolean;
-                /** @description URL of the merchant logo. */
-                logoUrl?: components["schemas"]["Url"];
-                /** @description Page title. */
-                pageTitle?: string;
-            };
-            /** @description Klarna account name. */
-            accountName?: string;
-            /** @description Enhanced product data. */
-            enhancedData?: {
-                /** @description Product category. */
-                productCategory?: string;
-                /** @description Product name. */
-                productName?: string;
-            };
-        };
+        SessionKlarnaOptions: SessionKlarnaOptions;
         /** @description PayPal settings of a checkout session. */
-        SessionPayPalOptions: {
-            /** @description PayPal account id. */
-            accountId?: string;
-            /** @description Whether the address is hidden on the PayPal page. */
-            hideAddress?: boolean;
-        };
+        SessionPayPalOptions: SessionPayPalOptions;
         /** @description Method-specific settings of a checkout session, keyed by payment method. */
-        SessionPaymentMethods: {
-            card?: components["schemas"]["SessionCardOptions"];
-            boleto?: components["schemas"]["SessionBoletoOptions"];
-            directDebit?: components["schemas"]["SessionDirectDebitOptions"];
-            bancontact?: components["schemas"]["SessionBancontactOptions"];
-            klarna?: components["schemas"]["SessionKlarnaOptions"];
-            payPal?: components["schemas"]["SessionPayPalOptions"];
-        };
+        SessionPaymentMethods: SessionPaymentMethods;
         /** @description Shipping of a checkout session; its address also accepts a phone number. */
-        SessionShipping: components["schemas"]["Shipping"] & {
-            address?: components["schemas"]["SessionShippingAddress"];
-        };
+        SessionShipping: SessionShipping;
         /** @description Shipping address of a checkout session, which also accepts the recipient's phone. */
-        SessionShippingAddress: components["schemas"]["ShippingAddress"] & {
-            phone?: components["schemas"]["Phone"];
-        };
+        SessionShippingAddress: SessionShippingAddress;
         /**
          * @description Merchant URLs of a checkout session: `return`, `cancel` and `webhook` are required; `appRedirect` is optional.
          * @example {
@@ -2265,73 +1231,33 @@ export interface components {
          *       "appRedirect": "acmeshop://checkout"
          *     }
          */
-        SessionUrls: components["schemas"]["PaymentUrls"] & {
-            return: components["schemas"]["Url"];
-            cancel: components["schemas"]["Url"];
-            webhook: components["schemas"]["Url"];
-            /** @description Merchant base app URL used for redirection in one instant payment method. */
-            appRedirect?: components["schemas"]["Url"];
-        };
+        SessionUrls: SessionUrls;
         /** @description Shipping method and address. */
-        Shipping: {
-            /**
-             * @description Shipping method.
-             * @example STANDARD
-             */
-            type?: string;
-            address?: components["schemas"]["ShippingAddress"];
-        };
+        Shipping: Shipping;
         /** @description Shipping address with the recipient's name. */
-        ShippingAddress: components["schemas"]["Address"] & {
-            /** @description Recipient's first name. */
-            firstName?: string;
-            /** @description Recipient's last name. */
-            lastName?: string;
-            /** @description Company name, for business recipients. */
-            companyName?: string;
-        };
+        ShippingAddress: ShippingAddress;
         /**
          * @description Simulates a success or error case in the test environment; accepts predefined error codes. The list of codes is not in the interface document: `x-simulation-codes` gives this contract's. The code decides the outcome of the authorization (at creation for a DIRECT payment of a single-step method, at the confirmation of a multi-step one, on the hosted page for HOSTED) and of a capture, refund or refund without reference that carries it. A code outside the list is a validation error.
          * @example SUCCESS
          * @enum {string}
          */
-        SimulationMode: "SUCCESS" | "DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "SUSPECTED_FRAUD";
+        SimulationMode: SimulationMode;
         /**
          * @description Text on the customer statement.
          * @example ACME SHOP ORDER 123
          */
-        StatementDescriptor: string;
+        StatementDescriptor: StatementDescriptor;
         /** @description Inferred: stored payment method records are not shown; modelled on the payment plan's `paymentMethod` (type and masked card) plus the service's id for the stored method. */
-        StoredPaymentMethod: {
-            id: components["schemas"]["StoredPaymentMethodId"];
-            /**
-             * @description Payment method type, an open set (for example CARD, DIRECTDEBIT, PAYPAL).
-             * @example CARD
-             */
-            type: string;
-            card?: components["schemas"]["CardSummary"];
-            /** @description Service-assigned token of the card number or IBAN. */
-            pseudoNumber?: string;
-            /** @description Time the payment method was stored. */
-            creationDate?: components["schemas"]["DateTime"];
-        };
+        StoredPaymentMethod: StoredPaymentMethod;
         /**
          * @description Id of a stored payment method of a customer.
          * @example pm_4c7e1a9d2b6f4e3a
          */
-        StoredPaymentMethodId: string;
+        StoredPaymentMethodId: StoredPaymentMethodId;
         /** @description Inferred: the stored payment method list response is not shown; modelled on the payment plan page envelope. */
-        StoredPaymentMethodPage: components["schemas"]["PageInfo"] & {
-            /** @description The stored payment methods of this page. */
-            data?: components["schemas"]["StoredPaymentMethod"][];
-        };
+        StoredPaymentMethodPage: StoredPaymentMethodPage;
         /** @description Hosted form template with font size and text colour. */
-        StyledTemplate: components["schemas"]["Template"] & {
-            /** @description Font size. */
-            fontSize?: string;
-            /** @description Text colour. */
-            textColor?: string;
-        };
+        StyledTemplate: StyledTemplate;
         /**
          * @description Hosted payment page template.
          * @example {
@@ -2341,101 +1267,28 @@ export interface components {
          *       }
          *     }
          */
-        Template: {
-            /** @description Name of the hosted page template. */
-            name?: string;
-            customFields?: components["schemas"]["TemplateCustomFields"];
-        };
+        Template: Template;
         /** @description Custom text fields shown on a hosted page template. */
-        TemplateCustomFields: {
-            /** @description Custom field 1. */
-            customField1?: string;
-            /** @description Custom field 2. */
-            customField2?: string;
-            /** @description Custom field 3. */
-            customField3?: string;
-            /** @description Custom field 4. */
-            customField4?: string;
-            /** @description Custom field 5. */
-            customField5?: string;
-            /** @description Custom field 6. */
-            customField6?: string;
-            /** @description Custom field 7. */
-            customField7?: string;
-            /** @description Custom field 8. */
-            customField8?: string;
-            /** @description Custom field 9. */
-            customField9?: string;
-            /** @description Custom field 10. */
-            customField10?: string;
-            /** @description Custom field 11. */
-            customField11?: string;
-            /** @description Custom field 12. */
-            customField12?: string;
-            /** @description Custom field 13. */
-            customField13?: string;
-            /** @description Custom field 14. */
-            customField14?: string;
-        };
+        TemplateCustomFields: TemplateCustomFields;
         /** @description Inferred: token errors are not shown; modelled as an OAuth 2.0 error response (RFC 6749 section 5.2). */
-        TokenError: {
-            /**
-             * @description OAuth 2.0 error code.
-             * @enum {string}
-             */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
-            /** @description Human-readable explanation. */
-            error_description?: string;
-        };
+        TokenError: TokenError;
         /** @description Inferred: the token request body is not shown; modelled as an OAuth 2.0 client credentials grant (RFC 6749 section 4.4), the client authenticating with HTTP Basic (merchant id and API key). Form-encoded with snake_case fields, as RFC 6749 fixes them and OAuth clients expect, unlike the JSON and camelCase the interface document uses elsewhere. */
-        TokenRequest: {
-            /**
-             * @description Always `client_credentials`.
-             * @enum {string}
-             */
-            grant_type: "client_credentials";
-            /** @description Space-separated scopes; omitted, the token carries all scopes of the API key. */
-            scope?: string;
-        };
+        TokenRequest: TokenRequest;
         /** @description Inferred: the token response body and the token lifetime are not shown; modelled as an OAuth 2.0 access token response (RFC 6749 section 5.1) carrying a JWT. */
-        TokenResponse: {
-            /** @description The JWT; send it as `Authorization: Bearer <access_token>`. */
-            access_token: string;
-            /**
-             * @description Always `Bearer`.
-             * @enum {string}
-             */
-            token_type: "Bearer";
-            /**
-             * Format: int32
-             * @description Lifetime of the token in seconds.
-             */
-            expires_in: number;
-            /** @description Scopes granted. */
-            scope?: string;
-        };
+        TokenResponse: TokenResponse;
         /**
          * @description Merchant-side transaction id, unique per payment. At most 64 characters.
          * @example ORD-2026-000123
          */
-        TransId: string;
+        TransId: TransId;
         /** @description Inferred: the body of a refund without reference is not shown; modelled on the refund request plus the method data (for example a card token) and customer fields, since no earlier payment supplies them. */
-        UnreferencedRefundRequest: components["schemas"]["PaymentOperationRequestBase"] & {
-            transId: components["schemas"]["TransId"];
-            amount: components["schemas"]["Amount"];
-            simulationMode?: components["schemas"]["SimulationMode"];
-            metadata?: components["schemas"]["Metadata"];
-            statementDescriptor?: components["schemas"]["StatementDescriptor"];
-            customerInfo?: components["schemas"]["CustomerInfo"];
-            billingAddress?: components["schemas"]["Address"];
-            paymentMethods: components["schemas"]["PaymentMethodData"];
-        };
+        UnreferencedRefundRequest: UnreferencedRefundRequest;
         /**
          * Format: uri
          * @description Absolute URL.
          * @example https://shop.example.com/checkout/success
          */
-        Url: string;
+        Url: Url;
         /**
          * @description Map from a name (usually the offending field) to an array of message strings.
          * @example {
@@ -2444,22 +1297,33 @@ export interface components {
          *       ]
          *     }
          */
-        ValidationErrors: {
-            [key: string]: string[];
-        };
+        ValidationErrors: ValidationErrors;
         /** @description Validation error (HTTP 400) of payment operations. */
-        ValidationProblem: components["schemas"]["Problem"] & {
-            errors: components["schemas"]["ValidationErrors"];
-        };
+        ValidationProblem: ValidationProblem;
+        /**
+         * @description Identifier of this single operation (`xId`); differs between, for example, the authorization and the capture of one payment.
+         * @example 0a4c8e2b6d1f4a9c7e3b5d0f2a4c6e8b
+         */
+        XId: XId;
     };
     responses: {
+        /** @description Declined or refused. The body is the operation result, with provider decline details under `paymentMethods`; a request refused before a payment or an operation existed (a transId that is taken, an intent that cannot be confirmed) has no `payId` or `xId`. */
+        CreationDeclined: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": DeclinedOperationResult;
+            };
+        };
         /** @description Inferred: not shown; the credentials are valid but not accepted for this operation or resource. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Inferred: not shown; the Idempotency-Key was already used with a different request, or that request is still in progress. */
@@ -2468,7 +1332,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Inferred: not shown; no resource with this id exists for the merchant. */
@@ -2478,7 +1342,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Operation declined or rejected. The body is the operation result, with provider decline details under `paymentMethods` (for example `providerDeclineCategory`, `providerResponseText`, `providerResponseCode`). */
@@ -2488,7 +1352,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["OperationResult"];
+                "application/json": OperationResult;
             };
         };
         /** @description Inferred: not shown; the request body is larger than the service accepts (1 MiB). */
@@ -2497,7 +1361,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Internal server error of a payment operation. */
@@ -2506,7 +1370,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ResultCode"];
+                "application/json": ResultCode;
             };
         };
         /** @description Inferred: not shown; the credentials are not accepted for this plan (plan problem body). */
@@ -2515,7 +1379,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Payment plan not found. */
@@ -2524,7 +1388,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Inferred: not shown; the request body is larger than the service accepts (1 MiB). Payment plan problem body. */
@@ -2533,7 +1397,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Internal server error of a payment plan endpoint. */
@@ -2542,7 +1406,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Inferred: throttling is not shown; too many requests, retry after the Retry-After header (plan problem body). */
@@ -2552,7 +1416,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Inferred: not shown; credentials are missing or invalid (plan problem body). */
@@ -2562,7 +1426,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Inferred: not shown; the request body is not application/json. Payment plan problem body. */
@@ -2571,7 +1435,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanProblem"];
+                "application/json": PlanProblem;
             };
         };
         /** @description Bad request or validation error of a payment plan endpoint. */
@@ -2580,7 +1444,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PlanValidationProblem"];
+                "application/json": PlanValidationProblem;
             };
         };
         /** @description Bad request or validation error. The current refund description (2.4.0) returns the problem body; the older description (2.0.0) returns `field` and `error`. */
@@ -2589,7 +1453,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationProblem"] | components["schemas"]["LegacyRefundValidationError"];
+                "application/json": ValidationProblem | LegacyRefundValidationError;
             };
         };
         /** @description Inferred: throttling is not shown; too many requests, retry after the Retry-After header. */
@@ -2599,7 +1463,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Inferred: statuses for missing or invalid credentials are not shown; credentials are missing or invalid (problem body as for 400). */
@@ -2609,7 +1473,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Inferred: not shown; the request body is not of the media type the operation takes (its Content-Type). */
@@ -2618,7 +1482,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorProblem"];
+                "application/json": ErrorProblem;
             };
         };
         /** @description Bad request or validation error. The body names each offending field in `errors`. */
@@ -2627,7 +1491,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ValidationProblem"];
+                "application/json": ValidationProblem;
             };
         };
         /** @description Inferred: the set of acknowledging status codes is not shown; any 2xx status acknowledges successful processing, anything else (or no answer) counts as a failed delivery. */
@@ -2643,57 +1507,57 @@ export interface components {
          * @description Only plans with exactly this amount, in the smallest currency unit.
          * @example 1000
          */
-        AmountFilter: components["schemas"]["MinorUnitAmount"];
+        AmountFilter: MinorUnitAmount;
         /**
          * @description Only plans with an amount of at least this value, in the smallest currency unit.
          * @example 1000
          */
-        AmountFromFilter: components["schemas"]["MinorUnitAmount"];
+        AmountFromFilter: MinorUnitAmount;
         /**
          * @description Only plans with an amount of at most this value, in the smallest currency unit.
          * @example 1000
          */
-        AmountToFilter: components["schemas"]["MinorUnitAmount"];
+        AmountToFilter: MinorUnitAmount;
         /**
          * @description The `payId` of the payment.
          * @example 9f9cfb59af954be6b881364257083cd6
          */
-        CapturePaymentIdPath: components["schemas"]["PaymentId"];
+        CapturePaymentIdPath: PaymentId;
         /**
          * @description The payment plan id.
          * @example pp_01JD8Z5P4L2K8J6H4G2F0D8S6A
          */
-        ChargePaymentPlanIdPath: components["schemas"]["PaymentPlanId"];
+        ChargePaymentPlanIdPath: PaymentPlanId;
         /**
          * @description The `payId` of the payment.
          * @example 5d9a2c7e1b4f4a6e8c3d0b2a9f7e6d5c
          */
-        ConfirmPaymentIdPath: components["schemas"]["PaymentId"];
+        ConfirmPaymentIdPath: PaymentId;
         /**
          * @description Plans created at or after this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
          */
-        CreatedAtFrom: components["schemas"]["DateTime"];
+        CreatedAtFrom: DateTime;
         /**
          * @description Plans created at or before this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
          */
-        CreatedAtTo: components["schemas"]["DateTime"];
+        CreatedAtTo: DateTime;
         /**
          * @description Only plans in this currency. Allowed values are not shown in the interface document; a 3-character ISO 4217 code is assumed.
          * @example EUR
          */
-        CurrencyFilter: components["schemas"]["CurrencyCode"];
+        CurrencyFilter: CurrencyCode;
         /**
          * @description The customer id.
          * @example cus_8f2d6a1b3c9e4d7f
          */
-        CustomerIdPath: components["schemas"]["CustomerId"];
+        CustomerIdPath: CustomerId;
         /**
          * @description The customer id.
          * @example cus_8f2d6a1b3c9e4d7f
          */
-        CustomerIdPathAsCustomerId: components["schemas"]["CustomerId"];
+        CustomerIdPathAsCustomerId: CustomerId;
         /**
          * @description Merchant-provided unique key that prevents an operation being processed twice on retry: send the same key when retrying the same request. Lifetime and format rules of the key are not shown in the interface document; a UUID per logical request is a safe choice.
          * @example 3f1c2b9e-7d4a-4c8e-9b6f-1a2d3e4f5a6b
@@ -2703,17 +1567,17 @@ export interface components {
          * @description The `payId` of the payment.
          * @example 7c9cfc01bd164b40a977a66eb1b745cd
          */
-        IncrementalPaymentIdPath: components["schemas"]["PaymentId"];
+        IncrementalPaymentIdPath: PaymentId;
         /**
          * @description Plans last billed at or after this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
          */
-        LastBillingFrom: components["schemas"]["DateTime"];
+        LastBillingFrom: DateTime;
         /**
          * @description Plans last billed at or before this time. The exact date format of this filter is not shown in the interface document; RFC 3339 date-time is assumed.
          * @example 2026-01-01T00:00:00Z
          */
-        LastBillingTo: components["schemas"]["DateTime"];
+        LastBillingTo: DateTime;
         /**
          * @description Only plans of the customer with this merchant-assigned id.
          * @example CUST-88412
@@ -2728,7 +1592,7 @@ export interface components {
          * @description The `payId` of the payment.
          * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
          */
-        PaymentIdPath: components["schemas"]["PaymentId"];
+        PaymentIdPath: PaymentId;
         /**
          * @description The payment intent id returned by the payment intent creation.
          * @example pi_5b8e2c1d9f4a4e7b8c3d2e1f0a9b8c7d
@@ -2738,37 +1602,37 @@ export interface components {
          * @description The id of the customer's stored payment method.
          * @example pm_4c7e1a9d2b6f4e3a
          */
-        PaymentMethodIdPath: components["schemas"]["StoredPaymentMethodId"];
+        PaymentMethodIdPath: StoredPaymentMethodId;
         /**
          * @description Only the plan with this id.
          * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
          */
-        PaymentPlanIdFilter: components["schemas"]["PaymentPlanId"];
+        PaymentPlanIdFilter: PaymentPlanId;
         /**
          * @description The payment plan id.
          * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
          */
-        PaymentPlanIdPath: components["schemas"]["PaymentPlanId"];
+        PaymentPlanIdPath: PaymentPlanId;
         /**
          * @description Only plans in this status. Allowed values are not shown in the interface document; the values of `planStatus` are assumed.
          * @example ACTIVE
          */
-        PlanStatusFilter: components["schemas"]["PaymentPlanStatus"];
+        PlanStatusFilter: PaymentPlanStatus;
         /**
          * @description Only plans of this type. Allowed values are not shown in the interface document; the values of `paymentPlanType` are assumed.
          * @example RECURRING
          */
-        PlanTypeFilter: components["schemas"]["PaymentPlanType"];
+        PlanTypeFilter: PaymentPlanType;
         /**
          * @description The `payId` of the payment.
          * @example 93d95beae47c4353ae71f0f99c3575e7
          */
-        ReversalPaymentIdPath: components["schemas"]["PaymentId"];
+        ReversalPaymentIdPath: PaymentId;
         /**
          * @description The merchant's `transId` of the payment.
          * @example ORD-2026-000123
          */
-        TransIdPath: components["schemas"]["TransId"];
+        TransIdPath: TransId;
         /**
          * @description Inferred: the signature algorithm, key, header name and verification procedure are not shown. `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC-SHA256, keyed with the webhook secret, of the string `<t>.<raw request body>`, hex-encoded. During a secret rotation one `v1` per active secret is sent; accept the request when any matches, and reject timestamps more than 300 seconds from your clock.
          * @example t=1795771200,v1=5b3f8c0e9a1d47f2b6c8e4a0d2f9b7c3e1a5d8f0b2c4e6a8d0f2b4c6e8a0d2f4
@@ -2795,169 +1659,1738 @@ export interface components {
     };
     pathItems: never;
 }
-export type AccountInfo = components['schemas']['AccountInfo'];
-export type AccountUpdaterRequest = components['schemas']['AccountUpdaterRequest'];
-export type AccountUpdaterResult = components['schemas']['AccountUpdaterResult'];
-export type Address = components['schemas']['Address'];
-export type AgeIndicator = components['schemas']['AgeIndicator'];
-export type AllowedPaymentMethod = components['schemas']['AllowedPaymentMethod'];
-export type AmazonPayResult = components['schemas']['AmazonPayResult'];
-export type Amount = components['schemas']['Amount'];
-export type AmountValue = components['schemas']['AmountValue'];
-export type ApplePayData = components['schemas']['ApplePayData'];
-export type AuthenticationInfo = components['schemas']['AuthenticationInfo'];
-export type BasicWebhookNotification = components['schemas']['BasicWebhookNotification'];
-export type BrowserInfo = components['schemas']['BrowserInfo'];
-export type CaptureMethod = components['schemas']['CaptureMethod'];
-export type CaptureRequest = components['schemas']['CaptureRequest'];
-export type CardBin = components['schemas']['CardBin'];
-export type CardResult = components['schemas']['CardResult'];
-export type CardSummary = components['schemas']['CardSummary'];
-export type Channel = components['schemas']['Channel'];
-export type CheckoutSessionCreated = components['schemas']['CheckoutSessionCreated'];
-export type CheckoutSessionRequest = components['schemas']['CheckoutSessionRequest'];
-export type CompleteCurrencyAmount = components['schemas']['CompleteCurrencyAmount'];
-export type CountryCodeAlpha2 = components['schemas']['CountryCodeAlpha2'];
-export type CountryCodeAlpha3 = components['schemas']['CountryCodeAlpha3'];
-export type CredentialOnFile = components['schemas']['CredentialOnFile'];
-export type CredentialOnFileInstallments = components['schemas']['CredentialOnFileInstallments'];
-export type CredentialOnFileRecurring = components['schemas']['CredentialOnFileRecurring'];
-export type CredentialOnFileUnscheduled = components['schemas']['CredentialOnFileUnscheduled'];
-export type CurrencyAmount = components['schemas']['CurrencyAmount'];
-export type CurrencyCode = components['schemas']['CurrencyCode'];
-export type Customer = components['schemas']['Customer'];
-export type CustomerData = components['schemas']['CustomerData'];
-export type CustomerId = components['schemas']['CustomerId'];
-export type CustomerInfo = components['schemas']['CustomerInfo'];
-export type CustomerInfoWithEmail = components['schemas']['CustomerInfoWithEmail'];
-export type CustomerPage = components['schemas']['CustomerPage'];
-export type CustomerUpdateRequest = components['schemas']['CustomerUpdateRequest'];
-export type DateTime = components['schemas']['DateTime'];
-export type DccBinCheckRequest = components['schemas']['DccBinCheckRequest'];
-export type DccBinCheckResult = components['schemas']['DccBinCheckResult'];
-export type DccQuote = components['schemas']['DccQuote'];
-export type DccQuoteRequest = components['schemas']['DccQuoteRequest'];
-export type DelayedCapture = components['schemas']['DelayedCapture'];
-export type Device = components['schemas']['Device'];
-export type DirectDebitTemplate = components['schemas']['DirectDebitTemplate'];
-export type DuplicationCheckRequest = components['schemas']['DuplicationCheckRequest'];
-export type DuplicationCheckResult = components['schemas']['DuplicationCheckResult'];
-export type EmailAddress = components['schemas']['EmailAddress'];
-export type EnhancedWebhookNotification = components['schemas']['EnhancedWebhookNotification'];
-export type ErrorProblem = components['schemas']['ErrorProblem'];
-export type FraudData = components['schemas']['FraudData'];
-export type IncrementalAuthorizationRequest = components['schemas']['IncrementalAuthorizationRequest'];
-export type IntegrationType = components['schemas']['IntegrationType'];
-export type IntentCredentialOnFile = components['schemas']['IntentCredentialOnFile'];
-export type IsoDate = components['schemas']['IsoDate'];
-export type KlarnaResult = components['schemas']['KlarnaResult'];
-export type LanguageTag = components['schemas']['LanguageTag'];
-export type LegacyRefundValidationError = components['schemas']['LegacyRefundValidationError'];
-export type Link = components['schemas']['Link'];
-export type Metadata = components['schemas']['Metadata'];
-export type MinorUnitAmount = components['schemas']['MinorUnitAmount'];
-export type OpaquePaymentMethodData = components['schemas']['OpaquePaymentMethodData'];
-export type OperationResult = components['schemas']['OperationResult'];
-export type OperationResultCore = components['schemas']['OperationResultCore'];
-export type Order = components['schemas']['Order'];
-export type OrderDetails = components['schemas']['OrderDetails'];
-export type OrderItem = components['schemas']['OrderItem'];
-export type OrderReference = components['schemas']['OrderReference'];
-export type OrderSummary = components['schemas']['OrderSummary'];
-export type PageInfo = components['schemas']['PageInfo'];
-export type PasswordChangeIndicator = components['schemas']['PasswordChangeIndicator'];
-export type PayPalResult = components['schemas']['PayPalResult'];
-export type PaymentConfirmRequest = components['schemas']['PaymentConfirmRequest'];
-export type PaymentCreated = components['schemas']['PaymentCreated'];
-export type PaymentDetails = components['schemas']['PaymentDetails'];
-export type PaymentFacilitator = components['schemas']['PaymentFacilitator'];
-export type PaymentId = components['schemas']['PaymentId'];
-export type PaymentIntentCreated = components['schemas']['PaymentIntentCreated'];
-export type PaymentIntentMethodType = components['schemas']['PaymentIntentMethodType'];
-export type PaymentIntentRequest = components['schemas']['PaymentIntentRequest'];
-export type PaymentLink = components['schemas']['PaymentLink'];
-export type PaymentLinkRequest = components['schemas']['PaymentLinkRequest'];
-export type PaymentMethodData = components['schemas']['PaymentMethodData'];
-export type PaymentMethodResults = components['schemas']['PaymentMethodResults'];
-export type PaymentMethodSelection = components['schemas']['PaymentMethodSelection'];
-export type PaymentOperation = components['schemas']['PaymentOperation'];
-export type PaymentOperationRequestBase = components['schemas']['PaymentOperationRequestBase'];
-export type PaymentPaymentMethods = components['schemas']['PaymentPaymentMethods'];
-export type PaymentPlan = components['schemas']['PaymentPlan'];
-export type PaymentPlanId = components['schemas']['PaymentPlanId'];
-export type PaymentPlanListItem = components['schemas']['PaymentPlanListItem'];
-export type PaymentPlanPage = components['schemas']['PaymentPlanPage'];
-export type PaymentPlanStatus = components['schemas']['PaymentPlanStatus'];
-export type PaymentPlanSummary = components['schemas']['PaymentPlanSummary'];
-export type PaymentPlanType = components['schemas']['PaymentPlanType'];
-export type PaymentRequest = components['schemas']['PaymentRequest'];
-export type PaymentRequestBase = components['schemas']['PaymentRequestBase'];
-export type PaymentUpdateRequest = components['schemas']['PaymentUpdateRequest'];
-export type PaymentUrls = components['schemas']['PaymentUrls'];
-export type Phone = components['schemas']['Phone'];
-export type PlanChargeRequest = components['schemas']['PlanChargeRequest'];
-export type PlanChargeResult = components['schemas']['PlanChargeResult'];
-export type PlanDateTime = components['schemas']['PlanDateTime'];
-export type PlanDelayedShipment = components['schemas']['PlanDelayedShipment'];
-export type PlanFrequency = components['schemas']['PlanFrequency'];
-export type PlanInstallments = components['schemas']['PlanInstallments'];
-export type PlanPayment = components['schemas']['PlanPayment'];
-export type PlanPaymentMethod = components['schemas']['PlanPaymentMethod'];
-export type PlanPaymentPage = components['schemas']['PlanPaymentPage'];
-export type PlanProblem = components['schemas']['PlanProblem'];
-export type PlanRecurring = components['schemas']['PlanRecurring'];
-export type PlanUnscheduledMit = components['schemas']['PlanUnscheduledMit'];
-export type PlanValidationProblem = components['schemas']['PlanValidationProblem'];
-export type Problem = components['schemas']['Problem'];
-export type ProblemCore = components['schemas']['ProblemCore'];
-export type ProblemDetail = components['schemas']['ProblemDetail'];
-export type ProductInfo = components['schemas']['ProductInfo'];
-export type ProviderDeclineCategory = components['schemas']['ProviderDeclineCategory'];
-export type ProviderNumericTextResult = components['schemas']['ProviderNumericTextResult'];
-export type ProviderResponseResult = components['schemas']['ProviderResponseResult'];
-export type ProviderTextResult = components['schemas']['ProviderTextResult'];
-export type ProviderTransactionId = components['schemas']['ProviderTransactionId'];
-export type PseudoNumber = components['schemas']['PseudoNumber'];
-export type PseudoNumberRequest = components['schemas']['PseudoNumberRequest'];
-export type RatepayAccount = components['schemas']['RatepayAccount'];
-export type RatepayResult = components['schemas']['RatepayResult'];
-export type RecencyIndicator = components['schemas']['RecencyIndicator'];
-export type RedirectLinks = components['schemas']['RedirectLinks'];
-export type RefNr = components['schemas']['RefNr'];
-export type RefundBoleto = components['schemas']['RefundBoleto'];
-export type RefundPaymentMethods = components['schemas']['RefundPaymentMethods'];
-export type RefundRequest = components['schemas']['RefundRequest'];
-export type ResultCode = components['schemas']['ResultCode'];
-export type ReversalRequest = components['schemas']['ReversalRequest'];
-export type RivertyResult = components['schemas']['RivertyResult'];
-export type SessionBancontactOptions = components['schemas']['SessionBancontactOptions'];
-export type SessionBoletoOptions = components['schemas']['SessionBoletoOptions'];
-export type SessionCardOptions = components['schemas']['SessionCardOptions'];
-export type SessionDirectDebitOptions = components['schemas']['SessionDirectDebitOptions'];
-export type SessionKlarnaOptions = components['schemas']['SessionKlarnaOptions'];
-export type SessionPayPalOptions = components['schemas']['SessionPayPalOptions'];
-export type SessionPaymentMethods = components['schemas']['SessionPaymentMethods'];
-export type SessionShipping = components['schemas']['SessionShipping'];
-export type SessionShippingAddress = components['schemas']['SessionShippingAddress'];
-export type SessionUrls = components['schemas']['SessionUrls'];
-export type Shipping = components['schemas']['Shipping'];
-export type ShippingAddress = components['schemas']['ShippingAddress'];
-export type SimulationMode = components['schemas']['SimulationMode'];
-export type StatementDescriptor = components['schemas']['StatementDescriptor'];
-export type StoredPaymentMethod = components['schemas']['StoredPaymentMethod'];
-export type StoredPaymentMethodId = components['schemas']['StoredPaymentMethodId'];
-export type StoredPaymentMethodPage = components['schemas']['StoredPaymentMethodPage'];
-export type StyledTemplate = components['schemas']['StyledTemplate'];
-export type Template = components['schemas']['Template'];
-export type TemplateCustomFields = components['schemas']['TemplateCustomFields'];
-export type TokenError = components['schemas']['TokenError'];
-export type TokenRequest = components['schemas']['TokenRequest'];
-export type TokenResponse = components['schemas']['TokenResponse'];
-export type TransId = components['schemas']['TransId'];
-export type UnreferencedRefundRequest = components['schemas']['UnreferencedRefundRequest'];
-export type Url = components['schemas']['Url'];
-export type ValidationErrors = components['schemas']['ValidationErrors'];
-export type ValidationProblem = components['schemas']['ValidationProblem'];
+/** @description The customer's account at the merchant, for fraud checks. */
+export type AccountInfo = {
+    /** @description Account id. */
+    id?: string;
+    authenticationInfo?: AuthenticationInfo;
+    ageIndicator?: AgeIndicator;
+    /** @description Date of the last account change (YYYY-MM-DD). */
+    changeDate?: IsoDate;
+    changeIndicator?: RecencyIndicator;
+    /** @description Date the account was created (YYYY-MM-DD). */
+    creationDate?: IsoDate;
+    /** @description Date of the last password change (YYYY-MM-DD). */
+    passwordChangeDate?: IsoDate;
+    passwordChangeDateIndicator?: PasswordChangeIndicator;
+    /** @description Number of purchases in the last 6 months. */
+    numberOfPurchases?: number;
+    /** @description Attempts to add a card in the last 24 hours. */
+    addCardAttemptsDay?: number;
+    /** @description Transactions in the last 24 hours. */
+    numberTransactionsDay?: number;
+    /** @description Transactions in the last year. */
+    numberTransactionsYear?: number;
+    /** @description Date the payment account was added (YYYY-MM-DD). */
+    paymentAccountAge?: IsoDate;
+    paymentAccountAgeIndicator?: AgeIndicator;
+    /** @description Date the shipping address was first used (YYYY-MM-DD). */
+    shipAddressUsageDate?: IsoDate;
+    shipAddressUsageIndicator?: RecencyIndicator;
+    /** @description Whether suspicious activity was seen on the account. */
+    suspiciousAccountActivity?: boolean;
+};
+/** @description Inferred: the account updater body is not shown; the stored card (by its pseudo number) to check for updates. */
+export type AccountUpdaterRequest = {
+    /** @description Service-assigned token of the card number. */
+    pseudoNumber: string;
+    /** @description Expiry date on file (YYYYMM). */
+    expiryDate?: string;
+};
+/** @description Inferred: the account updater response is not shown; the outcome of the check and the updated card data. */
+export type AccountUpdaterResult = {
+    /**
+     * @description Outcome of the check, an open set: for example `UPDATED` (new number or expiry), `NO_CHANGE`, `CLOSED` (account closed), `CONTACT_CARDHOLDER`, `UNKNOWN` (a pseudo number the service does not know).
+     * @example UPDATED
+     */
+    result: "UPDATED" | "NO_CHANGE" | "CLOSED" | "CONTACT_CARDHOLDER" | "UNKNOWN" | (string & {});
+    /** @description Token of the (possibly new) card number. */
+    pseudoNumber: string;
+    /** @description Expiry date (YYYYMM). */
+    expiryDate?: string;
+    card?: CardSummary;
+};
+/**
+ * @description Postal address (the billing address of a payment).
+ * @example {
+ *       "streetName": "Friedrichstraße",
+ *       "streetNumber": "68",
+ *       "city": "Berlin",
+ *       "country": "DEU",
+ *       "postalCode": "10117"
+ *     }
+ */
+export type Address = {
+    /** @description Street name. */
+    streetName?: string;
+    /** @description Street number. */
+    streetNumber?: string;
+    /** @description Second address line. */
+    addressLine2?: string;
+    /** @description Third address line. */
+    addressLine3?: string;
+    /** @description City. */
+    city?: string;
+    /** @description State or region. */
+    state?: string;
+    country?: CountryCodeAlpha3;
+    /** @description Postal code. */
+    postalCode?: string;
+};
+/**
+ * @description How long the customer has held the account (or payment account) at the merchant.
+ * @enum {string}
+ */
+export type AgeIndicator = "GUEST_CHECKOUT" | "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "FROM_30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+/**
+ * @description Payment method that a checkout session may offer. When `allowedPaymentMethods` is omitted, the merchant-level configuration decides which methods are shown.
+ * @enum {string}
+ */
+export type AllowedPaymentMethod = "APPLEPAY" | "BOLETO" | "BANCONTACT" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "WERO";
+/** @description Amazon Pay result. */
+export type AmazonPayResult = ProviderResponseResult & {
+    /** @description Status at the provider. */
+    providerStatus?: string;
+    /** @description Amazon Pay charge id. */
+    chargeId?: string;
+    /** @description Amazon Pay refund id. */
+    refundId?: string;
+};
+/**
+ * @description Amount of a payment operation. `value` and `currency` are required in payment operations. All values are integers in the smallest currency unit.
+ * @example {
+ *       "value": 11900,
+ *       "currency": "EUR",
+ *       "taxTotal": 1900,
+ *       "netItemTotal": 9500,
+ *       "netShippingAmount": 500,
+ *       "grossShippingAmount": 595
+ *     }
+ */
+export type Amount = CurrencyAmount & {
+    value: MinorUnitAmount;
+    currency: CurrencyCode;
+    /** @description Total tax amount. */
+    taxTotal?: MinorUnitAmount;
+    /** @description Net total of products, excluding shipping. */
+    netItemTotal?: MinorUnitAmount;
+    /** @description Net shipping costs. */
+    netShippingAmount?: MinorUnitAmount;
+    /** @description Gross shipping costs. */
+    grossShippingAmount?: MinorUnitAmount;
+    /** @description Net discount amount. */
+    netDiscount?: MinorUnitAmount;
+    /** @description Gross discount amount. */
+    grossDiscount?: MinorUnitAmount;
+};
+/** @description An amount given by its value only. Used by the payment plan charge request, whose currency is the plan's. */
+export type AmountValue = {
+    /** @description Amount in the smallest currency unit; in payment operations the total amount including taxes, shipping and discounts. */
+    value?: MinorUnitAmount;
+};
+/** @description Apple Pay data of a payment. */
+export type ApplePayData = {
+    /** @description Merchant identifier of the public key. */
+    merchantIdentifierOfPublicKey?: string;
+    /** @description The Apple Pay wallet token. */
+    token?: string;
+};
+/** @description How the customer authenticated at the merchant. */
+export type AuthenticationInfo = {
+    /**
+     * @description Authentication method.
+     * @enum {string}
+     */
+    method?: "GUEST" | "MERCHANT_CREDENTIALS" | "FEDERATED_ID" | "ISSUER_CREDENTIALS" | "THIRD_PARTY_AUTHENTICATION" | "FIDO" | "SIGNED_FIDO" | "SRC_ASSURANCE_DATA";
+    /** @description Time of the authentication (RFC 3339, UTC). */
+    timestamp?: DateTime;
+    /** @description Data documenting the authentication. */
+    data?: string;
+};
+/** @description Basic webhook payload: contains only the `payId`; fetch the full details with the retrieve-by-payId operation. Unsigned, since no sensitive data is sent. */
+export type BasicWebhookNotification = {
+    payId: PaymentId;
+};
+/**
+ * @description The customer's browser, for 3-D Secure. `colorDepth`, `screenHeight`, `screenWidth`, `timeZoneOffset` and `javaEnabled` are required when `javaScriptEnabled` is true, otherwise optional.
+ * @example {
+ *       "acceptHeaders": "text/html,application/xhtml+xml",
+ *       "ipAddress": "203.0.113.42",
+ *       "javaEnabled": false,
+ *       "javaScriptEnabled": true,
+ *       "language": "de-DE",
+ *       "colorDepth": 24,
+ *       "screenHeight": 1080,
+ *       "screenWidth": 1920,
+ *       "timeZoneOffset": "-60",
+ *       "userAgent": "Mozilla/5.0 (X11; Linux x86_64)"
+ *     }
+ */
+export type BrowserInfo = {
+    /** @description Accept headers sent by the browser. */
+    acceptHeaders?: string;
+    /** @description IP address of the browser (IPv4 or IPv6). */
+    ipAddress?: string;
+    /** @description Whether Java is enabled; required when JavaScript is enabled. */
+    javaEnabled?: boolean;
+    /** @description Whether JavaScript is enabled. */
+    javaScriptEnabled?: boolean;
+    /** @description Browser language (IETF BCP 47). */
+    language?: LanguageTag;
+    /** @description Colour depth in bits per pixel. */
+    colorDepth?: number;
+    /** @description Screen height. */
+    screenHeight?: number;
+    /** @description Screen width. */
+    screenWidth?: number;
+    /**
+     * @description Minutes between UTC and the browser's local time.
+     * @example -60
+     */
+    timeZoneOffset?: string;
+    /** @description User agent of the browser. */
+    userAgent?: string;
+};
+/**
+ * @description How an authorized payment is captured: `AUTOMATIC`, `MANUAL`, or `DELAYED` (captured automatically after `delayed.delayedHours`, which is then required).
+ * @example {
+ *       "type": "DELAYED",
+ *       "delayed": {
+ *         "delayedHours": 48
+ *       }
+ *     }
+ */
+export type CaptureMethod = {
+    /**
+     * @description Capture mode.
+     * @enum {string}
+     */
+    type?: "AUTOMATIC" | "MANUAL" | "DELAYED";
+    delayed?: DelayedCapture;
+};
+/** @description Inferred: the capture request body is not shown; modelled on the refund and incremental authorization requests (transId, refNr, amount, order, plus the refund's request-level fields). */
+export type CaptureRequest = PaymentOperationRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    simulationMode?: SimulationMode;
+    metadata?: Metadata;
+    statementDescriptor?: StatementDescriptor;
+};
+/**
+ * @description Inferred: the service request bodies are not shown; the bank identification number, the first 6 to 8 digits of a card number.
+ * @example 45717360
+ */
+export type CardBin = string;
+/** @description Card result. `providerResponseCode` and `providerResponseText` are returned only for certain acquirers, the text only when the status is FAILED; `providerTransactionId` is returned only for one acquirer. */
+export type CardResult = ProviderResponseResult & {
+    providerTransactionId?: ProviderTransactionId;
+};
+/** @description Masked card details. */
+export type CardSummary = {
+    /** @description Last four digits of the card number. */
+    last4Digits?: string;
+    /** @description Name of the card holder. */
+    cardHolderName?: string;
+    /** @description Card brand. */
+    brand?: string;
+    /** @description Card expiry date. */
+    expiryDate?: string;
+};
+/**
+ * @description Sales channel of the payment.
+ * @enum {string}
+ */
+export type Channel = "ECOM" | "MOTO" | "APP" | "PAYBYLINK" | "POS";
+/** @description The checkout session was accepted. Redirect the customer to `_links.redirect` to show the hosted payment page. */
+export type CheckoutSessionCreated = {
+    _links: RedirectLinks;
+};
+/** @description Creates a hosted payment page on which the customer chooses a payment method. Required: `transId`, `amount` (`value`, `currency`) and `urls` (`return`, `cancel`, `webhook`). */
+export type CheckoutSessionRequest = PaymentRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    urls: SessionUrls;
+    customerInfo?: CustomerInfoWithEmail;
+    shipping?: SessionShipping;
+    /** @description Whether the payment is a partial payment. */
+    partialPayment?: boolean;
+    template?: Template;
+    /** @description Payment methods the hosted page offers. When omitted, the merchant-level configuration decides which methods are shown. */
+    allowedPaymentMethods?: AllowedPaymentMethod[];
+    paymentMethods?: SessionPaymentMethods;
+};
+/**
+ * @description Inferred: the service bodies are not shown; a quote and a duplication check compare an amount in a currency, so both `value` and `currency` are required where `CurrencyAmount` leaves them optional.
+ * @example {
+ *       "value": 11900,
+ *       "currency": "EUR"
+ *     }
+ */
+export type CompleteCurrencyAmount = CurrencyAmount & {
+    value: MinorUnitAmount;
+    currency: CurrencyCode;
+};
+/**
+ * @description ISO 3166-1 alpha-2 country code.
+ * @example DE
+ */
+export type CountryCodeAlpha2 = string;
+/**
+ * @description 3-character ISO 3166-1 alpha-3 country code.
+ * @example DEU
+ */
+export type CountryCodeAlpha3 = string;
+/**
+ * @description Credential-on-file setup of the payment (stored credentials for later payments).
+ * @example {
+ *       "type": "RECURRING",
+ *       "initialPayment": true,
+ *       "recurring": {
+ *         "useCase": "FIXED",
+ *         "frequency": "MONTHLY",
+ *         "startDate": "2026-12-01",
+ *         "expiryDate": "2027-11-30"
+ *       }
+ *     }
+ */
+export type CredentialOnFile = {
+    /**
+     * @description Kind of credential-on-file use.
+     * @enum {string}
+     */
+    type?: "RECURRING" | "UNSCHEDULED" | "INSTALLMENTS";
+    /** @description Whether this is the initial payment of a credential-on-file setup. */
+    initialPayment?: boolean;
+    recurring?: CredentialOnFileRecurring;
+    unscheduled?: CredentialOnFileUnscheduled;
+    installments?: CredentialOnFileInstallments;
+};
+/** @description Installment credential-on-file details. */
+export type CredentialOnFileInstallments = {
+    /** @description Total number of installments. Typed `number` as in the interface document. */
+    total?: number;
+    /** @description Index of the current installment. Typed `number` as in the interface document. */
+    curIdx?: number;
+    /** @description Amount of the whole purchase in the smallest currency unit. */
+    purchaseAmount?: MinorUnitAmount;
+    /**
+     * @description Installment frequency.
+     * @enum {string}
+     */
+    frequency?: "DAILY" | "WEEKLY" | "BIWEEKLY" | "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+    /** @description Date of the last installment (YYYY-MM-DD). */
+    expiryDate?: IsoDate;
+};
+/** @description Recurring credential-on-file details. */
+export type CredentialOnFileRecurring = {
+    /**
+     * @description Whether amount and frequency are fixed or flexible.
+     * @enum {string}
+     */
+    useCase?: "FIXED" | "FLEXIBLE_AMOUNT" | "FLEXIBLE_FREQUENCY";
+    /**
+     * @description Billing frequency.
+     * @enum {string}
+     */
+    frequency?: "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY";
+    /** @description First billing date (YYYY-MM-DD). */
+    startDate?: IsoDate;
+    /** @description Last billing date (YYYY-MM-DD). */
+    expiryDate?: IsoDate;
+};
+/** @description Unscheduled credential-on-file details. */
+export type CredentialOnFileUnscheduled = {
+    /**
+     * @description Customer-initiated (`CIT`) or merchant-initiated (`MIT`).
+     * @enum {string}
+     */
+    subType?: "CIT" | "MIT";
+};
+/** @description An amount with its currency. Payment plan responses carry only `value` (integer) and `currency`. */
+export type CurrencyAmount = {
+    /** @description Amount in the smallest currency unit. */
+    value?: MinorUnitAmount;
+    currency?: CurrencyCode;
+};
+/**
+ * @description 3-character ISO 4217 currency code.
+ * @example EUR
+ */
+export type CurrencyCode = string;
+/** @description Inferred: customer records are not shown; a customer as stored by the service: its id, creation time and customer data. */
+export type Customer = CustomerData & {
+    id: CustomerId;
+    /** @description Creation of the customer in the service. */
+    creationDate: DateTime;
+};
+/** @description Inferred: customer records are not shown; the editable data of a customer, modelled on the payment requests' `customerInfo`, `billingAddress` and `shipping`. */
+export type CustomerData = CustomerInfo & {
+    billingAddress?: Address;
+    shipping?: Shipping;
+    metadata?: Metadata;
+};
+/**
+ * @description Customer id assigned by the service.
+ * @example cus_8f2d6a1b3c9e4d7f
+ */
+export type CustomerId = string;
+/**
+ * @description Customer details.
+ * @example {
+ *       "merchantCustomerId": "CUST-88412",
+ *       "customerType": "individual",
+ *       "firstName": "Lena",
+ *       "lastName": "Schmidt",
+ *       "email": "lena.schmidt@example.com",
+ *       "phone": {
+ *         "countryCode": "49",
+ *         "number": "15112345678"
+ *       },
+ *       "birthDate": "1990-04-17"
+ *     }
+ */
+export type CustomerInfo = {
+    /** @description Customer id assigned by the merchant. */
+    merchantCustomerId?: string;
+    /**
+     * @description Type of customer, such as individual or business.
+     * @example individual
+     */
+    customerType?: string;
+    /** @description First name. */
+    firstName?: string;
+    /** @description Last name. */
+    lastName?: string;
+    /** @description Email address. Required within `customerInfo` when the object is sent in checkout session and payment intent requests. */
+    email?: EmailAddress;
+    phone?: Phone;
+    /** @description Salutation. */
+    salutation?: string;
+    /** @description Title. */
+    title?: string;
+    /** @description Gender. */
+    gender?: string;
+    /** @description Maiden name. */
+    maidenName?: string;
+    /** @description Middle name. */
+    middleName?: string;
+    /** @description Date of birth (YYYY-MM-DD). */
+    birthDate?: IsoDate;
+    /** @description Place of birth. */
+    birthPlace?: string;
+    /** @description Social security number. */
+    socialSecurityNumber?: string;
+    /** @description Tax id. */
+    taxId?: string;
+    /** @description Company name. */
+    companyName?: string;
+    /** @description Position the customer occupies in the company. */
+    positionOccupied?: string;
+    /** @description Company registration number. */
+    companyRegistrationNumber?: string;
+    /** @description Company VAT id. */
+    companyVatId?: string;
+    /** @description Company legal form. */
+    companyLegalForm?: string;
+};
+/** @description Customer details as sent in checkout session and payment intent requests, where `email` is required. */
+export type CustomerInfoWithEmail = CustomerInfo & {
+    email: EmailAddress;
+};
+/** @description Inferred: the customer list response is not shown; modelled on the payment plan page envelope. */
+export type CustomerPage = PageInfo & {
+    /** @description The customers of this page. */
+    data: Customer[];
+};
+/** @description Inferred: the customer update body is not shown; the customer data fields to change (at least one). */
+export type CustomerUpdateRequest = CustomerData & unknown;
+/**
+ * Format: date-time
+ * @description Date and time (RFC 3339, ISO 8601), for example `2026-11-21T09:14:03Z`.
+ * @example 2026-11-21T09:14:03Z
+ */
+export type DateTime = string;
+/** @description Inferred: the BIN check request body is not shown; the card BIN, optionally with the amount to convert. */
+export type DccBinCheckRequest = {
+    bin: CardBin;
+    amount?: CurrencyAmount;
+};
+/** @description Inferred: the BIN check response body is not shown; the card's country and currency and whether currency conversion is offered. */
+export type DccBinCheckResult = {
+    bin: CardBin;
+    cardCountry?: CountryCodeAlpha3;
+    cardCurrency?: CurrencyCode;
+    /** @description Whether dynamic currency conversion can be offered for this card. */
+    dccEligible: boolean;
+};
+/** @description Inferred: the quote response body is not shown; the amount in the card's currency, the rate and how long the quote holds. */
+export type DccQuote = {
+    /** @description Id of the quote, to pass with the payment. */
+    quoteId: string;
+    /** @description The transaction amount in the merchant's currency. */
+    amount: ReportedAmount;
+    /** @description The amount in the card's currency. */
+    convertedAmount: ReportedAmount;
+    /** @description Exchange rate as a decimal string, to avoid binary rounding. */
+    exchangeRate: string;
+    /** @description Markup on the wholesale rate in percent, as a decimal string. */
+    markupPercentage: string;
+    /** @description Time until which the quote holds (UTC). */
+    expirationTime: DateTime;
+};
+/** @description Inferred: the quote request body is not shown; the transaction amount and the card BIN. */
+export type DccQuoteRequest = {
+    bin: CardBin;
+    amount: CompleteCurrencyAmount;
+};
+/** @description Inferred: the 422 body is the operation result, but a request that makes a payment and is refused before the payment or an operation exists (a transId that is taken, an intent that cannot be confirmed) has no `payId` or `xId` to report. The operation result of a declined or refused creation, with the provider decline details under `paymentMethods`. */
+export type DeclinedOperationResult = OperationResultCore & {
+    paymentMethods?: PaymentMethodResults;
+};
+/** @description Inferred: a refused charge is not shown; the charge result of a plan that cannot be charged (not active, a zero amount, a transId that is taken), without `payId` and `xId` when no payment was made. */
+export type DeclinedPlanCharge = OperationResultCore & {
+    paymentPlanId: PaymentPlanId;
+};
+/** @description Settings of a delayed capture; `delayedHours` is required when the capture type is `DELAYED`. */
+export type DelayedCapture = {
+    /** @description Hours before an authorized payment is captured automatically; minimum 1, maximum 696. Typed `number` as in the interface document. */
+    delayedHours?: number;
+};
+/** @description The customer's device, for fraud checks. */
+export type Device = {
+    /** @description Device id. */
+    deviceId?: string;
+    /**
+     * @description Device type.
+     * @enum {string}
+     */
+    deviceType?: "DESKTOP" | "TABLET" | "SMARTPHONE";
+    /**
+     * @description Device operating system.
+     * @enum {string}
+     */
+    deviceOs?: "ANDROID" | "IOS" | "OTHERS";
+    /** @description Confidence in the device from 0 (no allocation) to 100 (absolutely safe). */
+    confidence?: number;
+    /** @description Whether the device is new. */
+    newDevice?: boolean;
+    /** @description Whether an anonymous proxy is used. */
+    isAnonymousProxyUsed?: boolean;
+    /** @description Whether a proxy is used. */
+    isProxyUsed?: boolean;
+    /** @description Whether the device is a mobile device. */
+    isMobileDevice?: boolean;
+    /** @description Country of the device. */
+    country?: string;
+    /** @description City of the device. */
+    city?: string;
+    /** @description Latitude of the device. */
+    latitude?: string;
+    /** @description Longitude of the device. */
+    longitude?: string;
+    /** @description Fraud score. */
+    fraudScore?: number;
+    /** @description Fraud score rules that applied. */
+    fraudScoreRules?: string[];
+    /** @description Languages of the browser. */
+    browserLanguages?: string[];
+    /** @description Fraud verdict, for example fraud, suspicion, nofraud. */
+    fraud?: string;
+};
+/** @description Hosted direct debit form template. */
+export type DirectDebitTemplate = StyledTemplate & {
+    /** @description Background colour. */
+    backgroundColor?: string;
+    /** @description Background image. */
+    backgroundImage?: string;
+    /** @description Font name. */
+    fontName?: string;
+    /** @description Table width. */
+    tableWidth?: string;
+    /** @description Table height. */
+    tableHeight?: string;
+};
+/** @description Inferred: the duplication check body is not shown; the identifiers of the payment about to be started. */
+export type DuplicationCheckRequest = {
+    transId: TransId;
+    amount: CompleteCurrencyAmount;
+    /** @description Customer id assigned by the merchant. */
+    merchantCustomerId?: string;
+};
+/** @description Inferred: the duplication check response is not shown; whether a matching payment exists, and which. */
+export type DuplicationCheckResult = {
+    /** @description Whether a payment with the same identifiers was already submitted. */
+    duplicate: boolean;
+    /** @description Payment ids of the earlier submissions. */
+    payIds?: PaymentId[];
+};
+/**
+ * Format: email
+ * @description Email address.
+ */
+export type EmailAddress = string;
+/** @description Inferred: the field layout of the enhanced payload is not shown (only that it contains the complete payment information); modelled as the payment details record. */
+export type EnhancedWebhookNotification = PaymentDetails;
+/** @description Inferred: bodies of 401, 403, 404, 409 and 429 are not shown; modelled on the 400 problem body plus the `detail` and `instance` of the plan problem bodies. */
+export type ErrorProblem = Problem & ProblemDetail;
+/** @description Data for fraud prevention and strong customer authentication. */
+export type FraudData = {
+    accountInfo?: AccountInfo;
+    /** @description Email address for delivery of electronic goods. */
+    deliveryEmail?: string;
+    /** @description Delivery timeframe. */
+    deliveryTimeframe?: string;
+    /** @description Gift card amount in the smallest currency unit. */
+    giftCardAmount?: MinorUnitAmount;
+    /** @description Number of gift cards. */
+    giftCardCount?: number;
+    /** @description Currency of the gift card as an ISO 4217 numeric code (for example 978 for EUR). Typed `number` as in the interface document. */
+    giftCardCurrency?: number;
+    /** @description Date a pre-ordered item becomes available (YYYY-MM-DD). */
+    preOrderDate?: IsoDate;
+    /** @description Whether the purchase is a pre-order. */
+    preOrderPurchaseIndicator?: boolean;
+    /** @description Whether the customer reorders items purchased before. */
+    reorderItemsIndicator?: boolean;
+    /** @description Shipping address indicator. */
+    shippingAddressIndicator?: string;
+    /**
+     * @description Comma-separated 3-digit ISO 3166-1 numeric codes of the countries from which orders are accepted.
+     * @example 276,040,756
+     */
+    ipZone?: string;
+    /**
+     * @description Comma-separated ISO 3166-1 codes (numeric or alphanumeric) of the countries where cards are accepted.
+     * @example DE,AT,CH
+     */
+    zone?: string;
+};
+/** @description Increases the authorized amount of an existing card authorization whose authorized amount is insufficient. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
+export type IncrementalAuthorizationRequest = PaymentOperationRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    /** @description Additional days; only for merchants in industries such as hotel or car rental. Typed `number` as in the interface document. */
+    duration?: number;
+};
+/**
+ * @description `HOSTED`: the customer completes the payment on a hosted form of the payment method. `DIRECT`: server-to-server; the merchant runs the payment user interface.
+ * @enum {string}
+ */
+export type IntegrationType = "HOSTED" | "DIRECT";
+/** @description Inferred: the sub-fields of `credentialOnFile` for payment intents are not shown; assumed to be those of checkout sessions and payments. */
+export type IntentCredentialOnFile = CredentialOnFile;
+/**
+ * Format: date
+ * @description Calendar date (YYYY-MM-DD).
+ * @example 2026-11-21
+ */
+export type IsoDate = string;
+/** @description Klarna result. */
+export type KlarnaResult = ProviderResponseResult & {
+    /** @description Klarna invoice number. */
+    invoiceNumber?: string;
+};
+/**
+ * @description IETF BCP 47 language tag.
+ * @example de-DE
+ */
+export type LanguageTag = string;
+/** @description 400 body of the older refund description (version 2.0.0): the offending field and a message, instead of the problem body of version 2.4.0. */
+export type LegacyRefundValidationError = {
+    /** @description Name of the offending field. */
+    field: string;
+    /** @description Error message. */
+    error: string;
+};
+/** @description Inferred: the content of a link is not shown; modelled as a HAL link with an absolute `href`. */
+export type Link = {
+    /** @description Target URL. */
+    href: Url;
+};
+/**
+ * @description Free JSON key/value pairs sent by the merchant and returned unchanged in responses.
+ * @example {
+ *       "shopOrderId": "100045",
+ *       "channel": "web"
+ *     }
+ */
+export type Metadata = {
+    [key: string]: unknown;
+};
+/**
+ * Format: int64
+ * @description Monetary value as an integer in the smallest currency unit (1050 with EUR is 10.50 EUR). The interface document types money `number` in most request bodies and states that it is an integer in minor units; this contract types it `integer`, from 0 to 999,999,999,999.
+ * @example 1050
+ */
+export type MinorUnitAmount = number;
+/** @description Inferred: the fields of this payment method object are not shown; any JSON object is accepted and passed to the method. */
+export type OpaquePaymentMethodData = {
+    [key: string]: unknown;
+};
+/** @description Response body of payment operations: identifiers, outcome and method-specific result details. */
+export type OperationResult = OperationResultCore & {
+    payId: PaymentId;
+    xId: XId;
+    paymentMethods?: PaymentMethodResults;
+};
+/** @description Identifiers and outcome of one operation on a payment. `payId` stays the same for the whole payment; `xId` identifies this single operation. */
+export type OperationResultCore = ResultCode & {
+    payId?: PaymentId;
+    /** @description Merchant identifier assigned by the service. */
+    merchantId: string;
+    /** @description Transaction id sent by the merchant, echoed. */
+    transId: TransId;
+    xId?: XId;
+    /** @description Reference number sent by the merchant, echoed. */
+    refNr?: RefNr;
+    /**
+     * @description Status of the transaction. A success response carries `OK`; failures of some methods carry `FAILED`. The complete list of status values is not shown in the interface document, so this is not an enum: expect other values.
+     * @example OK
+     * @example FAILED
+     */
+    status: "OK" | "FAILED" | (string & {});
+    /** @description Free JSON key/value pairs sent by the merchant, returned unchanged. */
+    metadata?: Metadata;
+};
+/** @description Order of a payment: merchant reference, number of articles, description, creation date, invoice id and items. */
+export type Order = OrderDetails & {
+    /** @description Items of the order. */
+    items?: OrderItem[];
+};
+/**
+ * @description Order of an operation on an existing payment (incremental authorization, refund): merchant reference, number of articles, description, creation date and invoice id. The interface document lists one further element whose name is illegible ("the service"); it is not modelled.
+ * @example {
+ *       "merchantReference": "ORD-2026-000123",
+ *       "numberOfArticles": 2,
+ *       "description": "Running shoes and socks",
+ *       "creationDate": "2026-11-21T09:14:03Z",
+ *       "invoiceId": "INV-2026-0042"
+ *     }
+ */
+export type OrderDetails = OrderSummary & {
+    /** @description Number of articles. Typed `number` as in the interface document. */
+    numberOfArticles?: number;
+    /** @description Date and time at which the order was created. */
+    creationDate?: DateTime;
+};
+/**
+ * @description One item of an order. Prices and amounts are per single unit and in the smallest currency unit: net excludes tax and discounts; gross includes tax and excludes discounts.
+ * @example {
+ *       "id": "1",
+ *       "sku": "RS-4410-42",
+ *       "name": "Trail running shoe",
+ *       "type": "physical",
+ *       "quantity": 1,
+ *       "quantityUnit": "pcs",
+ *       "taxRate": 1900,
+ *       "netPrice": 8403,
+ *       "grossPrice": 10000,
+ *       "taxAmount": 1597,
+ *       "lineNumber": 1
+ *     }
+ */
+export type OrderItem = {
+    /** @description Item id. */
+    id?: string;
+    /** @description Stock keeping unit. */
+    sku?: string;
+    /** @description Item name. */
+    name?: string;
+    /**
+     * @description Kind of item, open text, for example physical, digital, discount, sales_tax, shipping_fee, gift_card, store_credit.
+     * @example physical
+     */
+    type?: string;
+    /** @description Quantity. */
+    quantity?: number;
+    /** @description Unit of the quantity, for example pcs, kg, liters. */
+    quantityUnit?: string;
+    /** @description Tax rate with the percentage sign replaced by two zeros: 25 percent is sent as 2500. */
+    taxRate?: number;
+    /** @description Net price of a single unit (excludes tax and discounts). */
+    netPrice?: MinorUnitAmount;
+    /** @description Gross price of a single unit (includes tax, excludes discounts). */
+    grossPrice?: MinorUnitAmount;
+    /** @description Discount of a single unit. */
+    discountAmount?: MinorUnitAmount;
+    /** @description Tax of a single unit. */
+    taxAmount?: MinorUnitAmount;
+    /** @description Free merchant data. */
+    merchantData?: string;
+    /** @description Item description. */
+    description?: string;
+    /** @description Additional item description. */
+    additionalDescription?: string;
+    /** @description Marketplace seller id. */
+    marketplaceSellerId?: string;
+    /** @description Item group id. */
+    groupId?: string;
+    /** @description Tax category. */
+    taxCategory?: string;
+    /** @description Merchant's product type. */
+    merchantProductType?: string;
+    /** @description Google product category. */
+    googleProductCategory?: string;
+    /** @description Line number. Typed `number` as in the interface document. */
+    lineNumber?: number;
+    /** @description Google product category id. Typed `number` as in the interface document. */
+    googleProductCategoryId?: number;
+    productInfo?: ProductInfo;
+};
+/** @description Merchant references of an order. */
+export type OrderReference = {
+    /** @description Merchant's reference of the order. */
+    merchantReference?: string;
+    /** @description Invoice id. */
+    invoiceId?: string;
+};
+/** @description Order references with a description. Used by the payment plan charge request. */
+export type OrderSummary = OrderReference & {
+    /** @description Description of the order. */
+    description?: string;
+};
+/** @description Paging fields of a list envelope. The page size of lists is not shown in the interface document. */
+export type PageInfo = {
+    /**
+     * Format: int32
+     * @description Total number of pages.
+     */
+    totalNumberOfPages: number;
+    /**
+     * Format: int32
+     * @description Total number of items.
+     */
+    totalNumberOfItems: number;
+    /**
+     * Format: int32
+     * @description Number of this page.
+     */
+    page: number;
+    /**
+     * Format: int32
+     * @description Number of items per page.
+     */
+    pageSize: number;
+};
+/**
+ * @description How long ago the customer's account password changed.
+ * @enum {string}
+ */
+export type PasswordChangeIndicator = "NO_CHANGE" | "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "FROM_30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+/** @description PayPal result; declines also carry `providerDeclineCategory`. */
+export type PayPalResult = {
+    /** @description Response code of PayPal. */
+    providerResponseCode?: string;
+    /** @description Refunded fee in the smallest currency unit. */
+    feeRefundAmount?: MinorUnitAmount;
+    /** @description Gross refunded amount in the smallest currency unit. */
+    grossRefundAmount?: MinorUnitAmount;
+    /** @description Net refunded amount in the smallest currency unit. */
+    netRefundAmount?: MinorUnitAmount;
+    providerDeclineCategory?: ProviderDeclineCategory;
+};
+/** @description Inferred: the confirmation request body is not shown; modelled on the payment request's identifiers plus the method data for the next step of a multi-step method (the method and integration type were chosen at creation). */
+export type PaymentConfirmRequest = {
+    transId: TransId;
+    refNr?: RefNr;
+    metadata?: Metadata;
+    paymentMethods?: PaymentMethodData;
+};
+/** @description Inferred: the payment response body is not shown; modelled on the operation result plus the checkout session's `_links.redirect`, present for the HOSTED integration type. */
+export type PaymentCreated = OperationResult & {
+    /** @description Links of the payment, present for the HOSTED integration type. */
+    _links?: RedirectLinks;
+};
+/** @description Inferred: the payment details record is not shown; modelled as the operation result of the payment plus the request fields it was created with and the history of its operations. Its `xId`, `status`, `responseCode` and `responseDescription` report the payment's latest outcome, whatever made it: a request, the customer's decision on the hosted page, a confirmation, the DELAYED capture or a plan's billing on the service's schedule, an expiry. That is the last operation that succeeded (`OK`, `00000000`) or that failed the payment (`FAILED` with the decline's code, or `22000013` when it expired waiting), so `status` is `FAILED` exactly when `state` is `FAILED`. An operation refused without changing the payment (a capture beyond the authorized amount) and an update of its descriptive fields are in `operations` only. */
+export type PaymentDetails = OperationResult & {
+    /**
+     * @description Where the payment stands in its lifecycle: `PENDING` (HOSTED: waiting for the customer on the hosted page), `PENDING_CONFIRMATION` (DIRECT, multi-step method: waiting for the confirmation), `AUTHORIZED`, `PARTIALLY_CAPTURED`, `CAPTURED`, `PARTIALLY_REFUNDED`, `REFUNDED`, `REVERSED` or `FAILED`. An open set: expect other values.
+     * @example CAPTURED
+     */
+    state: "PENDING" | "PENDING_CONFIRMATION" | "AUTHORIZED" | "PARTIALLY_CAPTURED" | "CAPTURED" | "PARTIALLY_REFUNDED" | "REFUNDED" | "REVERSED" | "FAILED" | (string & {});
+    /** @description Authorized in total (at creation plus incremental authorizations). */
+    authorizedAmount: ReportedAmount;
+    /** @description Captured in total. */
+    capturedAmount: ReportedAmount;
+    /** @description Refunded in total. */
+    refundedAmount: ReportedAmount;
+    /** @description Authorization cancelled by reversals, in total. */
+    reversedAmount: ReportedAmount;
+    /** @description For the `DELAYED` capture method, when the authorization is captured automatically. */
+    captureTime?: DateTime;
+    /** @description The payment plan the payment belongs to (its initial payment, or a charge). */
+    paymentPlanId?: PaymentPlanId;
+    amount: Amount;
+    integrationType: IntegrationType;
+    /**
+     * @description Payment method of the payment (an open set, for example CARD, PAYPAL, KLARNA, WERO).
+     * @example CARD
+     */
+    paymentMethodType?: "APPLEPAY" | "BANCONTACT" | "BOLETO" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "PAYU" | "WERO" | (string & {});
+    captureMethod: CaptureMethod;
+    channel?: Channel;
+    /** @description Creation of the payment. */
+    creationDate: DateTime;
+    order?: Order;
+    customerInfo?: CustomerInfo;
+    billingAddress?: Address;
+    shipping?: Shipping;
+    /** @description Operations on the payment, oldest first. */
+    operations: PaymentOperation[];
+};
+/** @description Sub-merchant details, for payment facilitators. */
+export type PaymentFacilitator = {
+    /** @description Sub-merchant id. */
+    subMerchantId?: string;
+    /** @description Sub-merchant name. */
+    subMerchantName?: string;
+    /** @description Sub-merchant city. */
+    subMerchantCity?: string;
+    subMerchantCountry?: CountryCodeAlpha2;
+    /** @description Sub-merchant street. */
+    subMerchantStreet?: string;
+    /** @description Sub-merchant postal code. */
+    subMerchantZip?: string;
+    /** @description Sub-merchant state or region. */
+    subMerchantState?: string;
+};
+/**
+ * @description Identifier of the payment (`payId`), assigned by the service; constant for the whole lifecycle of the payment.
+ * @example 2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c
+ */
+export type PaymentId = string;
+/** @description The created payment intent. */
+export type PaymentIntentCreated = {
+    /** @description Payment intent id; initializes the mobile SDK. */
+    id: string;
+};
+/**
+ * @description Payment method of a payment intent confirmation.
+ * @enum {string}
+ */
+export type PaymentIntentMethodType = "APPLEPAY" | "BANCONTACT" | "BOLETO" | "CARD" | "DIRECTDEBIT" | "GOOGLEPAY" | "IDEAL" | "KLARNA" | "PAYPAL" | "PAYU";
+/** @description Creates a payment intent from the merchant back end; its id initializes the mobile SDK. */
+export type PaymentIntentRequest = PaymentRequestBase & {
+    urls?: PaymentUrls;
+    customerInfo?: CustomerInfoWithEmail;
+    credentialOnFile?: IntentCredentialOnFile;
+    /** @description Payment id of a previous related request. */
+    referencePayId?: PaymentId;
+};
+/** @description Inferred: the payment link record is not shown; modelled on the checkout session response (a hosted page URL) plus the identifiers of the payment it creates. */
+export type PaymentLink = {
+    /** @description Payment link id. */
+    id: string;
+    /** @description Shareable URL that opens the hosted page with method selection. */
+    url: Url;
+    payId?: PaymentId;
+    transId: TransId;
+    amount: ReportedAmount;
+    /** @description Time after which the link no longer opens (UTC). */
+    expirationTime: DateTime;
+    /**
+     * @description Status of the link, an open set (for example ACTIVE, PAID, FAILED, EXPIRED).
+     * @example ACTIVE
+     */
+    status: "ACTIVE" | "PAID" | "FAILED" | "EXPIRED" | (string & {});
+};
+/** @description Inferred: the payment link request body is not shown; modelled on the checkout session request (shared fields, template and allowed methods), with `urls` optional because the link is opened later. */
+export type PaymentLinkRequest = PaymentRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    urls?: PaymentUrls;
+    template?: Template;
+    /** @description Payment methods the hosted page offers; omitted, the merchant configuration decides. */
+    allowedPaymentMethods?: AllowedPaymentMethod[];
+};
+/** @description Method-specific data, keyed by payment method (the method objects of the payment intent confirmation). */
+export type PaymentMethodData = {
+    applePay?: ApplePayData;
+    bancontact?: OpaquePaymentMethodData;
+    boleto?: OpaquePaymentMethodData;
+    card?: OpaquePaymentMethodData;
+    directDebit?: OpaquePaymentMethodData;
+    googlePay?: OpaquePaymentMethodData;
+    ideal?: OpaquePaymentMethodData;
+    klarna?: OpaquePaymentMethodData;
+    payPal?: OpaquePaymentMethodData;
+    pfConnect?: OpaquePaymentMethodData;
+    ratepay?: OpaquePaymentMethodData;
+    riverty?: OpaquePaymentMethodData;
+};
+/** @description Method-specific result sub-objects, keyed by payment method. */
+export type PaymentMethodResults = {
+    amazonPay?: AmazonPayResult;
+    bancontact?: ProviderNumericTextResult;
+    boleto?: ProviderNumericTextResult;
+    myBank?: ProviderNumericTextResult;
+    przelewy24?: ProviderNumericTextResult;
+    /** @description Alipay result; `providerResponseText` is returned only if the status is FAILED. */
+    alipay?: ProviderTextResult;
+    /** @description Bizum result; `providerResponseText` is returned only if the status is FAILED. */
+    bizum?: ProviderTextResult;
+    /** @description EPS result; `providerResponseText` is returned only if the status is FAILED. */
+    eps?: ProviderTextResult;
+    /** @description UnionPay result; `providerResponseText` is returned only if the status is FAILED. */
+    unionPay?: ProviderTextResult;
+    /** @description WeChat result; `providerResponseText` is returned only if the status is FAILED. */
+    weChat?: ProviderTextResult;
+    /** @description TWINT result; `providerResponseText` is returned only when the status is FAILED. */
+    twint?: ProviderTextResult;
+    card?: CardResult;
+    /** @description Floa Pay result. */
+    floapay?: ProviderResponseResult;
+    klarna?: KlarnaResult;
+    payPal?: PayPalResult;
+    ratepay?: RatepayResult;
+    riverty?: RivertyResult;
+};
+/** @description Integration type, payment method and method-specific data of a payment (the body of the payment intent confirmation). */
+export type PaymentMethodSelection = PaymentMethodData & {
+    integrationType: IntegrationType;
+    type: PaymentIntentMethodType;
+};
+/** @description Inferred: payment details records are not shown; one operation on the payment, modelled on the operation result. */
+export type PaymentOperation = ResultCode & {
+    /**
+     * @description Kind of operation: an open set, for example CREATION (a payment that waits for the customer or a confirmation), AUTHORIZATION, CAPTURE, REVERSAL, REFUND, INCREMENTAL_AUTHORIZATION, CONFIRMATION, UPDATE; expect other values.
+     * @example CAPTURE
+     */
+    type: "CREATION" | "AUTHORIZATION" | "CAPTURE" | "REVERSAL" | "REFUND" | "INCREMENTAL_AUTHORIZATION" | "CONFIRMATION" | "UPDATE" | (string & {});
+    /** @description Identifier of this operation. */
+    xId: string;
+    transId: TransId;
+    refNr?: RefNr;
+    /** @description Status of the operation (`OK`, `FAILED`, …). */
+    status: "OK" | "FAILED" | (string & {});
+    amount?: ReportedAmount;
+    /** @description Time of the operation. */
+    creationDate: DateTime;
+};
+/** @description Fields shared by requests for operations on an existing payment (incremental authorization, refund; capture and reversal are modelled on them). */
+export type PaymentOperationRequestBase = {
+    transId?: TransId;
+    refNr?: RefNr;
+    amount?: Amount;
+    order?: OrderDetails;
+};
+/** @description Inferred: the contents of `paymentMethods` for payment creation are not shown; modelled on the payment intent confirmation body (integration type, method type and method data). */
+export type PaymentPaymentMethods = PaymentMethodSelection;
+/** @description A payment plan (recurring, installments, delayed shipment or unscheduled merchant-initiated). */
+export type PaymentPlan = PaymentPlanSummary & {
+    /**
+     * @description Whether the plan is triggered manually or automatically. The values are not listed in the interface document.
+     * @example AUTOMATIC
+     */
+    triggerType: string;
+    /** @description Creation of the plan in the service. */
+    creationDate: DateTime;
+    /** @description Cancellation of the plan; only for recurring and installment plans. */
+    cancellationDate?: DateTime;
+    order?: OrderReference;
+    paymentMethod?: PlanPaymentMethod;
+    recurring?: PlanRecurring;
+    installments?: PlanInstallments;
+    delayedShipment?: PlanDelayedShipment;
+    unscheduledMit?: PlanUnscheduledMit;
+};
+/**
+ * @description Payment plan id.
+ * @example pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
+ */
+export type PaymentPlanId = string;
+/** @description A payment plan in a list. */
+export type PaymentPlanListItem = PaymentPlanSummary & {
+    amount?: ReportedAmount;
+};
+/** @description A page of payment plans. */
+export type PaymentPlanPage = PageInfo & {
+    /** @description The payment plans of this page. */
+    data: PaymentPlanListItem[];
+};
+/**
+ * @description Status of a payment plan. Transitions between the states are not shown in the interface document.
+ * @enum {string}
+ */
+export type PaymentPlanStatus = "ACTIVE" | "CANCELLED" | "INVALID" | "COMPLETED" | "RETRY";
+/** @description Fields shared by a payment plan and its list item. */
+export type PaymentPlanSummary = {
+    id: PaymentPlanId;
+    paymentPlanType: PaymentPlanType;
+    planStatus: PaymentPlanStatus;
+    /** @description Customer id assigned by the merchant. */
+    merchantCustomerId?: string;
+    /** @description Description of the plan. */
+    description?: string;
+    /** @description Last billing (ISO 8601). */
+    lastBillingDate?: DateTime;
+};
+/**
+ * @description Type of a payment plan.
+ * @enum {string}
+ */
+export type PaymentPlanType = "RECURRING" | "INSTALLMENTS" | "DELAYED_SHIPMENT" | "UNSCHEDULED_MIT";
+/** @description Starts a payment for one payment method, with the HOSTED or the DIRECT integration type. Required: `transId` and `amount`. Carries no `template` and no `allowedPaymentMethods`. */
+export type PaymentRequest = PaymentRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    urls?: PaymentUrls;
+    /** @description Payment id of a previous related request (authorization and subsequent card installment payments of one connector type). */
+    referencePayId?: PaymentId;
+    paymentMethods?: PaymentPaymentMethods;
+};
+/** @description Request fields shared by the checkout session, payment and payment intent requests. Each request composes these with its own fields and required list. */
+export type PaymentRequestBase = {
+    transId?: TransId;
+    /** @description External integration identifier. */
+    externalIntegrationId?: string;
+    refNr?: RefNr;
+    amount?: Amount;
+    /** @description Language of the payment form and of customer communication. */
+    language?: LanguageTag;
+    captureMethod?: CaptureMethod;
+    credentialOnFile?: CredentialOnFile;
+    order?: Order;
+    simulationMode?: SimulationMode;
+    billingAddress?: Address;
+    shipping?: Shipping;
+    statementDescriptor?: StatementDescriptor;
+    customerInfo?: CustomerInfo;
+    /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
+    expirationTime?: DateTime;
+    fraudData?: FraudData;
+    paymentFacilitator?: PaymentFacilitator;
+    browserInfo?: BrowserInfo;
+    device?: Device;
+    channel?: Channel;
+    metadata?: Metadata;
+};
+/** @description Inferred: the update request body is not shown; modelled on the payment request's descriptive fields. Send only the fields to change; at least one is required. */
+export type PaymentUpdateRequest = {
+    refNr?: RefNr;
+    order?: Order;
+    statementDescriptor?: StatementDescriptor;
+    customerInfo?: CustomerInfo;
+    billingAddress?: Address;
+    shipping?: Shipping;
+    /** @description Expiry of the transaction (UTC). It must lie in the future (inferred: the document gives no rule): a time that has passed when the request arrives is refused with a 400 whose `errors` name `expirationTime`. */
+    expirationTime?: DateTime;
+    metadata?: Metadata;
+};
+/**
+ * @description Merchant URLs of a payment.
+ *
+ *     Inferred (the interface document does not show it): the hosted payment page sends the customer to `return` after paying or declining, with the query parameters `payId`, `transId`, `status` (the payment's state: `AUTHORIZED`, `CAPTURED` or `FAILED`) and, when the page came from a checkout session or a payment link, `sessionId` or `linkId`; to `cancel` with `transId` and `payId`, `sessionId` or `linkId`. Parameters already in the URL are kept. Query parameters can be forged: confirm the result with retrieve-by-payId or the webhook before fulfilling an order.
+ * @example {
+ *       "return": "https://shop.example.com/checkout/success",
+ *       "cancel": "https://shop.example.com/checkout/cancel",
+ *       "webhook": "https://shop.example.com/hooks/payments"
+ *     }
+ */
+export type PaymentUrls = {
+    /** @description Redirect target after a successful payment. */
+    return?: Url;
+    /** @description Redirect target when the customer cancels. */
+    cancel?: Url;
+    /** @description Merchant endpoint receiving asynchronous outcome notifications (webhooks). */
+    webhook?: Url;
+};
+/** @description Phone number split into country calling code and subscriber number. */
+export type Phone = {
+    /**
+     * @description Country calling code.
+     * @example 49
+     */
+    countryCode?: string;
+    /**
+     * @description Subscriber number.
+     * @example 15112345678
+     */
+    number?: string;
+};
+/** @description Creates a payment within a payment plan. */
+export type PlanChargeRequest = {
+    transId: TransId;
+    refNr?: RefNr;
+    /** @description Amount of the charge: only for unscheduled merchant-initiated plans; optional for installments; not applicable for recurring plans, whose amount is fixed. */
+    amount?: AmountValue;
+    statementDescriptor?: StatementDescriptor;
+    order?: OrderSummary;
+};
+/** @description Result of a charge within a payment plan. */
+export type PlanChargeResult = OperationResultCore & {
+    paymentPlanId: PaymentPlanId;
+    payId: PaymentId;
+    xId: XId;
+};
+/**
+ * @description Date and time in the format YYYY-MM-DDTHH:MM:SS.milliseconds (no time zone), as the interface document gives it.
+ * @example 2026-12-01T00:00:00.000
+ */
+export type PlanDateTime = string;
+/** @description Delayed shipment plan details. Present as an object; the interface document gives no fields. */
+export type PlanDelayedShipment = Record<string, never>;
+/**
+ * @description Billing frequency of a payment plan.
+ * @enum {string}
+ */
+export type PlanFrequency = "DAILY" | "WEEKLY" | "BIWEEKLY" | "MONTHLY" | "MONTHLY_EOM" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+/** @description Installment plan details. */
+export type PlanInstallments = {
+    /**
+     * Format: int32
+     * @description Total number of installments.
+     */
+    totalInstallments?: number;
+    /**
+     * Format: int32
+     * @description Number of installments paid.
+     */
+    paidInstallments: number;
+    frequency?: PlanFrequency;
+    /** @description Date of the next installment. */
+    nextPaymentDate?: PlanDateTime;
+    /** @description Expiry of the plan. */
+    expirationDate?: PlanDateTime;
+};
+/** @description A payment made within a payment plan. */
+export type PlanPayment = {
+    payId: PaymentId;
+    /**
+     * @description Status of the payment; the values are not listed in the interface document.
+     * @example OK
+     */
+    status: string;
+    amount: ReportedAmount;
+    /** @description Billing date (ISO 8601). */
+    billingDate: DateTime;
+};
+/** @description Payment method of a payment plan. */
+export type PlanPaymentMethod = {
+    /**
+     * @description Payment method type.
+     * @enum {string}
+     */
+    type: "CARD";
+    card?: CardSummary;
+};
+/** @description A page of the payments of a payment plan. */
+export type PlanPaymentPage = PageInfo & {
+    /** @description The payments of this page. */
+    data: PlanPayment[];
+};
+/** @description Problem body of payment plan endpoints: type, title, `status` (a string, as the interface document types it), detail and instance. */
+export type PlanProblem = ProblemCore & ProblemDetail & {
+    /** @description HTTP status code, typed `string` as in the interface document. */
+    status: string;
+};
+/** @description Recurring plan details. */
+export type PlanRecurring = {
+    amount?: ReportedAmount;
+    frequency?: PlanFrequency;
+    /** @description Date of the next payment. */
+    nextPaymentDate?: PlanDateTime;
+    /** @description Expiry of the plan. */
+    expirationDate?: PlanDateTime;
+};
+/** @description Unscheduled merchant-initiated plan details. */
+export type PlanUnscheduledMit = {
+    currency?: CurrencyCode;
+};
+/** @description Validation error (HTTP 400) of payment plan endpoints. */
+export type PlanValidationProblem = PlanProblem & {
+    errors: ValidationErrors;
+};
+/** @description Problem body of payment operations (the 400 shape without `errors`): type, title, integer `status` and a `traceId` to quote to support. */
+export type Problem = ProblemCore & {
+    /**
+     * Format: int32
+     * @description HTTP status code.
+     */
+    status: number;
+    /** @description Trace id. */
+    traceId?: string;
+};
+/** @description Problem type and summary, shared by all problem bodies (in the manner of RFC 9457). */
+export type ProblemCore = {
+    /**
+     * Format: uri-reference
+     * @description URI reference identifying the problem type.
+     */
+    type: string;
+    /** @description Short human-readable summary of the problem. */
+    title: string;
+};
+/** @description Explanation and identifier of one occurrence of a problem (documented for payment plan problem bodies). */
+export type ProblemDetail = {
+    /** @description Human-readable explanation of this occurrence. */
+    detail?: string;
+    /**
+     * Format: uri-reference
+     * @description URI reference identifying this occurrence.
+     */
+    instance?: string;
+};
+/** @description Product details of an order item. */
+export type ProductInfo = {
+    /** @description Brand. */
+    brand?: string;
+    /** @description Product categories. */
+    categories?: string[];
+    /**
+     * @description Kind of global trade item number.
+     * @enum {string}
+     */
+    globalTradeItemNumber?: "EAN" | "ISBN" | "UPC";
+    /** @description Manufacturer part number. */
+    manufacturerPartNumber?: string;
+    /** @description URL of a product image. */
+    imageUrl?: Url;
+    /** @description URL of the product page. */
+    productUrl?: Url;
+};
+/** @description Category of a provider decline, returned on declines. The list of categories is not shown in the interface document. */
+export type ProviderDeclineCategory = string;
+/** @description Result of bancontact, boleto, myBank and przelewy24. `providerResponseText` is returned only when the status is FAILED and is typed `number`, as the interface document describes it. */
+export type ProviderNumericTextResult = {
+    /** @description Response text of the provider, typed `number` as in the interface document. */
+    providerResponseText?: number;
+};
+/** @description A provider's response code and text. */
+export type ProviderResponseResult = ProviderTextResult & {
+    /** @description Response code of the payment method provider. */
+    providerResponseCode?: string;
+};
+/** @description A provider's response text. */
+export type ProviderTextResult = {
+    /** @description Response text of the payment method provider. */
+    providerResponseText?: string;
+};
+/** @description Transaction id at the payment method provider. */
+export type ProviderTransactionId = string;
+/** @description Inferred: the pseudo number response is not shown; the token and a masked form of what it stands for. */
+export type PseudoNumber = {
+    /** @description Service-assigned token; use it instead of the card number or IBAN. */
+    pseudoNumber: string;
+    /**
+     * @description What the token stands for.
+     * @enum {string}
+     */
+    type: "CARD" | "IBAN";
+    /** @description Masked card number or IBAN. */
+    maskedNumber: string;
+};
+/** @description Inferred: the pseudo number body is not shown; exactly one of a card number or an IBAN to exchange for a service-assigned token. */
+export type PseudoNumberRequest = {
+    /** @description Primary account number of the card. */
+    cardNumber: string;
+} | {
+    /** @description International bank account number. */
+    iban: string;
+};
+/** @description Bank account to transfer to; provided only when the ratepay transfer type is `BANK_TRANSFER`. */
+export type RatepayAccount = {
+    /** @description Bank name. */
+    bankName?: string;
+    /** @description Bank code. */
+    code?: string;
+    /** @description Account number. */
+    number?: string;
+    /** @description Account holder name. */
+    accountHolderName?: string;
+};
+/** @description Ratepay result. `account` and `paymentReference` are provided only when the ratepay transfer type sent in the request is `BANK_TRANSFER`; `providerDeclineCategory`, `providerResponseText` and `providerResponseCode` are returned on declines. */
+export type RatepayResult = ProviderResponseResult & {
+    /** @description Date and time at which the remaining uncancelled, uncaptured authorized amount is cancelled automatically; only on HTTP 201. */
+    authorizationExpiry?: DateTime;
+    account?: RatepayAccount;
+    /** @description Payment reference for the bank transfer. */
+    paymentReference?: string;
+    providerTransactionId?: ProviderTransactionId;
+    providerDeclineCategory?: ProviderDeclineCategory;
+};
+/**
+ * @description How long ago something (an account change, a first use of a shipping address) happened.
+ * @enum {string}
+ */
+export type RecencyIndicator = "THIS_TRANSACTION" | "LESS_THAN_30_DAYS" | "FROM_30_TO_60_DAYS" | "MORE_THAN_60_DAYS";
+/** @description Links of a payment or session; `redirect` leads the customer to the hosted page. */
+export type RedirectLinks = {
+    redirect: Link;
+};
+/**
+ * @description Merchant reference for this single operation, used to reconcile operations. Allowed characters: A-Z, a-z, 0-9 and `- ? , ( ) + . ' :`. At most 18 characters are recommended for compatibility with all payment methods; longer values are not rejected by this contract because the interface document states the 18-character limit as a recommendation only; the hard limit of 255 is this contract's.
+ * @example INV-2026-0042
+ */
+export type RefNr = string;
+/** @description Boleto refund data (the bank account to refund to). */
+export type RefundBoleto = {
+    /** @description Bank name. */
+    bankName?: string;
+    /**
+     * @description Account number; must contain a hyphen.
+     * @example 12345-6
+     */
+    accountNumber?: string;
+    /** @description Bank sort code. */
+    bankSortCode?: string;
+};
+/** @description Method-specific refund data, keyed by payment method. */
+export type RefundPaymentMethods = {
+    /** @description Amazon Pay refund data. */
+    amazonPay?: {
+        /** @description Amazon Pay simulation code. */
+        amazonPaySimulationCode?: string;
+    };
+    boleto?: RefundBoleto;
+    /** @description Card refund data. When `providerTransactionId` is omitted the last capture is credited; sending it refunds a specific capture in multi-capture cases. */
+    card?: {
+        providerTransactionId?: ProviderTransactionId;
+    };
+    /** @description MobilePay refund data. */
+    mobilePay?: {
+        /** @description Account holder name. */
+        textfield1?: string;
+        /** @description Account holder city. */
+        textfield2?: string;
+    };
+    /** @description PayPal refund data. */
+    payPal?: {
+        providerTransactionId?: ProviderTransactionId;
+    };
+    /** @description Riverty refund data. */
+    riverty?: {
+        /**
+         * @description Kind of refund.
+         * @enum {string}
+         */
+        refundType?: "RETURN" | "REFUND";
+        /** @description Riverty invoice number. */
+        invoiceNumber?: string;
+    };
+};
+/** @description Refunds a captured payment. Required: `transId` and `amount` (`value`, `currency`; tax and shipping fields optional). */
+export type RefundRequest = PaymentOperationRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    simulationMode?: SimulationMode;
+    metadata?: Metadata;
+    statementDescriptor?: StatementDescriptor;
+    paymentMethods?: RefundPaymentMethods;
+};
+/** @description An amount the service reports, in the smallest currency unit, with its currency. Payment plan responses carry only `value` (integer) and `currency`. */
+export type ReportedAmount = CurrencyAmount & {
+    value: MinorUnitAmount;
+    currency: CurrencyCode;
+};
+/** @description Response code of a transaction and its description. On its own, the body of a 500 response of a payment operation. The complete list of response codes is not shown in the interface document. */
+export type ResultCode = {
+    /**
+     * @description Response code of the transaction.
+     * @example 00000000
+     */
+    responseCode: string;
+    /**
+     * @description Description of the response code.
+     * @example Request successfully processed
+     */
+    responseDescription: string;
+};
+/** @description Inferred: the reversal request body is not shown; modelled on the refund request, with `amount` optional (omitted, the whole uncaptured authorization is cancelled). */
+export type ReversalRequest = PaymentOperationRequestBase & {
+    transId: TransId;
+    metadata?: Metadata;
+};
+/** @description Riverty result; `providerResponseCode` is typed `number` as in the interface document. */
+export type RivertyResult = ProviderTextResult & {
+    /** @description Response code of Riverty, typed `number` as in the interface document. */
+    providerResponseCode?: number;
+};
+/** @description Bancontact settings of a checkout session. */
+export type SessionBancontactOptions = {
+    /** @description Selling point. */
+    sellingPoint?: string;
+    /** @description Bancontact service. */
+    service?: string;
+    /** @description Account details. */
+    account?: {
+        /** @description Name of the account holder. */
+        accountHolderName?: string;
+    };
+    /** @description Checkout token. */
+    checkoutToken?: string;
+};
+/** @description Boleto settings of a checkout session. */
+export type SessionBoletoOptions = {
+    /** @description Boleto service. */
+    service?: string;
+};
+/** @description Card settings of a checkout session. */
+export type SessionCardOptions = {
+    /** @description Card sub-types (for example brands) to offer. */
+    subType?: string[];
+    template?: StyledTemplate;
+};
+/** @description Direct debit settings of a checkout session. */
+export type SessionDirectDebitOptions = {
+    /** @description Direct debit method. */
+    method?: string;
+    /** @description Delay of the debit. */
+    debitDelay?: number;
+    /** @description Direct debit service. */
+    service?: string;
+    /** @description Selling point. */
+    sellingPoint?: string;
+    template?: DirectDebitTemplate;
+};
+/** @description Klarna settings of a checkout session. */
+export type SessionKlarnaOptions = {
+    /** @description Klarna sub-types (products) to offer. */
+    subType?: string[];
+    /** @description Layout of the Klarna page. */
+    layout?: {
+        /** @description Whether the sub-total details are shown. */
+        showSubTotalDetail?: boolean;
+        /** @description URL of the merchant logo. */
+        logoUrl?: Url;
+        /** @description Page title. */
+        pageTitle?: string;
+    };
+    /** @description Klarna account name. */
+    accountName?: string;
+    /** @description Enhanced product data. */
+    enhancedData?: {
+        /** @description Product category. */
+        productCategory?: string;
+        /** @description Product name. */
+        productName?: string;
+    };
+};
+/** @description PayPal settings of a checkout session. */
+export type SessionPayPalOptions = {
+    /** @description PayPal account id. */
+    accountId?: string;
+    /** @description Whether the address is hidden on the PayPal page. */
+    hideAddress?: boolean;
+};
+/** @description Method-specific settings of a checkout session, keyed by payment method. */
+export type SessionPaymentMethods = {
+    card?: SessionCardOptions;
+    boleto?: SessionBoletoOptions;
+    directDebit?: SessionDirectDebitOptions;
+    bancontact?: SessionBancontactOptions;
+    klarna?: SessionKlarnaOptions;
+    payPal?: SessionPayPalOptions;
+};
+/** @description Shipping of a checkout session; its address also accepts a phone number. */
+export type SessionShipping = Shipping & {
+    address?: SessionShippingAddress;
+};
+/** @description Shipping address of a checkout session, which also accepts the recipient's phone. */
+export type SessionShippingAddress = ShippingAddress & {
+    phone?: Phone;
+};
+/**
+ * @description Merchant URLs of a checkout session: `return`, `cancel` and `webhook` are required; `appRedirect` is optional.
+ * @example {
+ *       "return": "https://shop.example.com/checkout/success",
+ *       "cancel": "https://shop.example.com/checkout/cancel",
+ *       "webhook": "https://shop.example.com/hooks/payments",
+ *       "appRedirect": "acmeshop://checkout"
+ *     }
+ */
+export type SessionUrls = PaymentUrls & {
+    return: Url;
+    cancel: Url;
+    webhook: Url;
+    /** @description Merchant base app URL used for redirection in one instant payment method. */
+    appRedirect?: Url;
+};
+/** @description Shipping method and address. */
+export type Shipping = {
+    /**
+     * @description Shipping method.
+     * @example STANDARD
+     */
+    type?: string;
+    address?: ShippingAddress;
+};
+/** @description Shipping address with the recipient's name. */
+export type ShippingAddress = Address & {
+    /** @description Recipient's first name. */
+    firstName?: string;
+    /** @description Recipient's last name. */
+    lastName?: string;
+    /** @description Company name, for business recipients. */
+    companyName?: string;
+};
+/**
+ * @description Simulates a success or error case in the test environment; accepts predefined error codes. The list of codes is not in the interface document: `x-simulation-codes` gives this contract's. The code decides the outcome of the authorization (at creation for a DIRECT payment of a single-step method, at the confirmation of a multi-step one, on the hosted page for HOSTED) and of a capture, refund or refund without reference that carries it. A code outside the list is a validation error.
+ * @example SUCCESS
+ * @enum {string}
+ */
+export type SimulationMode = "SUCCESS" | "DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "SUSPECTED_FRAUD";
+/**
+ * @description Text on the customer statement.
+ * @example ACME SHOP ORDER 123
+ */
+export type StatementDescriptor = string;
+/** @description Inferred: stored payment method records are not shown; modelled on the payment plan's `paymentMethod` (type and masked card) plus the service's id for the stored method. */
+export type StoredPaymentMethod = {
+    id: StoredPaymentMethodId;
+    /**
+     * @description Payment method type, an open set (for example CARD, DIRECTDEBIT, PAYPAL).
+     * @example CARD
+     */
+    type: "CARD" | "DIRECTDEBIT" | "PAYPAL" | (string & {});
+    card?: CardSummary;
+    /** @description Service-assigned token of the card number or IBAN. */
+    pseudoNumber?: string;
+    /** @description Time the payment method was stored. */
+    creationDate: DateTime;
+};
+/**
+ * @description Id of a stored payment method of a customer.
+ * @example pm_4c7e1a9d2b6f4e3a
+ */
+export type StoredPaymentMethodId = string;
+/** @description Inferred: the stored payment method list response is not shown; modelled on the payment plan page envelope. */
+export type StoredPaymentMethodPage = PageInfo & {
+    /** @description The stored payment methods of this page. */
+    data: StoredPaymentMethod[];
+};
+/** @description Hosted form template with font size and text colour. */
+export type StyledTemplate = Template & {
+    /** @description Font size. */
+    fontSize?: string;
+    /** @description Text colour. */
+    textColor?: string;
+};
+/**
+ * @description Hosted payment page template.
+ * @example {
+ *       "name": "acme-default",
+ *       "customFields": {
+ *         "customField1": "Order 100045"
+ *       }
+ *     }
+ */
+export type Template = {
+    /** @description Name of the hosted page template. */
+    name?: string;
+    customFields?: TemplateCustomFields;
+};
+/** @description Custom text fields shown on a hosted page template. */
+export type TemplateCustomFields = {
+    /** @description Custom field 1. */
+    customField1?: string;
+    /** @description Custom field 2. */
+    customField2?: string;
+    /** @description Custom field 3. */
+    customField3?: string;
+    /** @description Custom field 4. */
+    customField4?: string;
+    /** @description Custom field 5. */
+    customField5?: string;
+    /** @description Custom field 6. */
+    customField6?: string;
+    /** @description Custom field 7. */
+    customField7?: string;
+    /** @description Custom field 8. */
+    customField8?: string;
+    /** @description Custom field 9. */
+    customField9?: string;
+    /** @description Custom field 10. */
+    customField10?: string;
+    /** @description Custom field 11. */
+    customField11?: string;
+    /** @description Custom field 12. */
+    customField12?: string;
+    /** @description Custom field 13. */
+    customField13?: string;
+    /** @description Custom field 14. */
+    customField14?: string;
+};
+/** @description Inferred: token errors are not shown; modelled as an OAuth 2.0 error response (RFC 6749 section 5.2). */
+export type TokenError = {
+    /**
+     * @description OAuth 2.0 error code.
+     * @enum {string}
+     */
+    error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
+    /** @description Human-readable explanation. */
+    error_description?: string;
+};
+/** @description Inferred: the token request body is not shown; modelled as an OAuth 2.0 client credentials grant (RFC 6749 section 4.4), the client authenticating with HTTP Basic (merchant id and API key). Form-encoded with snake_case fields, as RFC 6749 fixes them and OAuth clients expect, unlike the JSON and camelCase the interface document uses elsewhere. */
+export type TokenRequest = {
+    /**
+     * @description Always `client_credentials`.
+     * @enum {string}
+     */
+    grant_type: "client_credentials";
+    /** @description Space-separated scopes; omitted, the token carries all scopes of the API key. */
+    scope?: string;
+};
+/** @description Inferred: the token response body and the token lifetime are not shown; modelled as an OAuth 2.0 access token response (RFC 6749 section 5.1) carrying a JWT. */
+export type TokenResponse = {
+    /** @description The JWT; send it as `Authorization: Bearer <access_token>`. */
+    access_token: string;
+    /**
+     * @description Always `Bearer`.
+     * @enum {string}
+     */
+    token_type: "Bearer";
+    /**
+     * Format: int32
+     * @description Lifetime of the token in seconds.
+     */
+    expires_in: number;
+    /** @description Scopes granted. */
+    scope?: string;
+};
+/**
+ * @description Merchant-side transaction id, unique per payment. At most 64 characters.
+ * @example ORD-2026-000123
+ */
+export type TransId = string;
+/** @description Inferred: the body of a refund without reference is not shown; modelled on the refund request plus the method data (for example a card token) and customer fields, since no earlier payment supplies them. */
+export type UnreferencedRefundRequest = PaymentOperationRequestBase & {
+    transId: TransId;
+    amount: Amount;
+    simulationMode?: SimulationMode;
+    metadata?: Metadata;
+    statementDescriptor?: StatementDescriptor;
+    customerInfo?: CustomerInfo;
+    billingAddress?: Address;
+    paymentMethods: PaymentMethodData;
+};
+/**
+ * Format: uri
+ * @description Absolute URL.
+ * @example https://shop.example.com/checkout/success
+ */
+export type Url = string;
+/**
+ * @description Map from a name (usually the offending field) to an array of message strings.
+ * @example {
+ *       "amount.currency": [
+ *         "The currency must be a 3-character ISO code."
+ *       ]
+ *     }
+ */
+export type ValidationErrors = {
+    [key: string]: string[];
+};
+/** @description Validation error (HTTP 400) of payment operations. */
+export type ValidationProblem = Problem & {
+    errors: ValidationErrors;
+};
+/**
+ * @description Identifier of this single operation (`xId`); differs between, for example, the authorization and the capture of one payment.
+ * @example 0a4c8e2b6d1f4a9c7e3b5d0f2a4c6e8b
+ */
+export type XId = string;
+export type ResponseCreationDeclined = components['responses']['CreationDeclined'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseIdempotencyConflict = components['responses']['IdempotencyConflict'];
 export type ResponseNotFound = components['responses']['NotFound'];
@@ -3019,7 +3452,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+                "application/x-www-form-urlencoded": TokenRequest;
             };
         };
         responses: {
@@ -3039,7 +3472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TokenResponse"];
+                    "application/json": TokenResponse;
                 };
             };
             /** @description Inferred: not shown; the grant type or another parameter is invalid (RFC 6749 section 5.2). */
@@ -3048,7 +3481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TokenError"];
+                    "application/json": TokenError;
                 };
             };
             /** @description Inferred: not shown; the merchant id or API key is wrong (RFC 6749 invalid_client). */
@@ -3058,7 +3491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TokenError"];
+                    "application/json": TokenError;
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3082,7 +3515,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CheckoutSessionRequest"];
+                "application/json": CheckoutSessionRequest;
             };
         };
         responses: {
@@ -3093,7 +3526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CheckoutSessionCreated"];
+                    "application/json": CheckoutSessionCreated;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3121,7 +3554,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentRequest"];
+                "application/json": PaymentRequest;
             };
         };
         responses: {
@@ -3132,7 +3565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentCreated"];
+                    "application/json": PaymentCreated;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3141,7 +3574,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["OperationDeclined"];
+            422: components["responses"]["CreationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3167,7 +3600,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentConfirmRequest"];
+                "application/json": PaymentConfirmRequest;
             };
         };
         responses: {
@@ -3178,7 +3611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": OperationResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3214,7 +3647,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IncrementalAuthorizationRequest"];
+                "application/json": IncrementalAuthorizationRequest;
             };
         };
         responses: {
@@ -3225,7 +3658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": OperationResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3255,7 +3688,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ReversalRequest"];
+                "application/json": ReversalRequest;
             };
         };
         responses: {
@@ -3265,7 +3698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": OperationResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3294,7 +3727,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CaptureRequest"];
+                "application/json": CaptureRequest;
             };
         };
         responses: {
@@ -3304,7 +3737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": OperationResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3339,7 +3772,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RefundRequest"];
+                "application/json": RefundRequest;
             };
         };
         responses: {
@@ -3350,7 +3783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": OperationResult;
                 };
             };
             400: components["responses"]["RefundValidationFailed"];
@@ -3374,7 +3807,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnreferencedRefundRequest"];
+                "application/json": UnreferencedRefundRequest;
             };
         };
         responses: {
@@ -3384,7 +3817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OperationResult"];
+                    "application/json": OperationResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3392,7 +3825,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["OperationDeclined"];
+            422: components["responses"]["CreationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3418,7 +3851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentDetails"];
+                    "application/json": PaymentDetails;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3450,7 +3883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentDetails"];
+                    "application/json": PaymentDetails;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3476,7 +3909,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentUpdateRequest"];
+                "application/json": PaymentUpdateRequest;
             };
         };
         responses: {
@@ -3486,7 +3919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentDetails"];
+                    "application/json": PaymentDetails;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3508,7 +3941,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentLinkRequest"];
+                "application/json": PaymentLinkRequest;
             };
         };
         responses: {
@@ -3518,7 +3951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentLink"];
+                    "application/json": PaymentLink;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3539,7 +3972,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentIntentRequest"];
+                "application/json": PaymentIntentRequest;
             };
         };
         responses: {
@@ -3549,7 +3982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentIntentCreated"];
+                    "application/json": PaymentIntentCreated;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3582,7 +4015,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentMethodSelection"];
+                "application/json": PaymentMethodSelection;
             };
         };
         responses: {
@@ -3593,7 +4026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentCreated"];
+                    "application/json": PaymentCreated;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3603,7 +4036,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["OperationDeclined"];
+            422: components["responses"]["CreationDeclined"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["PaymentServerError"];
         };
@@ -3689,7 +4122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentPlanPage"];
+                    "application/json": PaymentPlanPage;
                 };
             };
             400: components["responses"]["PlanValidationFailed"];
@@ -3720,7 +4153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentPlan"];
+                    "application/json": PaymentPlan;
                 };
             };
             400: components["responses"]["PlanValidationFailed"];
@@ -3746,7 +4179,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PlanChargeRequest"];
+                "application/json": PlanChargeRequest;
             };
         };
         responses: {
@@ -3756,7 +4189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlanChargeResult"];
+                    "application/json": PlanChargeResult;
                 };
             };
             400: components["responses"]["PlanValidationFailed"];
@@ -3771,7 +4204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlanChargeResult"];
+                    "application/json": DeclinedPlanCharge;
                 };
             };
             429: components["responses"]["PlanTooManyRequests"];
@@ -3805,7 +4238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlanPaymentPage"];
+                    "application/json": PlanPaymentPage;
                 };
             };
             400: components["responses"]["PlanValidationFailed"];
@@ -3843,7 +4276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentPlanPage"];
+                    "application/json": PaymentPlanPage;
                 };
             };
             400: components["responses"]["PlanValidationFailed"];
@@ -3879,7 +4312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerPage"];
+                    "application/json": CustomerPage;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3910,7 +4343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Customer"];
+                    "application/json": Customer;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -3966,7 +4399,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CustomerUpdateRequest"];
+                "application/json": CustomerUpdateRequest;
             };
         };
         responses: {
@@ -3976,7 +4409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Customer"];
+                    "application/json": Customer;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4016,7 +4449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StoredPaymentMethodPage"];
+                    "application/json": StoredPaymentMethodPage;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4053,7 +4486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StoredPaymentMethod"];
+                    "application/json": StoredPaymentMethod;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4108,7 +4541,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DccBinCheckRequest"];
+                "application/json": DccBinCheckRequest;
             };
         };
         responses: {
@@ -4118,7 +4551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DccBinCheckResult"];
+                    "application/json": DccBinCheckResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4139,7 +4572,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DccQuoteRequest"];
+                "application/json": DccQuoteRequest;
             };
         };
         responses: {
@@ -4149,7 +4582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DccQuote"];
+                    "application/json": DccQuote;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4170,7 +4603,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DuplicationCheckRequest"];
+                "application/json": DuplicationCheckRequest;
             };
         };
         responses: {
@@ -4180,7 +4613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DuplicationCheckResult"];
+                    "application/json": DuplicationCheckResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4201,7 +4634,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AccountUpdaterRequest"];
+                "application/json": AccountUpdaterRequest;
             };
         };
         responses: {
@@ -4211,7 +4644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AccountUpdaterResult"];
+                    "application/json": AccountUpdaterResult;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4232,7 +4665,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PseudoNumberRequest"];
+                "application/json": PseudoNumberRequest;
             };
         };
         responses: {
@@ -4242,7 +4675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PseudoNumber"];
+                    "application/json": PseudoNumber;
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4263,7 +4696,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BasicWebhookNotification"];
+                "application/json": BasicWebhookNotification;
             };
         };
         responses: {
@@ -4285,7 +4718,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["EnhancedWebhookNotification"];
+                "application/json": EnhancedWebhookNotification;
             };
         };
         responses: {

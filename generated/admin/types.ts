@@ -299,321 +299,71 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description A problem detail (RFC 9457), shaped like the merchant contract's. */
-        Problem: {
-            /**
-             * Format: uri
-             * @description What kind of problem.
-             */
-            type: string;
-            /** @description Short summary. */
-            title: string;
-            /**
-             * Format: int32
-             * @description HTTP status code.
-             */
-            status: number;
-            /** @description Explanation of this occurrence. */
-            detail?: string;
-            /**
-             * Format: uri-reference
-             * @description The request path.
-             */
-            instance?: string;
-            /** @description Each offending field with its messages. */
-            errors?: {
-                [key: string]: string[];
-            };
-        };
+        Problem: Problem;
         /** @description A merchant's id. */
-        MerchantId: string;
+        MerchantId: MerchantId;
         /**
          * @description A root of the sandbox (test `/api/v2`, live `/live/api/v2`), each with its own data and clock.
          * @enum {string}
          */
-        Environment: "test" | "live";
+        Environment: Environment;
         /**
          * Format: date-time
          * @description Date and time (RFC 3339), UTC.
          */
-        Instant: string;
+        Instant: Instant;
         /** @description A merchant's data under one root. */
-        Scope: {
-            merchantId: components["schemas"]["MerchantId"];
-            environment: components["schemas"]["Environment"];
-        };
+        Scope: Scope;
         /** @description A merchant the sandbox knows. */
-        Merchant: {
-            merchantId: components["schemas"]["MerchantId"];
-            /**
-             * @description The notification the merchant's webhook URLs receive.
-             * @enum {string}
-             */
-            webhookKind: "basic" | "enhanced";
-            createdAt: components["schemas"]["Instant"];
-        };
+        Merchant: Merchant;
         /** @description A merchant's new API key, shown once. */
-        RotatedApiKey: {
-            merchantId: components["schemas"]["MerchantId"];
-            /** @description The new API key (HTTP Basic's password, or `X-API-Key`). */
-            apiKey: string;
-        };
+        RotatedApiKey: RotatedApiKey;
         /** @description Merchants. */
-        MerchantList: {
-            data: components["schemas"]["Merchant"][];
-        };
+        MerchantList: MerchantList;
         /** @description What to delete. Without a field, every merchant's data, or both environments'. */
-        ResetRequest: {
-            merchantId?: components["schemas"]["MerchantId"];
-            environment?: components["schemas"]["Environment"];
-        };
+        ResetRequest: ResetRequest;
         /** @description Which scope of the merchant gets the examples (default the test root). */
-        ExamplesRequest: {
-            environment?: components["schemas"]["Environment"];
-        };
+        ExamplesRequest: ExamplesRequest;
         /** @description The scope that got the contract's examples, and the objects made in it. */
-        ExampleObjects: {
-            merchantId: components["schemas"]["MerchantId"];
-            environment: components["schemas"]["Environment"];
-            /** @description Every object made, under the id its example names (or one of its own where none does). */
-            objects: components["schemas"]["ExampleObject"][];
-        };
+        ExampleObjects: ExampleObjects;
         /** @description One object of the merchant's data that the examples name. */
-        ExampleObject: {
-            /**
-             * @description What it is.
-             * @enum {string}
-             */
-            kind: "payment" | "paymentPlan" | "customer" | "paymentMethod" | "pseudoNumber" | "paymentIntent" | "paymentLink";
-            /** @description Its id (a payment's payId). */
-            id: string;
-            /** @description A payment's transId. */
-            transId?: string;
-            /** @description A payment's state; a plan's, an intent's or a link's status. */
-            state?: string;
-        };
+        ExampleObject: ExampleObject;
         /**
          * Format: int64
          * @description A number of rows.
          */
-        Count: number;
+        Count: Count;
         /** @description The filter that was applied, the rows deleted from each table, and the scopes whose examples were made again. */
-        ResetResult: {
-            merchantId?: components["schemas"]["MerchantId"];
-            environment?: components["schemas"]["Environment"];
-            /** @description The scopes that had been given the contract's examples and have them again. */
-            examples: components["schemas"]["Scope"][];
-            /** @description Rows deleted, by kind of record. */
-            deleted: {
-                payments: components["schemas"]["Count"];
-                paymentOperations: components["schemas"]["Count"];
-                idempotencyKeys: components["schemas"]["Count"];
-                checkoutSessions: components["schemas"]["Count"];
-                paymentLinks: components["schemas"]["Count"];
-                paymentIntents: components["schemas"]["Count"];
-                paymentPlans: components["schemas"]["Count"];
-                planPayments: components["schemas"]["Count"];
-                customers: components["schemas"]["Count"];
-                paymentMethods: components["schemas"]["Count"];
-                pseudoNumbers: components["schemas"]["Count"];
-                webhookDeliveries: components["schemas"]["Count"];
-                clocks: components["schemas"]["Count"];
-            };
-        };
+        ResetResult: ResetResult;
         /** @description A scope's clock. */
-        ClockState: {
-            scope: components["schemas"]["Scope"];
-            now: components["schemas"]["Instant"];
-            /**
-             * Format: int64
-             * @description How far the clock is ahead of the wall clock, in milliseconds (a clock only goes forward).
-             */
-            offsetMs: number;
-        };
+        ClockState: ClockState;
         /** @description How far to advance the clock, by a duration or to an instant. */
-        AdvanceRequest: {
-            /**
-             * Format: int64
-             * @description Seconds to advance by (at most 100 years).
-             */
-            seconds: number;
-        } | {
-            to: components["schemas"]["Instant"];
-        };
+        AdvanceRequest: AdvanceRequest;
         /** @description An amount in minor units. */
-        Money: {
-            /**
-             * Format: int64
-             * @description Minor units (cents).
-             */
-            value: number;
-            /** @description ISO 4217 code. */
-            currency: string;
-        };
+        Money: Money;
         /** @description What advancing a clock did, in the order it happened. */
-        ClockAdvance: {
-            clock: components["schemas"]["ClockState"];
-            from: components["schemas"]["Instant"];
-            /** @description DELAYED payments captured because their capture time passed. */
-            captured: {
-                /** @description The payment. */
-                payId: string;
-                at: components["schemas"]["Instant"];
-                amount: components["schemas"]["Money"];
-            }[];
-            /** @description Plan billings that fell due, each a plan payment. */
-            billed: {
-                /** @description The plan. */
-                paymentPlanId: string;
-                /** @description The plan payment. */
-                payId: string;
-                at: components["schemas"]["Instant"];
-                /** @description The plan payment's state (CAPTURED, FAILED, …). */
-                status: string;
-            }[];
-            /**
-             * Format: int32
-             * @description Pending webhook deliveries of the scope whose retry the advance made due.
-             */
-            webhooksDue: number;
-        };
+        ClockAdvance: ClockAdvance;
         /**
          * @description PENDING until a 2xx (DELIVERED) or until its attempts run out (DEAD).
          * @enum {string}
          */
-        DeliveryStatus: "PENDING" | "DELIVERED" | "DEAD";
+        DeliveryStatus: DeliveryStatus;
         /** @description One attempt: the merchant's status code, or why there was none. */
-        WebhookAttempt: {
-            at: components["schemas"]["Instant"];
-            /**
-             * Format: int32
-             * @description The HTTP status the webhook URL answered.
-             */
-            statusCode?: number;
-            /** @description Why no status came back (a connection error, a timeout). */
-            error?: string;
-            /**
-             * Format: int32
-             * @description How long the attempt took.
-             */
-            durationMs: number;
-            /** @description The listener that forwarded it to its local endpoint (whose answer this is), when one did. */
-            listenerId?: string;
-        };
+        WebhookAttempt: WebhookAttempt;
         /** @description A notification for a merchant's webhook URL, with every attempt to send it. */
-        WebhookDelivery: {
-            /** @description The delivery's id. */
-            id: string;
-            scope: components["schemas"]["Scope"];
-            /** @description The payment it reports. */
-            payId: string;
-            /**
-             * @description Basic (`{payId}`, unsigned) or enhanced (the payment details, signed).
-             * @enum {string}
-             */
-            kind: "basic" | "enhanced";
-            /**
-             * Format: uri
-             * @description The merchant's webhook URL (`urls.webhook` of the payment).
-             */
-            url: string;
-            status: components["schemas"]["DeliveryStatus"];
-            /** @description Every attempt, oldest first (a resend keeps the earlier ones). */
-            attempts: components["schemas"]["WebhookAttempt"][];
-            nextAttemptAt: components["schemas"]["Instant"];
-            createdAt: components["schemas"]["Instant"];
-            deliveredAt?: components["schemas"]["Instant"];
-            /**
-             * Format: int32
-             * @description After a resend, the attempts made before it.
-             */
-            resentAfterAttempts?: number;
-            /** @description The notification body as sent (JSON text). */
-            body: string;
-        };
+        WebhookDelivery: WebhookDelivery;
         /** @description Webhook deliveries. */
-        WebhookDeliveryList: {
-            data: components["schemas"]["WebhookDelivery"][];
-        };
+        WebhookDeliveryList: WebhookDeliveryList;
         /** @description Which of the merchant's environments to listen to. */
-        ListenerRequest: {
-            environment?: components["schemas"]["Environment"];
-        };
+        ListenerRequest: ListenerRequest;
         /** @description A listener of a merchant's webhook deliveries in one scope. */
-        Listener: {
-            /** @description The listener's id. */
-            id: string;
-            scope: components["schemas"]["Scope"];
-            expiresAt: components["schemas"]["Instant"];
-            /**
-             * Format: int32
-             * @description The longest a poll waits.
-             */
-            maxWaitSeconds: number;
-            /**
-             * Format: int32
-             * @description Deliveries the listener may hold at once (handed over, not yet answered).
-             */
-            maxHeld: number;
-        };
+        Listener: Listener;
         /** @description A delivery handed to a listener, to post to its local endpoint as it is. */
-        ListenedDelivery: {
-            /** @description The delivery's id. */
-            id: string;
-            /** @description The payment it reports. */
-            payId: string;
-            /**
-             * Format: uri
-             * @description The merchant's webhook URL (`urls.webhook`), where it would have gone.
-             */
-            url: string;
-            /**
-             * Format: int32
-             * @description Which attempt this is (1 for the first).
-             */
-            attempt: number;
-            /** @description Report the answer with it; it holds the delivery for the listener. */
-            claim: string;
-            /**
-             * Format: int32
-             * @description The local endpoint's time limit.
-             */
-            timeoutMs: number;
-            /** @description The headers to post it with, the signature included (names as sent). */
-            headers: {
-                [key: string]: string;
-            };
-            /** @description The notification body (JSON text), to post byte for byte. */
-            body: string;
-        };
+        ListenedDelivery: ListenedDelivery;
         /** @description Deliveries handed to a listener. */
-        ListenedDeliveryList: {
-            data: components["schemas"]["ListenedDelivery"][];
-        };
+        ListenedDeliveryList: ListenedDeliveryList;
         /** @description What the listener's local endpoint answered: its status, or why there was none. */
-        ListenerAnswer: {
-            /** @description The claim the delivery was handed over with. */
-            claim: string;
-            /**
-             * Format: int32
-             * @description The local endpoint's HTTP status.
-             */
-            statusCode: number;
-            /**
-             * Format: int32
-             * @description How long the local post took.
-             */
-            durationMs: number;
-        } | {
-            /** @description The claim the delivery was handed over with. */
-            claim: string;
-            /** @description Why (a connection error, a timeout). */
-            error: string;
-            /**
-             * Format: int32
-             * @description How long the local post took.
-             */
-            durationMs: number;
-        };
+        ListenerAnswer: ListenerAnswer;
     };
     responses: {
         /** @description A parameter or the body is invalid; `errors` names each offending field. */
@@ -636,7 +386,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description The admin key is missing or wrong. */
@@ -656,7 +406,7 @@ export interface components {
                  *       "instance": "/_sandbox/merchants"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description The merchant credentials are missing or wrong. */
@@ -676,7 +426,7 @@ export interface components {
                  *       "instance": "/_sandbox/listeners"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description No such merchant, delivery or listener. */
@@ -694,7 +444,7 @@ export interface components {
                  *       "instance": "/_sandbox/webhook-deliveries/0195a3f2-9b10-7f3a-8c2d-1e5f6a7b8c9d/resend"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent; the scope holds data the contract's examples collide with; a merchant has 4 listeners alive; a listener's poll is open already; a claim no longer holds its delivery). */
@@ -712,7 +462,7 @@ export interface components {
                  *       "instance": "/_sandbox/webhook-deliveries/0195a3f2-9b10-7f3a-8c2d-1e5f6a7b8c9d/resend"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description The body exceeds 1 MiB. */
@@ -730,7 +480,7 @@ export interface components {
                  *       "instance": "/_sandbox/reset"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description The body is not application/json. */
@@ -748,7 +498,7 @@ export interface components {
                  *       "instance": "/_sandbox/reset"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
         /** @description The sandbox failed (its log says why). */
@@ -766,15 +516,15 @@ export interface components {
                  *       "instance": "/_sandbox/reset"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": Problem;
             };
         };
     };
     parameters: {
         /** @description The merchant of the scope. */
-        MerchantIdPath: components["schemas"]["MerchantId"];
+        MerchantIdPath: MerchantId;
         /** @description The root of the scope (test `/api/v2`, live `/live/api/v2`). */
-        EnvironmentPath: components["schemas"]["Environment"];
+        EnvironmentPath: Environment;
         /** @description The delivery's id. */
         DeliveryIdPath: string;
         /** @description The listener's id (from its registration). */
@@ -784,33 +534,322 @@ export interface components {
     headers: never;
     pathItems: never;
 }
-export type Problem = components['schemas']['Problem'];
-export type MerchantId = components['schemas']['MerchantId'];
-export type Environment = components['schemas']['Environment'];
-export type Instant = components['schemas']['Instant'];
-export type Scope = components['schemas']['Scope'];
-export type Merchant = components['schemas']['Merchant'];
-export type RotatedApiKey = components['schemas']['RotatedApiKey'];
-export type MerchantList = components['schemas']['MerchantList'];
-export type ResetRequest = components['schemas']['ResetRequest'];
-export type ExamplesRequest = components['schemas']['ExamplesRequest'];
-export type ExampleObjects = components['schemas']['ExampleObjects'];
-export type ExampleObject = components['schemas']['ExampleObject'];
-export type Count = components['schemas']['Count'];
-export type ResetResult = components['schemas']['ResetResult'];
-export type ClockState = components['schemas']['ClockState'];
-export type AdvanceRequest = components['schemas']['AdvanceRequest'];
-export type Money = components['schemas']['Money'];
-export type ClockAdvance = components['schemas']['ClockAdvance'];
-export type DeliveryStatus = components['schemas']['DeliveryStatus'];
-export type WebhookAttempt = components['schemas']['WebhookAttempt'];
-export type WebhookDelivery = components['schemas']['WebhookDelivery'];
-export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
-export type ListenerRequest = components['schemas']['ListenerRequest'];
-export type Listener = components['schemas']['Listener'];
-export type ListenedDelivery = components['schemas']['ListenedDelivery'];
-export type ListenedDeliveryList = components['schemas']['ListenedDeliveryList'];
-export type ListenerAnswer = components['schemas']['ListenerAnswer'];
+/** @description A problem detail (RFC 9457), shaped like the merchant contract's. */
+export type Problem = {
+    /**
+     * Format: uri
+     * @description What kind of problem.
+     */
+    type: string;
+    /** @description Short summary. */
+    title: string;
+    /**
+     * Format: int32
+     * @description HTTP status code.
+     */
+    status: number;
+    /** @description Explanation of this occurrence. */
+    detail?: string;
+    /**
+     * Format: uri-reference
+     * @description The request path.
+     */
+    instance?: string;
+    /** @description Each offending field with its messages. */
+    errors?: {
+        [key: string]: string[];
+    };
+};
+/** @description A merchant's id. */
+export type MerchantId = string;
+/**
+ * @description A root of the sandbox (test `/api/v2`, live `/live/api/v2`), each with its own data and clock.
+ * @enum {string}
+ */
+export type Environment = "test" | "live";
+/**
+ * Format: date-time
+ * @description Date and time (RFC 3339), UTC.
+ */
+export type Instant = string;
+/** @description A merchant's data under one root. */
+export type Scope = {
+    merchantId: MerchantId;
+    environment: Environment;
+};
+/** @description A merchant the sandbox knows. */
+export type Merchant = {
+    merchantId: MerchantId;
+    /**
+     * @description The notification the merchant's webhook URLs receive.
+     * @enum {string}
+     */
+    webhookKind: "basic" | "enhanced";
+    createdAt: Instant;
+};
+/** @description A merchant's new API key, shown once. */
+export type RotatedApiKey = {
+    merchantId: MerchantId;
+    /** @description The new API key (HTTP Basic's password, or `X-API-Key`). */
+    apiKey: string;
+};
+/** @description Merchants. */
+export type MerchantList = {
+    data: Merchant[];
+};
+/** @description What to delete. Without a field, every merchant's data, or both environments'. */
+export type ResetRequest = {
+    merchantId?: MerchantId;
+    environment?: Environment;
+};
+/** @description Which scope of the merchant gets the examples (default the test root). */
+export type ExamplesRequest = {
+    environment?: Environment;
+};
+/** @description The scope that got the contract's examples, and the objects made in it. */
+export type ExampleObjects = {
+    merchantId: MerchantId;
+    environment: Environment;
+    /** @description Every object made, under the id its example names (or one of its own where none does). */
+    objects: ExampleObject[];
+};
+/** @description One object of the merchant's data that the examples name. */
+export type ExampleObject = {
+    /**
+     * @description What it is.
+     * @enum {string}
+     */
+    kind: "payment" | "paymentPlan" | "customer" | "paymentMethod" | "pseudoNumber" | "paymentIntent" | "paymentLink";
+    /** @description Its id (a payment's payId). */
+    id: string;
+    /** @description A payment's transId. */
+    transId?: string;
+    /** @description A payment's state; a plan's, an intent's or a link's status. */
+    state?: string;
+};
+/**
+ * Format: int64
+ * @description A number of rows.
+ */
+export type Count = number;
+/** @description The filter that was applied, the rows deleted from each table, and the scopes whose examples were made again. */
+export type ResetResult = {
+    merchantId?: MerchantId;
+    environment?: Environment;
+    /** @description The scopes that had been given the contract's examples and have them again. */
+    examples: Scope[];
+    /** @description Rows deleted, by kind of record. */
+    deleted: {
+        payments: Count;
+        paymentOperations: Count;
+        idempotencyKeys: Count;
+        checkoutSessions: Count;
+        paymentLinks: Count;
+        paymentIntents: Count;
+        paymentPlans: Count;
+        planPayments: Count;
+        customers: Count;
+        paymentMethods: Count;
+        pseudoNumbers: Count;
+        webhookDeliveries: Count;
+        clocks: Count;
+    };
+};
+/** @description A scope's clock. */
+export type ClockState = {
+    scope: Scope;
+    now: Instant;
+    /**
+     * Format: int64
+     * @description How far the clock is ahead of the wall clock, in milliseconds (a clock only goes forward).
+     */
+    offsetMs: number;
+};
+/** @description How far to advance the clock, by a duration or to an instant. */
+export type AdvanceRequest = {
+    /**
+     * Format: int64
+     * @description Seconds to advance by (at most 100 years).
+     */
+    seconds: number;
+} | {
+    to: Instant;
+};
+/** @description An amount in minor units. */
+export type Money = {
+    /**
+     * Format: int64
+     * @description Minor units (cents).
+     */
+    value: number;
+    /** @description ISO 4217 code. */
+    currency: string;
+};
+/** @description What advancing a clock did, in the order it happened. */
+export type ClockAdvance = {
+    clock: ClockState;
+    from: Instant;
+    /** @description DELAYED payments captured because their capture time passed. */
+    captured: {
+        /** @description The payment. */
+        payId: string;
+        at: Instant;
+        amount: Money;
+    }[];
+    /** @description Plan billings that fell due, each a plan payment. */
+    billed: {
+        /** @description The plan. */
+        paymentPlanId: string;
+        /** @description The plan payment. */
+        payId: string;
+        at: Instant;
+        /** @description The plan payment's state (CAPTURED, FAILED, …). */
+        status: string;
+    }[];
+    /**
+     * Format: int32
+     * @description Pending webhook deliveries of the scope whose retry the advance made due.
+     */
+    webhooksDue: number;
+};
+/**
+ * @description PENDING until a 2xx (DELIVERED) or until its attempts run out (DEAD).
+ * @enum {string}
+ */
+export type DeliveryStatus = "PENDING" | "DELIVERED" | "DEAD";
+/** @description One attempt: the merchant's status code, or why there was none. */
+export type WebhookAttempt = {
+    at: Instant;
+    /**
+     * Format: int32
+     * @description The HTTP status the webhook URL answered.
+     */
+    statusCode?: number;
+    /** @description Why no status came back (a connection error, a timeout). */
+    error?: string;
+    /**
+     * Format: int32
+     * @description How long the attempt took.
+     */
+    durationMs: number;
+    /** @description The listener that forwarded it to its local endpoint (whose answer this is), when one did. */
+    listenerId?: string;
+};
+/** @description A notification for a merchant's webhook URL, with every attempt to send it. */
+export type WebhookDelivery = {
+    /** @description The delivery's id. */
+    id: string;
+    scope: Scope;
+    /** @description The payment it reports. */
+    payId: string;
+    /**
+     * @description Basic (`{payId}`, unsigned) or enhanced (the payment details, signed).
+     * @enum {string}
+     */
+    kind: "basic" | "enhanced";
+    /**
+     * Format: uri
+     * @description The merchant's webhook URL (`urls.webhook` of the payment).
+     */
+    url: string;
+    status: DeliveryStatus;
+    /** @description Every attempt, oldest first (a resend keeps the earlier ones). */
+    attempts: WebhookAttempt[];
+    nextAttemptAt: Instant;
+    createdAt: Instant;
+    deliveredAt?: Instant;
+    /**
+     * Format: int32
+     * @description After a resend, the attempts made before it.
+     */
+    resentAfterAttempts?: number;
+    /** @description The notification body as sent (JSON text). */
+    body: string;
+};
+/** @description Webhook deliveries. */
+export type WebhookDeliveryList = {
+    data: WebhookDelivery[];
+};
+/** @description Which of the merchant's environments to listen to. */
+export type ListenerRequest = {
+    environment?: Environment;
+};
+/** @description A listener of a merchant's webhook deliveries in one scope. */
+export type Listener = {
+    /** @description The listener's id. */
+    id: string;
+    scope: Scope;
+    expiresAt: Instant;
+    /**
+     * Format: int32
+     * @description The longest a poll waits.
+     */
+    maxWaitSeconds: number;
+    /**
+     * Format: int32
+     * @description Deliveries the listener may hold at once (handed over, not yet answered).
+     */
+    maxHeld: number;
+};
+/** @description A delivery handed to a listener, to post to its local endpoint as it is. */
+export type ListenedDelivery = {
+    /** @description The delivery's id. */
+    id: string;
+    /** @description The payment it reports. */
+    payId: string;
+    /**
+     * Format: uri
+     * @description The merchant's webhook URL (`urls.webhook`), where it would have gone.
+     */
+    url: string;
+    /**
+     * Format: int32
+     * @description Which attempt this is (1 for the first).
+     */
+    attempt: number;
+    /** @description Report the answer with it; it holds the delivery for the listener. */
+    claim: string;
+    /**
+     * Format: int32
+     * @description The local endpoint's time limit.
+     */
+    timeoutMs: number;
+    /** @description The headers to post it with, the signature included (names as sent). */
+    headers: {
+        [key: string]: string;
+    };
+    /** @description The notification body (JSON text), to post byte for byte. */
+    body: string;
+};
+/** @description Deliveries handed to a listener. */
+export type ListenedDeliveryList = {
+    data: ListenedDelivery[];
+};
+/** @description What the listener's local endpoint answered: its status, or why there was none. */
+export type ListenerAnswer = {
+    /** @description The claim the delivery was handed over with. */
+    claim: string;
+    /**
+     * Format: int32
+     * @description The local endpoint's HTTP status.
+     */
+    statusCode: number;
+    /**
+     * Format: int32
+     * @description How long the local post took.
+     */
+    durationMs: number;
+} | {
+    /** @description The claim the delivery was handed over with. */
+    claim: string;
+    /** @description Why (a connection error, a timeout). */
+    error: string;
+    /**
+     * Format: int32
+     * @description How long the local post took.
+     */
+    durationMs: number;
+};
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseListenerUnauthorized = components['responses']['ListenerUnauthorized'];
@@ -851,7 +890,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["MerchantList"];
+                    "application/json": MerchantList;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -883,7 +922,7 @@ export interface operations {
                      *       "apiKey": "sk_test_5d2c8e1f0a9b4c7d8e3f2a1b0c9d8e7f"
                      *     }
                      */
-                    "application/json": components["schemas"]["RotatedApiKey"];
+                    "application/json": RotatedApiKey;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -909,7 +948,7 @@ export interface operations {
                  *       "environment": "test"
                  *     }
                  */
-                "application/json": components["schemas"]["ExamplesRequest"];
+                "application/json": ExamplesRequest;
             };
         };
         responses: {
@@ -942,7 +981,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["ExampleObjects"];
+                    "application/json": ExampleObjects;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -969,7 +1008,7 @@ export interface operations {
                  *       "environment": "test"
                  *     }
                  */
-                "application/json": components["schemas"]["ResetRequest"];
+                "application/json": ResetRequest;
             };
         };
         responses: {
@@ -1006,7 +1045,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ResetResult"];
+                    "application/json": ResetResult;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1047,7 +1086,7 @@ export interface operations {
                      *       "offsetMs": 86400000
                      *     }
                      */
-                    "application/json": components["schemas"]["ClockState"];
+                    "application/json": ClockState;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1070,7 +1109,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdvanceRequest"];
+                "application/json": AdvanceRequest;
             };
         };
         responses: {
@@ -1105,7 +1144,7 @@ export interface operations {
                      *       "webhooksDue": 1
                      *     }
                      */
-                    "application/json": components["schemas"]["ClockAdvance"];
+                    "application/json": ClockAdvance;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1121,11 +1160,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this merchant's deliveries. */
-                merchantId?: components["schemas"]["MerchantId"];
+                merchantId?: MerchantId;
                 /** @description Only deliveries of this environment's root. */
-                environment?: components["schemas"]["Environment"];
+                environment?: Environment;
                 /** @description Only deliveries in this status. */
-                status?: components["schemas"]["DeliveryStatus"];
+                status?: DeliveryStatus;
                 /** @description Only the deliveries about this payment. */
                 payId?: string;
                 /** @description At most this many deliveries (the newest). */
@@ -1175,7 +1214,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                    "application/json": WebhookDeliveryList;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1225,7 +1264,7 @@ export interface operations {
                      *       "body": "{\"payId\":\"0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17\"}"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": WebhookDelivery;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1276,7 +1315,7 @@ export interface operations {
                      *       "body": "{\"payId\":\"0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17\"}"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": WebhookDelivery;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1300,7 +1339,7 @@ export interface operations {
                  *       "environment": "test"
                  *     }
                  */
-                "application/json": components["schemas"]["ListenerRequest"];
+                "application/json": ListenerRequest;
             };
         };
         responses: {
@@ -1322,7 +1361,7 @@ export interface operations {
                      *       "maxHeld": 8
                      *     }
                      */
-                    "application/json": components["schemas"]["Listener"];
+                    "application/json": Listener;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1401,7 +1440,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["ListenedDeliveryList"];
+                    "application/json": ListenedDeliveryList;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1425,7 +1464,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ListenerAnswer"];
+                "application/json": ListenerAnswer;
             };
         };
         responses: {
@@ -1460,7 +1499,7 @@ export interface operations {
                      *       "body": "{\"payId\":\"0195a3f2-7c41-7d2e-9a51-6f0c2b8e4d17\",\"state\":\"CAPTURED\"}"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": WebhookDelivery;
                 };
             };
             400: components["responses"]["BadRequest"];

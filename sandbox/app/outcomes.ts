@@ -8,7 +8,7 @@ export type Rejection =
   /** The addressed record does not exist in the scope. */
   | { rejected: 'notFound'; what: string; id: string }
   /** The domain refused the request, and says why in a result body (a taken transId, a plan charge or an intent it cannot make). */
-  | { rejected: 'refused'; result: Schemas['OperationResult'] | Schemas['PlanChargeResult'] };
+  | { rejected: 'refused'; result: Schemas['DeclinedOperationResult'] | Schemas['DeclinedPlanCharge'] };
 
 export const invalid = (field: string, message: string): Rejection => ({ rejected: 'invalid', field, message });
 

@@ -61,7 +61,7 @@ async function createPayment(
   try {
     const created = await ctx.client.payments.create(body as never);
     result.steps.push(`POST /payments → 201 ${created.payId}`);
-    return created.payId!;
+    return created.payId;
   } catch (err) {
     const payId = err instanceof PaymentApiError ? err.operationResult?.payId : undefined;
     if (!payId) throw err;

@@ -93,11 +93,12 @@ export function refusedIntentResult(
   intent: PaymentIntent,
   code: ResponseCodeName,
   ctx: DomainContext,
-): Schemas['OperationResult'] {
+): Schemas['DeclinedOperationResult'] {
   const c = ctx.codes[code];
   return {
     merchantId: intent.scope.merchantId,
-    ...(intent.request.transId !== undefined ? { transId: intent.request.transId } : {}),
+    // the transId its payment would have had
+    transId: intent.request.transId ?? intent.id,
     ...(intent.payId !== undefined ? { payId: intent.payId } : {}),
     status: 'FAILED',
     responseCode: c.responseCode,

@@ -116,7 +116,7 @@ interface OperationInput {
   type: OperationType;
   transId: string;
   refNr?: string;
-  amount?: Schemas['CurrencyAmount'];
+  amount?: Schemas['ReportedAmount'];
   metadata?: Schemas['Metadata'];
 }
 
@@ -574,7 +574,11 @@ export function createUnreferencedRefund(
 }
 
 /** A payment whose transId is taken: refused before anything is stored (422, without payId). */
-export function duplicateTransaction(scope: Scope, transId: string, ctx: DomainContext): Schemas['OperationResult'] {
+export function duplicateTransaction(
+  scope: Scope,
+  transId: string,
+  ctx: DomainContext,
+): Schemas['DeclinedOperationResult'] {
   const code = ctx.codes.DUPLICATE_TRANSACTION;
   return {
     merchantId: scope.merchantId,
@@ -607,7 +611,7 @@ export function operationResult(
   };
 }
 
-const money = (value: number, currency: string): Schemas['CurrencyAmount'] => ({ value, currency });
+const money = (value: number, currency: string): Schemas['ReportedAmount'] => ({ value, currency });
 
 /** An operation that decided the payment: a success that moved it (not an UPDATE), or the failure that failed it. */
 const isOutcome = (op: PaymentOperation) => op.failsPayment === true || (op.status === 'OK' && op.type !== 'UPDATE');
@@ -622,15 +626,18 @@ const isOutcome = (op: PaymentOperation) => op.failsPayment === true || (op.stat
  */
 export function paymentDetails(payment: Payment, operations: PaymentOperation[]): Schemas['PaymentDetails'] {
   const last = operations.findLast(isOutcome) ?? operations.at(-1);
+  // every payment is made by an operation, whose record is stored with it
+  if (!last) throw new Error(`payment ${payment.payId} has no operation`);
   const { details } = payment;
   return {
     payId: payment.payId,
     merchantId: payment.scope.merchantId,
     transId: payment.transId,
-    ...(last ? { xId: last.xId } : {}),
+    xId: last.xId,
     ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
-    ...(last ? { status: last.status } : {}),
-    ...(last ? { responseCode: last.responseCode, responseDescription: last.responseDescription } : {}),
+    status: last.status,
+    responseCode: last.responseCode,
+    responseDescription: last.responseDescription,
     ...(payment.metadata ? { metadata: payment.metadata } : {}),
     state: payment.state,
     amount: payment.amount,

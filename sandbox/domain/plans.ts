@@ -220,7 +220,7 @@ export function chargePlan(
 // ---------------------------------------------------------------------------------------------
 // Bodies
 
-const currencyAmount = (plan: PaymentPlan): Schemas['CurrencyAmount'] | undefined =>
+const currencyAmount = (plan: PaymentPlan): Schemas['ReportedAmount'] | undefined =>
   plan.amountValue !== undefined ? { value: plan.amountValue, currency: plan.currency } : undefined;
 
 export function planListItem(plan: PaymentPlan): Schemas['PaymentPlanListItem'] {

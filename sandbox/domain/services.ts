@@ -138,7 +138,7 @@ export function dccQuote(
   return {
     quote: {
       quoteId: ctx.newId('quote'),
-      amount: request.amount,
+      amount: { value, currency: from },
       convertedAmount: { value: converted, currency: range.currency },
       exchangeRate: rate.toFixed(6),
       markupPercentage: DCC_MARKUP_PERCENT,

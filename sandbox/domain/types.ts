@@ -139,7 +139,7 @@ export interface PaymentOperation {
   status: 'OK' | 'FAILED';
   responseCode: string;
   responseDescription: string;
-  amount?: Schemas['CurrencyAmount'];
+  amount?: Schemas['ReportedAmount'];
   metadata?: Schemas['Metadata'];
   /** Provider details of the result (paymentMethods of the operation result), e.g. on a decline. */
   paymentMethods?: Schemas['PaymentMethodResults'];
@@ -257,7 +257,7 @@ export interface PlanPayment {
   payId: string;
   scope: Scope;
   status: string;
-  amount: Schemas['CurrencyAmount'];
+  amount: Schemas['ReportedAmount'];
   billingDate: Timestamp;
 }
 

@@ -3,9 +3,9 @@
 // answer of the API (PaymentApiError), no answer (PaymentNetworkError, PaymentTimeoutError) and
 // credentials that cannot work for the operation (PaymentCredentialsError, raised before sending).
 import type {
+  DeclinedOperationResult,
   ErrorProblem,
   LegacyRefundValidationError,
-  OperationResult,
   PlanProblem,
   PlanValidationProblem,
   ResultCode,
@@ -60,15 +60,18 @@ export class PaymentApiError extends PaymentError {
   readonly problem: ProblemDetails | undefined;
   /** Field → messages of a validation failure; empty when there are none. */
   readonly fieldErrors: FieldErrors;
-  /** The operation result of a declined operation (422): provider decline details under `paymentMethods`. */
-  readonly operationResult: OperationResult | undefined;
+  /**
+   * The operation result of a declined or refused operation (422): provider decline details under
+   * `paymentMethods`; no `payId` or `xId` when it was refused before a payment existed.
+   */
+  readonly operationResult: DeclinedOperationResult | undefined;
   readonly traceId: string | undefined;
 
   constructor(status: number, body: unknown, headers: Headers, context: PaymentErrorContext = {}) {
     const object = isObject(body) ? body : undefined;
     const problem = object && isProblem(object) ? (object as ProblemDetails) : undefined;
     const fieldErrors = fieldErrorsOf(object);
-    const operationResult = status === 422 && object && !problem ? (object as OperationResult) : undefined;
+    const operationResult = status === 422 && object && !problem ? (object as DeclinedOperationResult) : undefined;
     super(describe(status, object, problem, fieldErrors, context.operationId), context);
     this.status = status;
     this.body = body;

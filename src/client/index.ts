@@ -16,6 +16,7 @@ export type {
   CallOptionsFor,
   Environment,
   IdempotentCallOptions,
+  KnownValue,
   ListAllMethod,
   ListAllName,
   ListFilter,

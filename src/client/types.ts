@@ -59,6 +59,13 @@ export type SuccessBody<Id extends OperationId> =
       ? Json
       : SuccessContent<Id>[keyof SuccessContent<Id>];
 
+/**
+ * The known values of an open set: `'A' | 'B' | (string & {})` → `'A' | 'B'`. In the `default` of a
+ * `switch` over an open set, `const missed: never = value as KnownValue<typeof value>` compiles only
+ * when every known value has its `case`.
+ */
+export type KnownValue<T> = T extends string ? (string extends T ? never : T) : T;
+
 /** Options of a single call. */
 export interface CallOptions {
   /** Abort the call (no retry after an abort; the promise rejects with the signal's reason). */

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { latestRelease } from '../../generator/review/breaking.js';
-import { propertiesOf } from '../../tooling/openapi/walker.js';
+import { propertiesOf, requiredOf } from '../../tooling/openapi/walker.js';
 import { buildCorpus, type CorpusValue } from '../support/corpus.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 import { createSchemaValidator } from '../support/schema.js';
@@ -44,15 +44,24 @@ const names = (doc: JsonObject) => new Set(Object.keys(((doc.components as JsonO
 /**
  * Values whose verdict differs between the two documents: in the schemas both have, leaving out the
  * variants of properties that `a` does not declare (properties added since are additions, which the
- * breaking-change gate judges; a wrong type in one was an unknown member before).
+ * breaking-change gate judges; a wrong type in one was an unknown member before) and the variants
+ * without a property that `b` requires and `a` did not (a new requirement, which the gate judges too:
+ * breaking in a request, a promise kept in a response).
  */
 function differences(a: JsonObject, b: JsonObject, values: CorpusValue[]): string[] {
   const [va, vb] = [createSchemaValidator(a), createSchemaValidator(b)];
   const shared = new Set([...names(a)].filter((n) => names(b).has(n)));
+  const ref = (schema: string) => ({ $ref: `#/components/schemas/${schema}` });
   const declaredIn = (doc: JsonObject, schema: string, property: string) =>
-    propertiesOf(doc, { $ref: `#/components/schemas/${schema}` }).has(property);
+    propertiesOf(doc, ref(schema)).has(property);
+  const newlyRequired = (v: CorpusValue) =>
+    v.kind === 'missing-required' &&
+    v.property !== undefined &&
+    !requiredOf(a, ref(v.schema)).has(v.property) &&
+    requiredOf(b, ref(v.schema)).has(v.property);
   return values
     .filter((v) => shared.has(v.schema) && (v.property === undefined || declaredIn(a, v.schema, v.property)))
+    .filter((v) => !newlyRequired(v))
     .flatMap((v) => {
       const [ea, eb] = [va.validateComponent(v.schema, v.value), vb.validateComponent(v.schema, v.value)];
       return (ea.length === 0) === (eb.length === 0)

@@ -158,6 +158,27 @@ describe('house rules', () => {
     ]);
   });
 
+  it('house-inferred-has-reason: an inferred `required` without its reason, a reason without one', () => {
+    const found = run(
+      houseInferredHasReason,
+      documentWith({
+        A: { type: 'object', required: ['id'], 'x-inferred-constraints': ['required'], properties: { id: {} } },
+        B: { type: 'object', 'x-inferred-reason': 'Always sent.', properties: { id: {} } },
+        C: {
+          type: 'object',
+          required: ['id'],
+          'x-inferred-constraints': ['required'],
+          'x-inferred-reason': 'Always sent.',
+          properties: { id: {} },
+        },
+      }),
+    );
+    expect(found.map((f) => f.path)).toEqual([
+      'components/schemas/A/x-inferred-constraints',
+      'components/schemas/B/x-inferred-reason',
+    ]);
+  });
+
   it('house-money-integer: money as number or untyped; integers and non-numbers pass', () => {
     const found = run(
       houseMoneyInteger,

@@ -89,7 +89,7 @@ describe('changelog', () => {
         props.settlementId = { type: 'string', maxLength: 32 };
         delete props.refNr;
         (props.merchantId as JsonObject).type = 'integer';
-        own.required = ['xId'];
+        own.required = [...((own.required as string[] | undefined) ?? []), 'xId'];
       }),
     ).toEqual([
       'OperationResultCore: field `merchantId`: type changed from string to integer',

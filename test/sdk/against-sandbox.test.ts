@@ -48,7 +48,7 @@ describe('the SDK against the sandbox', () => {
       captureMethod: { type: 'MANUAL' },
       paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
     });
-    const payId = created.payId!;
+    const payId = created.payId;
     expect((await client.payments.retrieve(payId)).state).toBe('AUTHORIZED');
     await client.payments.capture(payId, { transId: 'SDK-1-C1', amount: { value: 1000, currency: 'USD' } });
     await client.payments.capture(payId, { transId: 'SDK-1-C2', amount: { value: 1500, currency: 'USD' } });
@@ -70,7 +70,7 @@ describe('the SDK against the sandbox', () => {
         amount: { value: 100, currency: 'EUR' },
         paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
       })
-    ).payId!;
+    ).payId;
     const reversal = await client.payments.reverse(payId, { transId: 'SDK-2-V' }).catch((e: unknown) => e);
     expect(reversal).toBeInstanceOf(PaymentApiError);
     expect((reversal as PaymentApiError).status).toBe(422);
@@ -190,7 +190,7 @@ describe('the SDK against the sandbox', () => {
       amount: { value: 100, currency: 'EUR' },
       paymentMethods: { integrationType: 'DIRECT', type: 'KLARNA' },
     });
-    expect((await client.payments.confirm(klarna.payId!, { transId: 'SDK-K-C' })).status).toBe('OK');
+    expect((await client.payments.confirm(klarna.payId, { transId: 'SDK-K-C' })).status).toBe('OK');
     expect((await client.services.checkDccBin({ bin: '450875' })).cardCountry).toBe('GBR');
     expect(
       (await client.services.createDccQuote({ bin: '450875', amount: { value: 1000, currency: 'EUR' } }))

@@ -10,6 +10,11 @@ const SOURCE = `import { createPaymentClient } from '../src/client/index.js';
 const client = createPaymentClient({ merchantId: 'acme', apiKey: 'key' });
 void client.payments.capture;
 void client.paymentPlans.listAll;
+export async function shop() {
+  const payment = await client.payments.retrieve('pay-1');
+  const plans = await client.paymentPlans.list();
+  return { payment, plans };
+}
 `;
 
 function quickInfo(word: string): { signature: string; documentation: string; tags: string } {
@@ -61,6 +66,11 @@ describe('hover over a resource method', () => {
     expect(hover.tags).toContain(
       '@see {@link https://developer.payment-service.example/docs/api-v2/#/payments/capturepayment Capture a payment in the API reference}',
     );
+  });
+
+  it('names the response schema of a result, not its expanded intersection', () => {
+    expect(quickInfo('payment =').signature).toBe('const payment: PaymentDetails');
+    expect(quickInfo('plans =').signature).toBe('const plans: PaymentPlanPage');
   });
 
   it('shows the page walkers too', () => {

@@ -2,7 +2,9 @@
 // never presented as documented, nor the reverse.
 //  - `x-provenance` may only be `inferred` (documented is the default and is left unmarked);
 //  - an object with `x-provenance: inferred` has a description starting with "Inferred:";
-//  - a description starting with "Inferred:" needs `x-provenance: inferred` on the same object.
+//  - a description starting with "Inferred:" needs `x-provenance: inferred` on the same object;
+//  - a `required` the contract chose on a documented schema (`x-inferred-constraints: [required]`)
+//    says why in `x-inferred-reason`, which stands nowhere else.
 // Example payloads (example, examples[].value, default, enum, const) are data: the walker skips them.
 import { walkObjects } from '../../../tooling/openapi/walker.js';
 import type { HouseRule } from './types.js';
@@ -29,6 +31,21 @@ const houseInferredHasReason: HouseRule = (doc) => {
       results.push({
         message: 'Description starts with "Inferred:" but the item lacks x-provenance: inferred.',
         path: [...path, 'description'],
+      });
+    }
+    const constraints = node['x-inferred-constraints'];
+    const requiredInferred = Array.isArray(constraints) && constraints.includes('required');
+    const reason = node['x-inferred-reason'];
+    if (requiredInferred && (typeof reason !== 'string' || reason.trim() === '')) {
+      results.push({
+        message: 'x-inferred-constraints lists `required`: say why those fields are always there in x-inferred-reason.',
+        path: [...path, 'x-inferred-constraints'],
+      });
+    }
+    if (reason !== undefined && !requiredInferred) {
+      results.push({
+        message: 'x-inferred-reason gives the reason for an inferred `required`: list it in x-inferred-constraints.',
+        path: [...path, 'x-inferred-reason'],
       });
     }
   });

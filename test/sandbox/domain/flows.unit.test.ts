@@ -173,7 +173,7 @@ describe('confirmIntent', () => {
     });
   });
 
-  it('refusedIntentResult: FAILED with the contract code, the transId and the payId when there are', () => {
+  it('refusedIntentResult: FAILED with the contract code, the transId (the intent id without one) and the payId when there is one', () => {
     const ctx = testDomain();
     const intent = createIntent(SCOPE, { transId: 'PI-0' }, ctx);
     const body = refusedIntentResult(intent, 'INTENT_INCOMPLETE', ctx);
@@ -184,13 +184,15 @@ describe('confirmIntent', () => {
       ...ctx.code('INTENT_INCOMPLETE'),
     });
     expect(ctx.nameOf(body.responseCode!)).toBe('INTENT_INCOMPLETE');
+    const withoutTransId = createIntent(SCOPE, {}, ctx);
     const confirmed = refusedIntentResult(
-      { ...createIntent(SCOPE, {}, ctx), status: 'CONFIRMED', payId: 'pay_7' },
+      { ...withoutTransId, status: 'CONFIRMED', payId: 'pay_7' },
       'INTENT_ALREADY_CONFIRMED',
       ctx,
     );
     expect(confirmed).toEqual({
       merchantId: SCOPE.merchantId,
+      transId: withoutTransId.id,
       payId: 'pay_7',
       status: 'FAILED',
       ...ctx.code('INTENT_ALREADY_CONFIRMED'),

@@ -1153,12 +1153,10 @@ describe('bodies', () => {
     });
   });
 
-  it('paymentDetails without any operation has no result fields', () => {
+  it('paymentDetails refuses a payment without any operation: its result fields would be missing', () => {
     const ctx = testDomain();
-    const body = paymentDetails(createPayment(newPayment(), ctx).payment, []);
-    expect(body.status).toBeUndefined();
-    expect(body.xId).toBeUndefined();
-    expect(body.operations).toEqual([]);
+    const { payment } = createPayment(newPayment(), ctx);
+    expect(() => paymentDetails(payment, [])).toThrow(`payment ${payment.payId} has no operation`);
   });
 });
 
