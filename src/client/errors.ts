@@ -75,9 +75,15 @@ export class PaymentApiError extends PaymentError {
   constructor(status: number, body: unknown, headers: Headers, context: PaymentErrorContext = {}) {
     const object = isObject(body) ? body : undefined;
     const problem = object && isProblem(object) ? (object as ProblemDetails) : undefined;
-    const fieldErrors = violationsOf(headers) ?? fieldErrorsOf(object);
-    const operationResult = status === 422 && object && !problem ? (object as DeclinedOperationResult) : undefined;
-    super(describe(status, object, problem, fieldErrors, context.operationId), context);
+    const violations = violationsOf(headers);
+    const fieldErrors = violations ?? fieldErrorsOf(object);
+    // With violations the body is the mock's canned example: it says nothing about this request.
+    const operationResult =
+      status === 422 && object && !problem && !violations ? (object as DeclinedOperationResult) : undefined;
+    const described = violations
+      ? describe(status, undefined, undefined, fieldErrors, context.operationId)
+      : describe(status, object, problem, fieldErrors, context.operationId);
+    super(described, context);
     this.status = status;
     this.body = body;
     this.headers = headers;
@@ -163,14 +169,21 @@ const API_ERRORS: Record<number, ApiErrorClass> = {
   429: RateLimitError,
 };
 
-/** The PaymentApiError subclass that says what a non-2xx status means. */
+/**
+ * The PaymentApiError subclass that says what a non-2xx status means. A 4xx with Prism's
+ * `sl-violations` is a ValidationError whatever status the mock chose (it answers an invalid request
+ * with the operation's 422 when it documents one), as the service answers it with 400.
+ */
 export function apiErrorFor(
   status: number,
   body: unknown,
   headers: Headers,
   context: PaymentErrorContext = {},
 ): PaymentApiError {
-  const Class = API_ERRORS[status] ?? (status >= 500 ? ServerError : PaymentApiError);
+  const refusedByMock = status >= 400 && status < 500 && violationsOf(headers) !== undefined;
+  const Class = refusedByMock
+    ? ValidationError
+    : (API_ERRORS[status] ?? (status >= 500 ? ServerError : PaymentApiError));
   return new Class(status, body, headers, context);
 }
 
@@ -235,7 +248,7 @@ function violationsOf(headers: Headers): FieldErrors | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(violations)) return undefined;
+  if (!Array.isArray(violations) || violations.length === 0) return undefined;
   const out: FieldErrors = {};
   for (const violation of violations) {
     if (!isObject(violation) || typeof violation.message !== 'string') continue;

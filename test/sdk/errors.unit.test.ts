@@ -117,6 +117,15 @@ describe('errors by meaning', () => {
       transId: ["must have required property 'transId'"],
       Page: ['must be integer'],
     });
+    // the mock answers an invalid request with the operation's 422 when it has one: still a validation failure
+    const declinedByMock = apiErrorFor(
+      422,
+      example('OperationDeclined'),
+      new Headers({ 'sl-violations': JSON.stringify(violations) }),
+    );
+    expect(declinedByMock).toBeInstanceOf(ValidationError);
+    expect(declinedByMock.operationResult).toBeUndefined();
+    expect(apiErrorFor(422, example('OperationDeclined'), new Headers())).toBeInstanceOf(PaymentDeclinedError);
     expect(
       apiErrorFor(400, example('ValidationError'), new Headers({ 'sl-violations': 'not json' })).fieldErrors,
     ).toHaveProperty('transId');
