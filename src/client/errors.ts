@@ -197,9 +197,17 @@ export class PaymentNetworkError extends PaymentError {
 
   constructor(message: string, context: PaymentErrorContext = {}) {
     const code = errorCodeOf(context.cause);
-    super(code && !message.includes(code) ? `${message} (${code})` : message, context);
+    // Without a code (fetch's own refusals: "bad port", …) the innermost cause says what happened.
+    const detail = code ?? innermostMessage(context.cause);
+    super(detail && !message.includes(detail) ? `${message} (${detail})` : message, context);
     this.code = code;
   }
+}
+
+function innermostMessage(error: unknown): string | undefined {
+  let message: string | undefined;
+  for (let e = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) message = e.message;
+  return message;
 }
 
 /**

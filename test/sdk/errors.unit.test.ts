@@ -188,4 +188,18 @@ describe('network errors', () => {
     expect(error.message).toContain('ECONNREFUSED');
     expect(error.cause).toBeInstanceOf(TypeError);
   });
+
+  it('without a code, name the innermost cause', () => {
+    const cause = new TypeError('fetch failed', { cause: new Error('bad port') });
+    const error = new PaymentNetworkError('getPaymentByPayId: no response: fetch failed', { cause });
+    expect(error.message).toBe('getPaymentByPayId: no response: fetch failed (bad port)');
+    expect(error.code).toBeUndefined();
+    expect(error.cause).toBe(cause);
+  });
+
+  it('find the code inside an AggregateError of the addresses tried', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED ::1:1'), { code: 'ECONNREFUSED' });
+    const cause = new TypeError('fetch failed', { cause: new AggregateError([refused]) });
+    expect(new PaymentNetworkError('no response', { cause }).code).toBe('ECONNREFUSED');
+  });
 });
