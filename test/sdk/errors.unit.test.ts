@@ -1,7 +1,10 @@
 // The client's errors by meaning (every status to its class, all PaymentApiErrors), the response
 // metadata of a success, and the system error code of a failed connection, against a local fake
 // server. Error bodies are the contract's own examples (components.examples of the bundle).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorClassOf } from '../../generator/steps/resources.js';
 import { freePort } from '../../scripts/server-process.js';
 import {
   AuthenticationError,
@@ -129,6 +132,22 @@ describe('errors by meaning', () => {
     expect(
       apiErrorFor(400, example('ValidationError'), new Headers({ 'sl-violations': 'not json' })).fieldErrors,
     ).toHaveProperty('transId');
+  });
+});
+
+describe('the @throws of the generated methods', () => {
+  it('name the class the client rejects with for each status', () => {
+    const resources = readFileSync(join(import.meta.dirname, '..', '..', 'generated', 'resources.ts'), 'utf8');
+    const throws = [...resources.matchAll(/@throws \{(\w+)\} (\d{3}):/g)].map(([, name, status]) => [status!, name!]);
+    expect(new Set(throws.map(([status]) => status))).toEqual(
+      new Set(['400', '401', '403', '404', '409', '413', '415', '422', '429', '500']),
+    );
+    for (const [status, name] of throws) {
+      expect(name, status).toBe(apiErrorFor(Number(status), undefined, new Headers()).name);
+      expect(name, status).toBe(errorClassOf(status));
+    }
+    for (const status of ['502', '503', '418'])
+      expect(errorClassOf(status)).toBe(apiErrorFor(Number(status), undefined, new Headers()).name);
   });
 });
 
