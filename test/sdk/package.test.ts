@@ -146,6 +146,51 @@ describe('the packed SDK', () => {
     expect(existsSync(join(ROOT, '.README.repository.md'))).toBe(false);
   });
 
+  it("compiles the package README's TypeScript examples with --strict against the packed package", async () => {
+    const cwd = await project('readme', { type: 'module' });
+    const readme = await readFile(join(cwd, 'node_modules', NAME, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    // What an example takes from the code around it.
+    const context: Record<string, string> = {
+      client: 'PaymentClient',
+      payId: 'string',
+      orderId: 'string',
+      request: 'RefundRequest',
+      rawBody: 'string',
+      headers: 'Headers',
+    };
+    const files = blocks.map((block, i) => {
+      const declared = (name: string) => new RegExp(`\\b(const|let|import)\\b[^;=]*\\b${name}\\b`).test(block);
+      const prelude = [
+        `import type { PaymentClient } from '${NAME}';`,
+        `import type { RefundRequest } from '${NAME}/types';`,
+        'declare const process: { env: Record<string, string | undefined> };',
+        ...Object.entries(context)
+          .filter(([name]) => new RegExp(`\\b${name}\\b`).test(block) && !declared(name))
+          .map(([name, type]) => `declare const ${name}: ${type};`),
+      ];
+      return { name: `example-${i}.ts`, text: `${prelude.join('\n')}\n${block}\nexport {};\n` };
+    });
+    for (const file of files) await writeFile(join(cwd, file.name), file.text);
+    const tsconfig = {
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        lib: ['es2023', 'dom'],
+        types: [],
+      },
+      files: files.map((f) => f.name),
+    };
+    await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    expect(compile.stdout + compile.stderr).toBe('');
+    expect(compile.code).toBe(0);
+  });
+
   it('rejects with errors by meaning and gives the response metadata of a success', async () => {
     const cwd = await project('errors');
     await writeFile(
