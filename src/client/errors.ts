@@ -75,7 +75,7 @@ export class PaymentApiError extends PaymentError {
   constructor(status: number, body: unknown, headers: Headers, context: PaymentErrorContext = {}) {
     const object = isObject(body) ? body : undefined;
     const problem = object && isProblem(object) ? (object as ProblemDetails) : undefined;
-    const violations = violationsOf(headers);
+    const violations = refusedByMock(status, headers);
     const fieldErrors = violations ?? fieldErrorsOf(object);
     // With violations the body is the mock's canned example: it says nothing about this request.
     const operationResult =
@@ -170,9 +170,9 @@ const API_ERRORS: Record<number, ApiErrorClass> = {
 };
 
 /**
- * The PaymentApiError subclass that says what a non-2xx status means. A 4xx with Prism's
- * `sl-violations` is a ValidationError whatever status the mock chose (it answers an invalid request
- * with the operation's 422 when it documents one), as the service answers it with 400.
+ * The PaymentApiError subclass that says what a non-2xx status means. A 400 or 422 with Prism's
+ * `sl-violations` is a ValidationError (the mock answers an invalid request with the operation's 422
+ * when it documents one), as the service answers it with 400.
  */
 export function apiErrorFor(
   status: number,
@@ -180,8 +180,7 @@ export function apiErrorFor(
   headers: Headers,
   context: PaymentErrorContext = {},
 ): PaymentApiError {
-  const refusedByMock = status >= 400 && status < 500 && violationsOf(headers) !== undefined;
-  const Class = refusedByMock
+  const Class = refusedByMock(status, headers)
     ? ValidationError
     : (API_ERRORS[status] ?? (status >= 500 ? ServerError : PaymentApiError));
   return new Class(status, body, headers, context);
@@ -241,6 +240,14 @@ export class PaymentTimeoutError extends PaymentError {
 /** The client's credentials cannot satisfy the operation's security; nothing was sent. */
 export class PaymentCredentialsError extends PaymentError {
   override name = 'PaymentCredentialsError';
+}
+
+/**
+ * The violations of a request Prism refused as invalid: it answers those with 400, or the
+ * operation's 422. (Its 401 for a wrong security scheme carries `sl-violations` too: not a validation.)
+ */
+function refusedByMock(status: number, headers: Headers): FieldErrors | undefined {
+  return status === 400 || status === 422 ? violationsOf(headers) : undefined;
 }
 
 /**

@@ -129,6 +129,15 @@ describe('errors by meaning', () => {
     expect(declinedByMock).toBeInstanceOf(ValidationError);
     expect(declinedByMock.operationResult).toBeUndefined();
     expect(apiErrorFor(422, example('OperationDeclined'), new Headers())).toBeInstanceOf(PaymentDeclinedError);
+    // Prism's 401 for a wrong scheme carries sl-violations too: still an AuthenticationError
+    const scheme = [{ location: ['request'], severity: 'Error', code: 401, message: 'Invalid security scheme used' }];
+    const unauthorized = apiErrorFor(
+      401,
+      example('Unauthorized'),
+      new Headers({ 'sl-violations': JSON.stringify(scheme) }),
+    );
+    expect(unauthorized).toBeInstanceOf(AuthenticationError);
+    expect(unauthorized.fieldErrors).toEqual({});
     expect(
       apiErrorFor(400, example('ValidationError'), new Headers({ 'sl-violations': 'not json' })).fieldErrors,
     ).toHaveProperty('transId');

@@ -4,6 +4,7 @@
 // class of that status; a success carries its response metadata.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AuthenticationError,
   createPaymentClient,
   NotFoundError,
   PaymentApiError,
@@ -52,6 +53,13 @@ describe('errors from the mock', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.status).toBe(400);
     expect(Object.keys(error.fieldErrors).sort()).toEqual(['billingAddress', 'email']);
+  });
+
+  it('a wrong security scheme is an AuthenticationError, though Prism reports it in sl-violations too', async () => {
+    const error = await rejection(client().customers.retrieve('cus-1', { headers: { Authorization: 'Unknown x' } }));
+    expect(error.headers.get('sl-violations')).toBeTruthy();
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.status).toBe(401);
   });
 
   it('a 404 asked for with Prefer is a NotFoundError', async () => {
