@@ -4,8 +4,8 @@
 import type { CallOptions, IdempotentCallOptions, ListFilter, PageItem, QueryParams, RequestBody, SuccessBody } from '../src/client/types.js';
 import type { AccountUpdaterRequest, AccountUpdaterResult, CaptureRequest, CheckoutSessionCreated, CheckoutSessionRequest, Customer, CustomerPage, CustomerUpdateRequest, DccBinCheckRequest, DccBinCheckResult, DccQuote, DccQuoteRequest, DuplicationCheckRequest, DuplicationCheckResult, IncrementalAuthorizationRequest, OperationResult, PaymentConfirmRequest, PaymentCreated, PaymentDetails, PaymentIntentCreated, PaymentIntentRequest, PaymentLink, PaymentLinkRequest, PaymentMethodSelection, PaymentPlan, PaymentPlanPage, PaymentRequest, PaymentUpdateRequest, PlanChargeRequest, PlanChargeResult, PlanPaymentPage, PseudoNumber, PseudoNumberRequest, RefundRequest, ReversalRequest, StoredPaymentMethod, StoredPaymentMethodPage, TokenRequest, TokenResponse, UnreferencedRefundRequest } from './types.js';
 
-/** Thrown by every method on a non-2xx answer (see the `@throws` of each method). */
-export type { PaymentApiError } from '../src/client/errors.js';
+/** What the methods reject with on a non-2xx answer, by status (see the `@throws` of each method); all are PaymentApiErrors. */
+export type { AuthenticationError, IdempotencyConflictError, NotFoundError, PaymentApiError, PaymentDeclinedError, PermissionError, RateLimitError, ServerError, ValidationError } from '../src/client/errors.js';
 
 /** The `authorization` methods of the client. */
 export interface AuthorizationResource {
@@ -19,12 +19,12 @@ export interface AuthorizationResource {
    * @param body - The TokenRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The access token.
-   * @throws {PaymentApiError} 400: The grant type or another parameter is invalid (RFC 6749 section 5.2). (inferred)
-   * @throws {PaymentApiError} 401: The merchant id or API key is wrong (RFC 6749 invalid_client). (inferred)
+   * @throws {ValidationError} 400: The grant type or another parameter is invalid (RFC 6749 section 5.2). (inferred)
+   * @throws {AuthenticationError} 401: The merchant id or API key is wrong (RFC 6749 invalid_client). (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/authorization/createaccesstoken | Obtain an access token in the API reference}
    */
   createToken(body: TokenRequest, options?: CallOptions): Promise<TokenResponse>;
@@ -42,14 +42,14 @@ export interface CheckoutSessionsResource {
    * @param body - The CheckoutSessionRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 202: Accepted; the body links to the hosted payment page.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {IdempotencyConflictError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @since 2.4.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/createcheckoutsession | Create a checkout session in the API reference}
    */
@@ -68,15 +68,15 @@ export interface PaymentsResource {
    * @param body - The PaymentRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 201: The payment was created (operation result, with a redirect link for HOSTED). (inferred)
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {IdempotencyConflictError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Declined or refused.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Declined or refused.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/createpayment | Create a payment in the API reference}
    */
   create(body: PaymentRequest, options?: IdempotentCallOptions): Promise<PaymentCreated>;
@@ -92,16 +92,16 @@ export interface PaymentsResource {
    * @param body - The PaymentConfirmRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 200: The payment was confirmed (operation result).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {IdempotencyConflictError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Operation declined or rejected.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/confirmpayment | Confirm a payment in the API reference}
    */
   confirm(id: string, body: PaymentConfirmRequest, options?: IdempotentCallOptions): Promise<OperationResult>;
@@ -117,16 +117,16 @@ export interface PaymentsResource {
    * @param body - The IncrementalAuthorizationRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 200: The additional amount was authorized (operation result).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {IdempotencyConflictError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Operation declined or rejected.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @since 2.4.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/incrementauthorization | Increase the authorized amount in the API reference}
    */
@@ -143,15 +143,15 @@ export interface PaymentsResource {
    * @param body - The ReversalRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The authorization was cancelled (operation result).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Operation declined or rejected.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/reversepayment | Reverse a payment in the API reference}
    */
   reverse(id: string, body: ReversalRequest, options?: CallOptions): Promise<OperationResult>;
@@ -167,15 +167,15 @@ export interface PaymentsResource {
    * @param body - The CaptureRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The payment was captured (operation result).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Operation declined or rejected.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/capturepayment | Capture a payment in the API reference}
    */
   capture(id: string, body: CaptureRequest, options?: CallOptions): Promise<OperationResult>;
@@ -191,16 +191,16 @@ export interface PaymentsResource {
    * @param body - The RefundRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 200: The refund was processed (operation result with metadata and method details).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {IdempotencyConflictError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Operation declined or rejected.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Operation declined or rejected.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @since 2.4.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/refundpayment | Refund a payment in the API reference}
    */
@@ -216,12 +216,12 @@ export interface PaymentsResource {
    * @param id - The `payId` of the payment.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The payment with its operations. (inferred)
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/getpaymentbypayid | Retrieve a payment by payId in the API reference}
    */
   retrieve(id: string, options?: CallOptions): Promise<PaymentDetails>;
@@ -236,12 +236,12 @@ export interface PaymentsResource {
    * @param id - The merchant's `transId` of the payment.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The payment with its operations. (inferred)
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/getpaymentbytransid | Retrieve a payment by transId in the API reference}
    */
   retrieveByTransId(id: string, options?: CallOptions): Promise<PaymentDetails>;
@@ -257,14 +257,14 @@ export interface PaymentsResource {
    * @param body - The PaymentUpdateRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The updated payment.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/updatepayment | Update a payment in the API reference}
    */
   update(id: string, body: PaymentUpdateRequest, options?: CallOptions): Promise<PaymentDetails>;
@@ -282,14 +282,14 @@ export interface RefundsResource {
    * @param body - The UnreferencedRefundRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The credit was processed (operation result).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Declined or refused.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Declined or refused.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/createunreferencedrefund | Refund without reference in the API reference}
    */
   create(body: UnreferencedRefundRequest, options?: CallOptions): Promise<OperationResult>;
@@ -307,13 +307,13 @@ export interface PaymentLinksResource {
    * @param body - The PaymentLinkRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 201: The payment link was created.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payments/createpaymentlink | Create a payment link in the API reference}
    */
   create(body: PaymentLinkRequest, options?: CallOptions): Promise<PaymentLink>;
@@ -331,13 +331,13 @@ export interface PaymentIntentsResource {
    * @param body - The PaymentIntentRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 201: 201 as for the other creating operations. (inferred)
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @since 2.0.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/mobile-sdk/createpaymentintent | Create a payment intent in the API reference}
    */
@@ -354,16 +354,16 @@ export interface PaymentIntentsResource {
    * @param body - The PaymentMethodSelection body.
    * @param options - Timeout, attempts, abort signal, extra headers; `idempotencyKey` (one is generated and sent on every retry when you give none).
    * @returns 201: The payment was created (operation result).
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {IdempotencyConflictError} 409: The Idempotency-Key was already used with a different request, or that request is still in progress. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 422: Declined or refused.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {PaymentDeclinedError} 422: Declined or refused.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @since 2.0.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/mobile-sdk/confirmpaymentintent | Confirm a payment intent in the API reference}
    */
@@ -382,11 +382,11 @@ export interface PaymentPlansResource {
    * @param query - `Page`, `CreatedAtFrom`, `CreatedAtTo`, `LastBillingFrom`, `LastBillingTo`, `PaymentPlanId`, `MerchantCustomerId`, `Currency`, `AmountFrom`, `AmountTo`, `Amount`, `PlanStatus`, `PlanType`.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: A page of payment plans.
-   * @throws {PaymentApiError} 400: Bad request or validation error of a payment plan endpoint.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (plan problem body). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment plan endpoint.
+   * @throws {ValidationError} 400: Bad request or validation error of a payment plan endpoint.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (plan problem body). (inferred)
+   * @throws {PermissionError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment plan endpoint.
    * @since 2.6.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payment-plans/listpaymentplans | List payment plans in the API reference}
    */
@@ -411,12 +411,12 @@ export interface PaymentPlansResource {
    * @param paymentPlanId - The payment plan id.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The payment plan.
-   * @throws {PaymentApiError} 400: Bad request or validation error of a payment plan endpoint.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (plan problem body). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
-   * @throws {PaymentApiError} 404: Payment plan not found.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment plan endpoint.
+   * @throws {ValidationError} 400: Bad request or validation error of a payment plan endpoint.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (plan problem body). (inferred)
+   * @throws {PermissionError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
+   * @throws {NotFoundError} 404: Payment plan not found.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment plan endpoint.
    * @since 2.6.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payment-plans/getpaymentplan | Retrieve a payment plan in the API reference}
    */
@@ -433,15 +433,15 @@ export interface PaymentPlansResource {
    * @param body - The PlanChargeRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 201: The payment was created within the plan.
-   * @throws {PaymentApiError} 400: Bad request or validation error of a payment plan endpoint.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (plan problem body). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
-   * @throws {PaymentApiError} 404: Payment plan not found.
+   * @throws {ValidationError} 400: Bad request or validation error of a payment plan endpoint.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (plan problem body). (inferred)
+   * @throws {PermissionError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
+   * @throws {NotFoundError} 404: Payment plan not found.
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not application/json. (inferred)
-   * @throws {PaymentApiError} 422: The plan cannot be charged (it is not active, or the amount is zero), or the transId is taken. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment plan endpoint.
+   * @throws {PaymentDeclinedError} 422: The plan cannot be charged (it is not active, or the amount is zero), or the transId is taken. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment plan endpoint.
    * @since 2.6.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payment-plans/chargepaymentplan | Charge a payment plan in the API reference}
    */
@@ -458,12 +458,12 @@ export interface PaymentPlansResource {
    * @param query - `Page`.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: A page of the plan's payments.
-   * @throws {PaymentApiError} 400: Bad request or validation error of a payment plan endpoint.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (plan problem body). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
-   * @throws {PaymentApiError} 404: Payment plan not found.
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment plan endpoint.
+   * @throws {ValidationError} 400: Bad request or validation error of a payment plan endpoint.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (plan problem body). (inferred)
+   * @throws {PermissionError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
+   * @throws {NotFoundError} 404: Payment plan not found.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment plan endpoint.
    * @since 2.6.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payment-plans/listpaymentplanpayments | List the payments of a plan in the API reference}
    */
@@ -489,11 +489,11 @@ export interface PaymentPlansResource {
    * @param query - `Page`.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: A page of the customer's payment plans.
-   * @throws {PaymentApiError} 400: Bad request or validation error of a payment plan endpoint.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (plan problem body). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment plan endpoint.
+   * @throws {ValidationError} 400: Bad request or validation error of a payment plan endpoint.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (plan problem body). (inferred)
+   * @throws {PermissionError} 403: The credentials are not accepted for this plan (plan problem body). (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header (plan problem body). (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment plan endpoint.
    * @since 2.6.0
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/payment-plans/listcustomerpaymentplans | List the payment plans of a customer in the API reference}
    */
@@ -521,11 +521,11 @@ export interface CustomersResource {
    * @param query - `Page`, `MerchantCustomerId`.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: A page of customers.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/listcustomers | List customers in the API reference}
    */
   list(query?: QueryParams<'listCustomers'>, options?: CallOptions): Promise<CustomerPage>;
@@ -549,12 +549,12 @@ export interface CustomersResource {
    * @param id - The customer id.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The customer.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/getcustomer | Retrieve a customer in the API reference}
    */
   retrieve(id: string, options?: CallOptions): Promise<Customer>;
@@ -569,12 +569,12 @@ export interface CustomersResource {
    * @param id - The customer id.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 204: The customer and its payment methods were deleted.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/deletecustomer | Delete a customer in the API reference}
    */
   delete(id: string, options?: CallOptions): Promise<undefined>;
@@ -590,14 +590,14 @@ export interface CustomersResource {
    * @param body - The CustomerUpdateRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The updated customer.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/updatecustomer | Update a customer in the API reference}
    */
   update(id: string, body: CustomerUpdateRequest, options?: CallOptions): Promise<Customer>;
@@ -613,12 +613,12 @@ export interface CustomersResource {
    * @param query - `Page`.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: A page of the customer's stored payment methods.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/listcustomerpaymentmethods | List a customer's payment methods in the API reference}
    */
   listPaymentMethods(id: string, query?: QueryParams<'listCustomerPaymentMethods'>, options?: CallOptions): Promise<StoredPaymentMethodPage>;
@@ -643,12 +643,12 @@ export interface CustomersResource {
    * @param paymentMethodId - The id of the customer's stored payment method.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The stored payment method.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/getcustomerpaymentmethod | Retrieve a customer's payment method in the API reference}
    */
   retrievePaymentMethod(customerId: string, paymentMethodId: string, options?: CallOptions): Promise<StoredPaymentMethod>;
@@ -664,12 +664,12 @@ export interface CustomersResource {
    * @param paymentMethodId - The id of the customer's stored payment method.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 204: The payment method was deleted.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
-   * @throws {PaymentApiError} 404: No resource with this id exists for the merchant. (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {NotFoundError} 404: No resource with this id exists for the merchant. (inferred)
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/customers/deletecustomerpaymentmethod | Delete a customer's payment method in the API reference}
    */
   deletePaymentMethod(customerId: string, paymentMethodId: string, options?: CallOptions): Promise<undefined>;
@@ -687,13 +687,13 @@ export interface ServicesResource {
    * @param body - The DccBinCheckRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The result of the service.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/services/checkdccbin | Check a card BIN for currency conversion in the API reference}
    */
   checkDccBin(body: DccBinCheckRequest, options?: CallOptions): Promise<DccBinCheckResult>;
@@ -708,13 +708,13 @@ export interface ServicesResource {
    * @param body - The DccQuoteRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The result of the service.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/services/createdccquote | Quote a currency conversion in the API reference}
    */
   createDccQuote(body: DccQuoteRequest, options?: CallOptions): Promise<DccQuote>;
@@ -729,13 +729,13 @@ export interface ServicesResource {
    * @param body - The DuplicationCheckRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The result of the service.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/services/checkduplicatepayment | Check for a duplicate payment in the API reference}
    */
   checkDuplication(body: DuplicationCheckRequest, options?: CallOptions): Promise<DuplicationCheckResult>;
@@ -750,13 +750,13 @@ export interface ServicesResource {
    * @param body - The AccountUpdaterRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The result of the service.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/services/checkaccountupdates | Check a stored card for updates in the API reference}
    */
   checkAccountUpdates(body: AccountUpdaterRequest, options?: CallOptions): Promise<AccountUpdaterResult>;
@@ -771,13 +771,13 @@ export interface ServicesResource {
    * @param body - The PseudoNumberRequest body.
    * @param options - Timeout, attempts, abort signal, extra headers.
    * @returns 200: The result of the service.
-   * @throws {PaymentApiError} 400: Bad request or validation error.
-   * @throws {PaymentApiError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
-   * @throws {PaymentApiError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
+   * @throws {ValidationError} 400: Bad request or validation error.
+   * @throws {AuthenticationError} 401: Credentials are missing or invalid (problem body as for 400). (inferred)
+   * @throws {PermissionError} 403: The credentials are valid but not accepted for this operation or resource. (inferred)
    * @throws {PaymentApiError} 413: The request body is larger than the service accepts (1 MiB). (inferred)
    * @throws {PaymentApiError} 415: The request body is not of the media type the operation takes (its Content-Type). (inferred)
-   * @throws {PaymentApiError} 429: Too many requests, retry after the Retry-After header. (inferred)
-   * @throws {PaymentApiError} 500: Internal server error of a payment operation.
+   * @throws {RateLimitError} 429: Too many requests, retry after the Retry-After header. (inferred)
+   * @throws {ServerError} 500: Internal server error of a payment operation.
    * @see {@link https://developer.payment-service.example/docs/api-v2/#/services/createpseudonumber | Create a pseudo number in the API reference}
    */
   createPseudoNumber(body: PseudoNumberRequest, options?: CallOptions): Promise<PseudoNumber>;

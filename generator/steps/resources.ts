@@ -43,6 +43,19 @@ function schemaName(document: OpenApiDocument, holder: unknown, mediaType: strin
   return typeof ref === 'string' && ref.startsWith(SCHEMA_PREFIX) ? ref.slice(SCHEMA_PREFIX.length) : undefined;
 }
 
+/** The error class the client rejects with for a status (apiErrorFor in src/client/errors.ts; a unit test holds them equal). */
+const ERROR_CLASSES: Record<string, string> = {
+  '400': 'ValidationError',
+  '401': 'AuthenticationError',
+  '403': 'PermissionError',
+  '404': 'NotFoundError',
+  '409': 'IdempotencyConflictError',
+  '422': 'PaymentDeclinedError',
+  '429': 'RateLimitError',
+};
+export const errorClassOf = (status: string) =>
+  ERROR_CLASSES[status] ?? (/^5/.test(status) ? 'ServerError' : 'PaymentApiError');
+
 const SCHEME_NAMES: Record<string, string> = {
   basicAuth: 'HTTP Basic',
   bearerAuth: 'a bearer token',
@@ -103,7 +116,7 @@ function method(document: OpenApiDocument, info: OperationInfo, docsUrl: string 
     .sort();
   for (const status of errors) {
     tags.push(
-      `@throws {PaymentApiError} ${status}: ${responseMeaning(String(deref<JsonObject>(document, responses[status]).description ?? ''))}`,
+      `@throws {${errorClassOf(status)}} ${status}: ${responseMeaning(String(deref<JsonObject>(document, responses[status]).description ?? ''))}`,
     );
   }
   if (info.version) tags.push(`@since ${info.version}`);
@@ -163,8 +176,8 @@ export function renderResources(document: OpenApiDocument): string {
 import type { CallOptions, IdempotentCallOptions, ListFilter, PageItem, QueryParams, RequestBody, SuccessBody } from '../src/client/types.js';
 import type { ${schemas.join(', ')} } from './types.js';
 
-/** Thrown by every method on a non-2xx answer (see the \`@throws\` of each method). */
-export type { PaymentApiError } from '../src/client/errors.js';
+/** What the methods reject with on a non-2xx answer, by status (see the \`@throws\` of each method); all are PaymentApiErrors. */
+export type { ${[...new Set(['PaymentApiError', ...Object.values(ERROR_CLASSES), 'ServerError'])].sort().join(', ')} } from '../src/client/errors.js';
 
 ${interfaces.join('\n\n')}
 

@@ -15,13 +15,14 @@ import {
   createAccessTokens,
 } from './auth.js';
 import {
-  PaymentApiError,
+  apiErrorFor,
   PaymentCredentialsError,
   PaymentError,
   type PaymentErrorContext,
   PaymentNetworkError,
   PaymentTimeoutError,
 } from './errors.js';
+import { attachResponse, responseMetadata } from './response.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, untilAborted } from './retry.js';
 import type { Environment, IdempotentCallOptions } from './types.js';
 
@@ -305,7 +306,9 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
         }
         if (response.ok) {
           const text = response.status === 204 || plan.method === 'HEAD' ? '' : await response.text();
-          return settle(call, text ? parseSuccessBody(text, response.status, call) : undefined);
+          const body = text ? parseSuccessBody(text, response.status, call) : undefined;
+          attachResponse(body, responseMetadata(response, body, call.idempotencyKey, call.attempts));
+          return settle(call, body);
         }
         // A rejected token (revoked, expired early): one new token and one more try, for any method:
         // a 401 means that the request was not processed.
@@ -316,12 +319,7 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
           tokens.invalidate(token);
           continue;
         }
-        const error = new PaymentApiError(
-          response.status,
-          await readErrorBody(response),
-          response.headers,
-          errorContext(call),
-        );
+        const error = apiErrorFor(response.status, await readErrorBody(response), response.headers, errorContext(call));
         if (await retryAllowed(call, response)) continue;
         throw error;
       }

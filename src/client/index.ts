@@ -5,12 +5,23 @@ export type { PaymentClient, PaymentClientOptions, PaymentClientSettings, Paymen
 export { createPaymentClient, listAllName } from './client.js';
 export type { FieldErrors, PaymentErrorContext, ProblemDetails } from './errors.js';
 export {
+  AuthenticationError,
+  apiErrorFor,
+  IdempotencyConflictError,
+  NotFoundError,
   PaymentApiError,
   PaymentCredentialsError,
+  PaymentDeclinedError,
   PaymentError,
   PaymentNetworkError,
   PaymentTimeoutError,
+  PermissionError,
+  RateLimitError,
+  ServerError,
+  ValidationError,
 } from './errors.js';
+export type { ResponseMetadata } from './response.js';
+export { responseOf } from './response.js';
 export type {
   CallOptions,
   CallOptionsFor,

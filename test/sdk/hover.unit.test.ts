@@ -62,7 +62,7 @@ describe('hover over a resource method', () => {
     expect(hover.documentation).toMatch(/^Capture a payment\n\nInferred: request and response bodies are not shown/);
     expect(hover.documentation).toContain('`POST /payments/{id}/captures`');
     expect(hover.tags).toContain('@param id - The `payId` of the payment.');
-    expect(hover.tags).toContain('@throws {PaymentApiError} 422: Operation declined or rejected.');
+    expect(hover.tags).toContain('@throws {PaymentDeclinedError} 422: Operation declined or rejected.');
     expect(hover.tags).toContain(
       '@see {@link https://developer.payment-service.example/docs/api-v2/#/payments/capturepayment Capture a payment in the API reference}',
     );

@@ -2,7 +2,9 @@
 // list, and the tarball installed into fresh projects that call a local server through it: a
 // project made by `npm init -y` importing it from an .mjs file, one using require(), TypeScript with
 // `module: nodenext` and with `moduleResolution: bundler` (compiled with --strict, declarations
-// checked too), and TypeScript's old `node10` resolution (types through typesVersions).
+// checked too), a CommonJS TypeScript project, and TypeScript's old `node10` resolution (types
+// through typesVersions). The consumer README is the tarball's README; errors by meaning and the
+// response metadata reach a consumer project.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -55,8 +57,14 @@ beforeAll(async () => {
   files = result!.files.map((f) => f.path).sort();
   api = await startFakeApi((req) =>
     req.path === '/payment-plans/pp_1'
-      ? reply(200, { id: 'pp_1', planStatus: 'ACTIVE', auth: String(req.headers.authorization) })
-      : reply(404, { title: 'no' }),
+      ? reply(
+          200,
+          { id: 'pp_1', planStatus: 'ACTIVE', auth: String(req.headers.authorization) },
+          { 'X-Request-Id': 'req-1' },
+        )
+      : req.path === '/payment-plans/pp_invalid'
+        ? reply(400, { title: 'One or more validation errors occurred.', errors: { paymentPlanId: ['bad id'] } })
+        : reply(404, { title: 'no' }),
   );
 }, 120_000);
 afterAll(async () => {
@@ -124,6 +132,141 @@ describe('the packed SDK', () => {
     expect(
       JSON.parse(await readFile(join(cwd, 'node_modules', NAME, 'generated', 'openapi.json'), 'utf8')).info.version,
     ).toBe('2.0.0');
+  });
+
+  it('has the consumer README as its README, and leaves the repository README in place', async () => {
+    const packed = await run('tar', ['-xzf', tarball, '-O', 'package/README.md'], dir);
+    expect(packed.code, packed.stderr).toBe(0);
+    expect(packed.stdout).toBe(await readFile(join(ROOT, 'package', 'README.md'), 'utf8'));
+    expect(packed.stdout).toMatch(/^# @payment-service\/api-v2\n/);
+    expect(packed.stdout).toContain('ValidationError');
+    expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(
+      /^# Payment Service API v2 — contract and toolchain\n/,
+    );
+    expect(existsSync(join(ROOT, '.README.repository.md'))).toBe(false);
+  });
+
+  it("compiles the package README's TypeScript examples with --strict against the packed package", async () => {
+    const cwd = await project('readme', { type: 'module' });
+    const readme = await readFile(join(cwd, 'node_modules', NAME, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    // What an example takes from the code around it.
+    const context: Record<string, string> = {
+      client: 'PaymentClient',
+      payId: 'string',
+      orderId: 'string',
+      request: 'RefundRequest',
+      rawBody: 'string',
+      headers: 'Headers',
+    };
+    const files = blocks.map((block, i) => {
+      const declared = (name: string) => new RegExp(`\\b(const|let|import)\\b[^;=]*\\b${name}\\b`).test(block);
+      const prelude = [
+        `import type { PaymentClient } from '${NAME}';`,
+        `import type { RefundRequest } from '${NAME}/types';`,
+        'declare const process: { env: Record<string, string | undefined> };',
+        ...Object.entries(context)
+          .filter(([name]) => new RegExp(`\\b${name}\\b`).test(block) && !declared(name))
+          .map(([name, type]) => `declare const ${name}: ${type};`),
+      ];
+      return { name: `example-${i}.ts`, text: `${prelude.join('\n')}\n${block}\nexport {};\n` };
+    });
+    for (const file of files) await writeFile(join(cwd, file.name), file.text);
+    const tsconfig = {
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        lib: ['es2023', 'dom'],
+        types: [],
+      },
+      files: files.map((f) => f.name),
+    };
+    await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    expect(compile.stdout + compile.stderr).toBe('');
+    expect(compile.code).toBe(0);
+  });
+
+  it('rejects with errors by meaning and gives the response metadata of a success', async () => {
+    const cwd = await project('errors');
+    await writeFile(
+      join(cwd, 'index.mjs'),
+      `import { createPaymentClient, NotFoundError, PaymentApiError, responseOf, ValidationError } from '${NAME}';
+const client = createPaymentClient({ apiKey: 'key-1', baseUrl: process.env.BASE_URL });
+const caught = async (promise) => promise.then(() => 'resolved', (e) => ({
+  name: e.name, status: e.status, api: e instanceof PaymentApiError,
+  notFound: e instanceof NotFoundError, validation: e instanceof ValidationError, fieldErrors: e.fieldErrors,
+}));
+const plan = await client.paymentPlans.retrieve('pp_1');
+const { status, requestId, replayed } = responseOf(plan);
+console.log(JSON.stringify({
+  missing: await caught(client.paymentPlans.retrieve('pp_missing')),
+  invalid: await caught(client.paymentPlans.retrieve('pp_invalid')),
+  metadata: { status, requestId, replayed },
+  stringified: JSON.stringify(plan),
+}));
+`,
+    );
+    const out = await run(process.execPath, ['index.mjs'], cwd, { BASE_URL: api.baseUrl });
+    expect(out.stderr).toBe('');
+    const result = JSON.parse(out.stdout);
+    expect(result.missing).toEqual({
+      name: 'NotFoundError',
+      status: 404,
+      api: true,
+      notFound: true,
+      validation: false,
+      fieldErrors: {},
+    });
+    expect(result.invalid).toEqual({
+      name: 'ValidationError',
+      status: 400,
+      api: true,
+      notFound: false,
+      validation: true,
+      fieldErrors: { paymentPlanId: ['bad id'] },
+    });
+    expect(result.metadata).toEqual({ status: 200, requestId: 'req-1', replayed: false });
+    expect(JSON.parse(result.stringified)).toEqual({ id: 'pp_1', planStatus: 'ACTIVE', auth: 'undefined' });
+  });
+
+  it('compiles in a CommonJS TypeScript project as the README says: TS1309 for top-level await, fine in a function', async () => {
+    const cwd = await project('ts-commonjs');
+    expect(JSON.parse(await readFile(join(cwd, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
+    const tsconfig = {
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        strict: true,
+        outDir: 'out',
+        lib: ['es2023', 'dom'],
+        types: [],
+      },
+      files: ['index.ts'],
+    };
+    await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const imports = `import { createPaymentClient, NotFoundError } from '${NAME}';\ndeclare const process: { env: Record<string, string> };\nconst client = createPaymentClient({ apiKey: 'key-1', baseUrl: process.env.BASE_URL });\n`;
+    await writeFile(join(cwd, 'index.ts'), `${imports}console.log((await client.paymentPlans.retrieve('pp_1')).id);\n`);
+    const topLevel = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    expect(topLevel.stdout).toContain('TS1309');
+    await writeFile(
+      join(cwd, 'index.ts'),
+      `${imports}async function main(): Promise<void> {
+  console.log((await client.paymentPlans.retrieve('pp_1')).id);
+  await client.paymentPlans.retrieve('pp_missing').catch((e: unknown) => console.log(e instanceof NotFoundError));
+}
+void main();
+`,
+    );
+    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    expect(compile.stdout + compile.stderr).toBe('');
+    const out = await run(process.execPath, [join('out', 'index.js')], cwd, { BASE_URL: api.baseUrl });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe('pp_1\ntrue\n');
   });
 
   it('works with require() (Node ≥ 20.19 loads the ES module)', async () => {
