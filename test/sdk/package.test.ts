@@ -1,4 +1,5 @@
-// The SDK as a merchant meets it: `npm pack` (which builds it, prepack), the tarball's exact file
+// The SDK as a merchant meets it: `npm run pack:sdk` (which builds it and packs a staged copy), the
+// tarball's exact file
 // list, and the tarball installed into fresh projects that call a local server through it: a
 // project made by `npm init -y` importing it from an .mjs file, one using require(), TypeScript with
 // `module: nodenext` and with `moduleResolution: bundler` (compiled with --strict, declarations
@@ -47,7 +48,7 @@ let api: FakeApi;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sdk-package-'));
-  const pack = await npm(['pack', '--json', '--pack-destination', dir], ROOT);
+  const pack = await run('npm', ['run', '--silent', 'pack:sdk', '--', '--json', '--destination', dir], ROOT);
   expect(pack.code, pack.stderr).toBe(0);
   const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{
     filename: string;
@@ -134,7 +135,7 @@ describe('the packed SDK', () => {
     ).toBe('2.0.0');
   });
 
-  it('has the consumer README as its README, and leaves the repository README in place', async () => {
+  it('has the consumer README as its README; a plain npm pack of the repository is refused', async () => {
     const packed = await run('tar', ['-xzf', tarball, '-O', 'package/README.md'], dir);
     expect(packed.code, packed.stderr).toBe(0);
     expect(packed.stdout).toBe(await readFile(join(ROOT, 'package', 'README.md'), 'utf8'));
@@ -143,7 +144,9 @@ describe('the packed SDK', () => {
     expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(
       /^# Payment Service API v2 — contract and toolchain\n/,
     );
-    expect(existsSync(join(ROOT, '.README.repository.md'))).toBe(false);
+    const plain = await npm(['pack', '--dry-run'], ROOT);
+    expect(plain.code).not.toBe(0);
+    expect(plain.stderr).toContain('npm run pack:sdk');
   });
 
   it("compiles the package README's TypeScript examples with --strict against the packed package", async () => {
