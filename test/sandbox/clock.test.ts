@@ -223,9 +223,13 @@ describe.each(STORES)('test clocks on %s', (kind) => {
     });
     expect(page.status).toBe(303);
     await eventually('the first, failed attempt', () => (receiver.on('/retry').length === 1 ? true : undefined));
-    const [pending] = await sandbox()
-      .sandbox.store.webhooks.list({ scope: scope() })
-      .then((all) => all.filter((d) => d.url.endsWith('/retry')));
+    // The receiver may see the attempt before the sandbox has recorded its failure.
+    const pending = await eventually('the failed attempt recorded', async () => {
+      const [d] = await sandbox()
+        .sandbox.store.webhooks.list({ scope: scope() })
+        .then((all) => all.filter((d) => d.url.endsWith('/retry')));
+      return d?.attempts.length === 1 ? d : undefined;
+    });
     expect(pending).toMatchObject({ status: 'PENDING' });
     expect(Date.parse(pending!.nextAttemptAt) - Date.now()).toBeGreaterThan(HOUR - 60_000);
 
