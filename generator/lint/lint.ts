@@ -35,6 +35,8 @@ export interface LintOptions {
   bundle?: Promise<BundleResult>;
   /** Guides whose links into the reference are checked; default docs/guides/ for the contract's own root, else none. */
   guidesDir?: string | false;
+  /** Aborting kills the Redocly processes, stops between stages and rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface LintResult {
@@ -64,6 +66,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   const guidesDir = options.guidesDir ?? (root === resolve(DEFAULT_ROOT) ? GUIDES_DIR : false);
   const files = new SourceFiles(); // parsed once: the syntax check, then the source map
   const timingsMs: Record<string, number> = {};
+  const { signal } = options;
   const timed = async <T>(name: string, p: Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -74,12 +77,17 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   };
 
   const [redoclyAll, bundled, ruleset, syntax] = await Promise.all([
-    timed('redocly', redoclyLint(root, redoclyConfig)),
+    timed('redocly', redoclyLint(root, redoclyConfig, signal)),
     timed(
       'bundle',
-      (options.bundle ?? bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false })).catch(
-        (e: unknown) => e,
-      ),
+      (
+        options.bundle ??
+        bundleContract({
+          root,
+          config: fs.existsSync(redoclyConfig) ? redoclyConfig : false,
+          ...(signal ? { signal } : {}),
+        })
+      ).catch((e: unknown) => e),
     ),
     timed(
       'spectral-ruleset',
@@ -95,6 +103,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
       }),
     ),
   ]);
+  signal?.throwIfAborted();
 
   // A file that is not YAML is reported once, by the syntax check: Redocly's and the bundler's
   // reports of it (in the file, and at every $ref to it) are the same mistake again.
@@ -149,6 +158,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
       problems.push(...(await spectralLint(bundle, ruleset, bundleName, locator)));
       timingsMs.spectral = Math.round(performance.now() - t0);
     }
+    signal?.throwIfAborted();
     let t0 = performance.now();
     problems.push(...exampleProblems(bundle, locator, bundleName));
     timingsMs.examples = Math.round(performance.now() - t0);
@@ -173,12 +183,16 @@ export function formatProblem(p: LintProblem): string {
 const bundleRef = (p: LintProblem) => `${p.bundle!.pointer}, line ${p.bundle!.line}`;
 
 /** `redocly lint` on one or more files (OpenAPI or Arazzo), its problems at their files and lines. */
-export async function redoclyLint(roots: string | string[], config: string): Promise<LintProblem[]> {
+export async function redoclyLint(
+  roots: string | string[],
+  config: string,
+  signal?: AbortSignal,
+): Promise<LintProblem[]> {
   const files = typeof roots === 'string' ? [roots] : roots;
   const root = files[0] ?? '.';
   const args = ['lint', ...files, '--format', 'json', '--max-problems', '100000', '--lint-config', 'error'];
   if (fs.existsSync(config)) args.push('--config', config);
-  const run = await runRedocly(args);
+  const run = await runRedocly(args, process.cwd(), signal);
   let problems: RedoclyProblem[];
   try {
     // one JSON report per file, one after the other: `}` and `{` on lines of their own between them
