@@ -83,6 +83,12 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     else signal?.addEventListener('abort', () => reject(new Abandoned()), { once: true });
   });
   abandoned.catch(() => undefined);
+  // Between a step's stages: lets the event loop deliver an abort (a watcher's event) first.
+  const checkpoint = async () => {
+    if (!signal) return;
+    await new Promise((r) => setImmediate(r));
+    if (signal.aborted) throw new Abandoned();
+  };
   // A step's time runs from the moment its input is ready (the bundle, for all but lint).
   const timed = (
     name: StepName,
@@ -91,11 +97,11 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
   ) => {
     if (!selected.has(name)) return;
     const p = input().then(async (): Promise<Done> => {
-      if (signal?.aborted) throw new Abandoned();
+      await checkpoint();
       await options.beforeStep?.(name, signal);
       const t0 = performance.now();
       const r = await work();
-      if (signal?.aborted) throw new Abandoned();
+      await checkpoint();
       const ms = performance.now() - t0;
       if (!eager) return { ...r, ms };
       if (name === 'docs') {

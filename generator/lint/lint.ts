@@ -67,6 +67,12 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   const files = new SourceFiles(); // parsed once: the syntax check, then the source map
   const timingsMs: Record<string, number> = {};
   const { signal } = options;
+  // Between stages: lets the event loop deliver an abort (a watcher's event) before the next one.
+  const checkpoint = async () => {
+    if (!signal) return;
+    await new Promise((r) => setImmediate(r));
+    signal.throwIfAborted();
+  };
   const timed = async <T>(name: string, p: Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -103,7 +109,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
       }),
     ),
   ]);
-  signal?.throwIfAborted();
+  await checkpoint();
 
   // A file that is not YAML is reported once, by the syntax check: Redocly's and the bundler's
   // reports of it (in the file, and at every $ref to it) are the same mistake again.
@@ -158,7 +164,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
       problems.push(...(await spectralLint(bundle, ruleset, bundleName, locator)));
       timingsMs.spectral = Math.round(performance.now() - t0);
     }
-    signal?.throwIfAborted();
+    await checkpoint();
     let t0 = performance.now();
     problems.push(...exampleProblems(bundle, locator, bundleName));
     timingsMs.examples = Math.round(performance.now() - t0);

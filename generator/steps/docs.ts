@@ -105,6 +105,10 @@ export async function buildDocs(
   const guides = await loadGuides(options.guidesDir ?? GUIDES_DIR);
   const decorated = decorateForDocs(document, guides);
   const languages = addCodeSamples(decorated, xCodeSamples(document));
+  if (options.signal) {
+    await new Promise((r) => setImmediate(r)); // lets an abort arrive before the build starts
+    options.signal.throwIfAborted();
+  }
   const html = await renderHtml(
     decorated,
     options.config ?? DOCS_CONFIG,
