@@ -1,11 +1,15 @@
 import * as fs from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
 import { locate, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
 import { BundleError, type BundleResult, bundleContract } from '../steps/bundle.js';
 import { checkGuideLinks } from '../steps/guide-links.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, SPECTRAL_RULESET } from '../support/paths.js';
+import { runNode } from '../support/process.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
 import { SourceFiles, SourceLocator } from '../support/sourcemap.js';
 import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
@@ -35,7 +39,11 @@ export interface LintOptions {
   bundle?: Promise<BundleResult>;
   /** Guides whose links into the reference are checked; default docs/guides/ for the contract's own root, else none. */
   guidesDir?: string | false;
-  /** Aborting kills the Redocly processes, stops between stages and rejects with the signal's reason. */
+  /**
+   * Aborting kills the Redocly processes, stops between stages and rejects with the signal's
+   * reason. With a signal, Spectral runs in a child process too: its run is one synchronous
+   * stretch of most of a second, which would hold up the abort and whatever comes next.
+   */
   signal?: AbortSignal;
 }
 
@@ -82,23 +90,33 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     }
   };
 
+  const bundling =
+    options.bundle ??
+    bundleContract({
+      root,
+      config: fs.existsSync(redoclyConfig) ? redoclyConfig : false,
+      ...(signal ? { signal } : {}),
+    });
+  // with a signal: Spectral in a child process, from the moment the bundle exists
+  const spectralProcess = signal
+    ? timed(
+        'spectral',
+        bundling.then((b) => spectralInChildProcess(b.yaml, rulesetPath, resolve(bundleName), signal)),
+      )
+    : undefined;
+  spectralProcess?.catch(() => undefined);
   const [redoclyAll, bundled, ruleset, syntax] = await Promise.all([
     timed('redocly', redoclyLint(root, redoclyConfig, signal)),
     timed(
       'bundle',
-      (
-        options.bundle ??
-        bundleContract({
-          root,
-          config: fs.existsSync(redoclyConfig) ? redoclyConfig : false,
-          ...(signal ? { signal } : {}),
-        })
-      ).catch((e: unknown) => e),
+      bundling.catch((e: unknown) => e),
     ),
-    timed(
-      'spectral-ruleset',
-      loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
-    ),
+    spectralProcess
+      ? undefined
+      : timed(
+          'spectral-ruleset',
+          loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+        ),
     // on this thread while the Redocly processes run (after they spawned); timed alone, not the wait
     new Promise<SyntaxProblem[]>((done) =>
       setImmediate(() => {
@@ -144,24 +162,30 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   } else if (bundled instanceof Error) {
     throw bundled; // not a contract problem (e.g. the CLI could not be started)
   }
+  const rulesetProblem = (error: Error): LintProblem => ({
+    tool: 'spectral',
+    file: rel(rulesetPath),
+    line: 1,
+    col: 1,
+    severity: 'error',
+    rule: 'spectral-ruleset',
+    message: error.message.split('\n')[0]!,
+  });
   if (ruleset instanceof Error) {
     // a broken .spectral.yaml or house-rule function must fail the lint, not crash it
-    problems.push({
-      tool: 'spectral',
-      file: rel(rulesetPath),
-      line: 1,
-      col: 1,
-      severity: 'error',
-      rule: 'spectral-ruleset',
-      message: ruleset.message.split('\n')[0]!,
-    });
+    problems.push(rulesetProblem(ruleset));
   }
   if (!(bundled instanceof Error)) {
     const bundle = bundled as BundleResult;
     const locator = new SourceLocator(bundle.root, bundle.document, files);
-    if (!(ruleset instanceof Error)) {
+    if (spectralProcess) {
+      const outcome = await spectralProcess;
+      if (outcome instanceof Error) problems.push(rulesetProblem(outcome));
+      else problems.push(...spectralProblems(outcome, bundleName, locator));
+    } else if (ruleset && !(ruleset instanceof Error)) {
       const t0 = performance.now();
-      problems.push(...(await spectralLint(bundle, ruleset, bundleName, locator)));
+      const results = await spectralDiagnostics(bundle.yaml, ruleset, resolve(bundleName));
+      problems.push(...spectralProblems(results, bundleName, locator));
       timingsMs.spectral = Math.round(performance.now() - t0);
     }
     await checkpoint();
@@ -251,7 +275,7 @@ interface RedoclyProblem {
  * functions). Spectral's modules (~0.6 s to load) are required here, not at the top, so that
  * loading them overlaps the Redocly child processes.
  */
-async function loadRuleset(path: string): Promise<Ruleset> {
+export async function loadRuleset(path: string): Promise<Ruleset> {
   await new Promise((r) => setImmediate(r)); // let the child processes spawn first
   // require(), not import: these CommonJS packages re-export through tslib's __exportStar,
   // which Node's ESM named-export detection cannot see, and default-import interop differs
@@ -295,19 +319,54 @@ function typescriptRules() {
   };
 }
 
-async function spectralLint(
-  bundle: BundleResult,
+/** Spectral's findings on `yaml`, the bundle's text, named `source` in them. */
+export async function spectralDiagnostics(
+  yaml: string,
   ruleset: Ruleset,
-  bundleName: string,
-  locator: SourceLocator,
-): Promise<LintProblem[]> {
+  source: string,
+): Promise<ISpectralDiagnostic[]> {
   const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
   const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
   const spectral = new Spectral();
   spectral.setRuleset(ruleset);
   // Lint the exact YAML text that `npm run generate` writes, so bundle line numbers match the file.
-  const doc = new Document(bundle.yaml, Yaml, resolve(bundleName));
-  const results: ISpectralDiagnostic[] = await spectral.run(doc);
+  return spectral.run(new Document(yaml, Yaml, source));
+}
+
+/** What spectral-process.ts prints: the findings, or why the ruleset did not load. */
+export type SpectralProcessOutput = { results: ISpectralDiagnostic[] } | { rulesetError: string };
+
+const SPECTRAL_PROCESS = fileURLToPath(new URL('spectral-process.ts', import.meta.url));
+
+/** spectralDiagnostics() in a child process that `signal` kills; an Error when the ruleset does not load. */
+async function spectralInChildProcess(
+  yaml: string,
+  rulesetPath: string,
+  source: string,
+  signal: AbortSignal,
+): Promise<ISpectralDiagnostic[] | Error> {
+  const tmp = await mkdtemp(join(tmpdir(), 'spectral-'));
+  try {
+    const file = join(tmp, 'bundle.yaml');
+    await writeFile(file, yaml);
+    const tsx = pathToFileURL(require.resolve('tsx')).href;
+    const run = await runNode(SPECTRAL_PROCESS, [resolve(rulesetPath), file, source], {
+      signal,
+      nodeOptions: ['--import', tsx],
+    });
+    let output: SpectralProcessOutput;
+    try {
+      output = JSON.parse(run.stdout) as SpectralProcessOutput;
+    } catch {
+      throw new Error(`Spectral's process failed (exit code ${run.code}):\n${run.stderr.trim()}`);
+    }
+    return 'results' in output ? output.results : new Error(output.rulesetError);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function spectralProblems(results: ISpectralDiagnostic[], bundleName: string, locator: SourceLocator): LintProblem[] {
   const problems = results.map((r): LintProblem => {
     const src = locator.locate(r.path);
     const bundleLine = r.range.start.line + 1;

@@ -29,12 +29,12 @@ function killGroup(pgid: number): void {
 export function runNode(
   script: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; signal?: AbortSignal } = {},
+  options: { cwd?: string; env?: Record<string, string>; signal?: AbortSignal; nodeOptions?: string[] } = {},
 ): Promise<ProcessResult> {
   const { signal } = options;
   return new Promise((done, fail) => {
     if (signal?.aborted) return fail(signal.reason);
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
