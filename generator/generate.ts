@@ -26,6 +26,8 @@ export { type GenerateOptions, STEPS, type StepName } from './pipeline.js';
 export class StepError extends Error {}
 /** Watch mode: a step whose files are not written because a step they depend on failed. */
 class NotWritten extends Error {}
+/** A step of a run whose signal was aborted: it writes nothing. */
+class Abandoned extends Error {}
 
 interface Artifact {
   /** path relative to the output directory */
@@ -49,11 +51,12 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     options.steps ?? STEPS.filter((s) => s !== 'guides' && (s !== 'lint' || options.lint !== false)),
   );
   const adminRoot = options.adminRoot ?? ADMIN_ROOT;
+  const { signal } = options;
   const start = performance.now();
 
   // Started by the first step that needs it: an admin-only run bundles nothing.
   let bundlePromise: Promise<BundleResult> | undefined;
-  const bundling = () => (bundlePromise ??= options.bundle ?? bundleContract({ root }));
+  const bundling = () => (bundlePromise ??= options.bundle ?? bundleContract({ root, ...(signal ? { signal } : {}) }));
   const fromBundle = <T>(f: (doc: Record<string, unknown>) => Promise<T> | T) => bundling().then((b) => f(b.document));
   let adminPromise: ReturnType<typeof loadAdminDocument> | undefined;
   const admin = () => (adminPromise ??= loadAdminDocument(adminRoot));
@@ -64,8 +67,27 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
 
   type Done = StepResult & { ms: number; writtenMs?: number };
   const steps: [StepName, Promise<Done>][] = [];
-  const write = async (r: StepResult) => {
-    for (const a of r.artifacts) await writeFileAtomic(join(out, a.path), a.content);
+  // Writes under way when the signal aborts are finished (each file is atomic, a step's files are
+  // written together); none starts after it.
+  const writing = new Set<Promise<void>>();
+  const write = (r: StepResult): Promise<void> => {
+    if (signal?.aborted) return Promise.reject(new Abandoned());
+    const w = (async () => {
+      for (const a of r.artifacts) await writeFileAtomic(join(out, a.path), a.content);
+    })();
+    writing.add(w);
+    return w.finally(() => writing.delete(w));
+  };
+  const abandoned = new Promise<never>((_, reject) => {
+    if (signal?.aborted) reject(new Abandoned());
+    else signal?.addEventListener('abort', () => reject(new Abandoned()), { once: true });
+  });
+  abandoned.catch(() => undefined);
+  // Between a step's stages: lets the event loop deliver an abort (a watcher's event) first.
+  const checkpoint = async () => {
+    if (!signal) return;
+    await new Promise((r) => setImmediate(r));
+    if (signal.aborted) throw new Abandoned();
   };
   // A step's time runs from the moment its input is ready (the bundle, for all but lint).
   const timed = (
@@ -75,8 +97,11 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
   ) => {
     if (!selected.has(name)) return;
     const p = input().then(async (): Promise<Done> => {
+      await checkpoint();
+      await options.beforeStep?.(name, signal);
       const t0 = performance.now();
       const r = await work();
+      await checkpoint();
       const ms = performance.now() - t0;
       if (!eager) return { ...r, ms };
       if (name === 'docs') {
@@ -100,6 +125,7 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
         root,
         out,
         bundle: bundling(),
+        ...(signal ? { signal } : {}),
         ...(options.guidesDir ? { guidesDir: options.guidesDir } : {}),
         ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
       });
@@ -175,7 +201,10 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
       const document = (await bundling()).document;
       const tmp = await mkdtemp(join(tmpdir(), 'generate-docs-'));
       try {
-        const { files } = await buildDocs(document, tmp, options.guidesDir ? { guidesDir: options.guidesDir } : {});
+        const { files } = await buildDocs(document, tmp, {
+          ...(options.guidesDir ? { guidesDir: options.guidesDir } : {}),
+          ...(signal ? { signal } : {}),
+        });
         const artifacts: Artifact[] = await Promise.all(
           files.map(async (f: string) => ({
             path: relative(tmp, f).split('\\').join('/'),
@@ -219,10 +248,12 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
     const reported = new Set<unknown>();
     for (const [name, promise] of steps) {
       try {
-        log(line(name, await promise));
+        // an abandoned run reports at once: its steps still running write nothing
+        log(line(name, await Promise.race([promise, abandoned])));
       } catch (err) {
         ok = false;
-        if (err instanceof NotWritten) log(`– ${name.padEnd(10)} ${err.message}`);
+        if (signal?.aborted) log(`– ${name.padEnd(10)} abandoned: a newer change supersedes this build`);
+        else if (err instanceof NotWritten) log(`– ${name.padEnd(10)} ${err.message}`);
         else if (err instanceof BundleError && name !== 'bundle')
           log(`– ${name.padEnd(10)} not run: the contract does not bundle`);
         else if (reported.has(err)) log(`– ${name.padEnd(10)} not run: the same problem as above`);
@@ -232,7 +263,9 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
         reported.add(err);
       }
     }
-    log(`${ok ? '✔' : '✖'} ${(ok ? 'done' : 'failed').padEnd(10)} ${fmt(performance.now() - start)}`);
+    await Promise.allSettled(writing);
+    const verdict = ok ? 'done' : signal?.aborted ? 'abandoned' : 'failed';
+    log(`${ok ? '✔' : '✖'} ${verdict.padEnd(10)} ${fmt(performance.now() - start)}`);
     return ok;
   }
 
@@ -245,6 +278,10 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
       log(`✖ ${name.padEnd(10)}`);
       log(messageOf(err));
       log(`generate failed at step "${name}": files of this step and later steps were left untouched`);
+      return false;
+    }
+    if (signal?.aborted) {
+      log(`generate abandoned before step "${name}": files of this step and later steps were left untouched`);
       return false;
     }
     await write(result);

@@ -46,4 +46,12 @@ export interface GenerateOptions {
   eager?: boolean;
   /** Watch mode: called once a step's files are written. */
   onWritten?: (step: StepName) => void;
+  /**
+   * Abandons the run (watch mode: a newer save supersedes it). Steps not started never start, the
+   * Redocly processes are killed, in-process steps stop at their next stage, and nothing more is
+   * written: generate() returns false once the writes already under way have finished.
+   */
+  signal?: AbortSignal;
+  /** Awaited before each selected step's work, with the run's signal: tests hold a step there. */
+  beforeStep?: (step: StepName, signal?: AbortSignal) => Promise<void> | void;
 }

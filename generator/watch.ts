@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { watch } from 'chokidar';
 import { parse as parseYaml } from 'yaml';
 import { generate } from './generate.js';
-import { STEPS, type StepName } from './pipeline.js';
+import { type GenerateOptions, STEPS, type StepName } from './pipeline.js';
 import { type BundleResult, bundleContract } from './steps/bundle.js';
 import {
   ADMIN_ROOT,
@@ -33,8 +33,9 @@ const DEBOUNCE_MS = 50;
 export const WATCH_DECISION = `In watch mode a contract that does not bundle writes nothing. Otherwise types.ts, operations.ts and
 resources.ts are written as soon as they are ready, before lint has finished (types first: the editor
 sees them within a second); lint runs meanwhile and prints its problems as
-file:line:col severity rule message; the docs are written only when lint passes. An error never
-stops the watcher: fix the file and save again.`;
+file:line:col severity rule message; the docs are written only when lint passes. A save during a
+rebuild abandons it (what it has not written yet it never writes) and the next one does its work
+too. An error never stops the watcher: fix the file and save again.`;
 
 type Kind = 'contract' | 'guides' | 'admin';
 
@@ -63,6 +64,8 @@ export interface WatchOptions {
   adminRoot?: string;
   redoclyConfig?: string;
   log?: (text: string) => void;
+  /** Passed to generate(): awaited before each step (tests hold a slow step there). */
+  beforeStep?: GenerateOptions['beforeStep'];
 }
 
 export interface Watching {
@@ -111,25 +114,38 @@ export function watchAndGenerate(options: WatchOptions): Watching {
 
   // The last good bundle: a guide change renders the docs from it without bundling again.
   let lastBundle: Promise<BundleResult> | undefined;
+  let bundleGeneration = 0;
+  // A contract change since the last bundle was started: the next rebuild bundles again.
+  let contractChanged = false;
   const pending = new Map<Kind, string[]>();
   let firstEventAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  let current: { kinds: Map<Kind, string[]>; controller: AbortController } | undefined;
   let closed = false;
 
-  async function rebuild(kinds: Map<Kind, string[]>, since: number, initial = false): Promise<void> {
+  async function rebuild(
+    kinds: Map<Kind, string[]>,
+    since: number,
+    signal: AbortSignal,
+    initial = false,
+  ): Promise<void> {
     const selected = new Set<StepName>(kinds.has('contract') ? STEPS_FOR.contract : []);
     if (kinds.has('guides') && !selected.has('lint')) for (const s of STEPS_FOR.guides) selected.add(s);
     if (kinds.has('admin')) for (const s of STEPS_FOR.admin) selected.add(s);
     const steps = STEPS.filter((s) => selected.has(s));
     const needsBundle = steps.some((s) => s !== 'admin' && s !== 'admin-docs');
     let bundle = lastBundle;
-    if (needsBundle && (kinds.has('contract') || !bundle)) {
-      const attempt = bundleContract({ root });
+    if (needsBundle && (contractChanged || !bundle)) {
+      contractChanged = false;
+      const attempt = bundleContract({ root, signal });
+      const generation = ++bundleGeneration;
       bundle = attempt;
       lastBundle = undefined;
       attempt.then(
-        () => (lastBundle = attempt),
+        () => {
+          if (generation === bundleGeneration) lastBundle = attempt;
+        },
         () => undefined,
       );
     }
@@ -150,6 +166,8 @@ export function watchAndGenerate(options: WatchOptions): Watching {
         ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
         steps,
         eager: true,
+        signal,
+        ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
         ...(needsBundle && bundle ? { bundle } : {}),
         log: (line) => lines.push(line),
         onWritten: (step) => {
@@ -168,23 +186,48 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     lines.push(
       ok
         ? `✔ ok in ${Math.round(ms)} ms${types}`
-        : `✖ failed after ${Math.round(ms)} ms${types}; still watching: fix it and save again`,
+        : signal.aborted
+          ? `↷ superseded after ${Math.round(ms)} ms${types}; the next rebuild does the rest`
+          : `✖ failed after ${Math.round(ms)} ms${types}; still watching: fix it and save again`,
     );
     log(lines.join('\n'));
   }
 
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void runPending(), DEBOUNCE_MS);
-  };
-  async function runPending(): Promise<void> {
-    if (running || closed || pending.size === 0) return; // a running build picks the changes up when it ends
-    const kinds = new Map(pending);
-    pending.clear();
-    running = rebuild(kinds, firstEventAt);
+  /** Runs `kinds`' steps; the next change abandons them. */
+  async function start(kinds: Map<Kind, string[]>, since: number, initial = false): Promise<void> {
+    const controller = new AbortController();
+    current = { kinds, controller };
+    running = rebuild(kinds, since, controller.signal, initial);
     await running;
     running = undefined;
-    if (pending.size > 0) void runPending();
+    current = undefined;
+  }
+
+  /**
+   * A change while a rebuild runs makes that rebuild stale: it is abandoned at once (its Redocly
+   * processes killed, nothing more written), and what it was to do joins the pending changes, so
+   * that the rebuild after the last change does all of it.
+   */
+  function supersede(): void {
+    if (!current || current.controller.signal.aborted) return;
+    current.controller.abort();
+    for (const kind of current.kinds.keys()) if (!pending.has(kind)) pending.set(kind, []);
+  }
+
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void runPending();
+    }, DEBOUNCE_MS);
+  };
+  async function runPending(): Promise<void> {
+    // a rebuild still winding down, or changes still settling: whichever ends last starts the next
+    if (running || timer || closed || pending.size === 0) return;
+    const kinds = new Map(pending);
+    pending.clear();
+    await start(kinds, firstEventAt);
+    void runPending();
   }
 
   const watched = [
@@ -206,30 +249,30 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     const kind = kindOf(path);
     if (!kind) return;
     if (pending.size === 0) firstEventAt = performance.now();
+    if (kind === 'contract') contractChanged = true;
     pending.set(kind, [...(pending.get(kind) ?? []), path]);
+    supersede();
     schedule();
   });
   watcher.on('error', (err) => log(`watcher: ${err instanceof Error ? err.message : String(err)} (still watching)`));
 
   const ready = new Promise<void>((done) => watcher.once('ready', () => done())).then(async () => {
     log(`${WATCH_DECISION}\n`);
-    const t0 = performance.now();
-    running = rebuild(
+    contractChanged = true;
+    await start(
       new Map<Kind, string[]>([
         ['contract', []],
         ['admin', []],
       ]),
-      t0,
+      performance.now(),
       true,
     );
-    await running;
-    running = undefined;
     log(
       `watching ${Object.values(folders)
         .map((f) => `${show(f)}/`)
         .join(', ')}, the lint configuration → ${show(out)}/ (Ctrl-C stops)`,
     );
-    if (pending.size > 0) void runPending();
+    void runPending();
   });
 
   return {
@@ -237,6 +280,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     async close() {
       closed = true;
       clearTimeout(timer);
+      current?.controller.abort();
       await watcher.close();
       await running;
     },

@@ -5,7 +5,8 @@
 //   3. the sandbox beside a bare node:http server and the mock: GET and POST throughput, p99,
 //      resident memory after 100 000 payments; POST beside its floor (scripts/floor-server.ts)
 //   4. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
-//   5. watch mode: a schema edit saved by rename until generated/types.ts has it (scripts/bench-watch.ts)
+//   5. watch mode: a schema edit saved by rename until generated/types.ts has it, on an idle watcher and
+//      in saves 2–3 s apart that supersede the previous rebuild (scripts/bench-watch.ts)
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -13,7 +14,7 @@ import { REPO_ROOT } from '../generator/support/paths.js';
 import { benchClient } from './bench-client.js';
 import { benchMock } from './bench-mock.js';
 import { benchSandbox } from './bench-sandbox.js';
-import { benchWatch, formatWatchBench } from './bench-watch.js';
+import { benchWatch, benchWatchSequence, formatWatchBench, formatWatchSequenceBench } from './bench-watch.js';
 
 const RUNS = 5;
 
@@ -109,3 +110,4 @@ console.log(
 
 console.log('\nnpm run generate -- --watch (a child process on a copy of the project)');
 console.log(formatWatchBench(await benchWatch(10)));
+console.log(formatWatchSequenceBench(await benchWatchSequence(8)));

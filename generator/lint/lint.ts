@@ -1,11 +1,15 @@
 import * as fs from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
 import { locate, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
 import { BundleError, type BundleResult, bundleContract } from '../steps/bundle.js';
 import { checkGuideLinks } from '../steps/guide-links.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, SPECTRAL_RULESET } from '../support/paths.js';
+import { runNode } from '../support/process.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
 import { SourceFiles, SourceLocator } from '../support/sourcemap.js';
 import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
@@ -35,6 +39,12 @@ export interface LintOptions {
   bundle?: Promise<BundleResult>;
   /** Guides whose links into the reference are checked; default docs/guides/ for the contract's own root, else none. */
   guidesDir?: string | false;
+  /**
+   * Aborting kills the Redocly processes, stops between stages and rejects with the signal's
+   * reason. With a signal, Spectral runs in a child process too: its run is one synchronous
+   * stretch of most of a second, which would hold up the abort and whatever comes next.
+   */
+  signal?: AbortSignal;
 }
 
 export interface LintResult {
@@ -64,6 +74,13 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   const guidesDir = options.guidesDir ?? (root === resolve(DEFAULT_ROOT) ? GUIDES_DIR : false);
   const files = new SourceFiles(); // parsed once: the syntax check, then the source map
   const timingsMs: Record<string, number> = {};
+  const { signal } = options;
+  // Between stages: lets the event loop deliver an abort (a watcher's event) before the next one.
+  const checkpoint = async () => {
+    if (!signal) return;
+    await new Promise((r) => setImmediate(r));
+    signal.throwIfAborted();
+  };
   const timed = async <T>(name: string, p: Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -73,18 +90,33 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     }
   };
 
+  const bundling =
+    options.bundle ??
+    bundleContract({
+      root,
+      config: fs.existsSync(redoclyConfig) ? redoclyConfig : false,
+      ...(signal ? { signal } : {}),
+    });
+  // with a signal: Spectral in a child process, from the moment the bundle exists
+  const spectralProcess = signal
+    ? timed(
+        'spectral',
+        bundling.then((b) => spectralInChildProcess(b.yaml, rulesetPath, resolve(bundleName), signal)),
+      )
+    : undefined;
+  spectralProcess?.catch(() => undefined);
   const [redoclyAll, bundled, ruleset, syntax] = await Promise.all([
-    timed('redocly', redoclyLint(root, redoclyConfig)),
+    timed('redocly', redoclyLint(root, redoclyConfig, signal)),
     timed(
       'bundle',
-      (options.bundle ?? bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false })).catch(
-        (e: unknown) => e,
-      ),
+      bundling.catch((e: unknown) => e),
     ),
-    timed(
-      'spectral-ruleset',
-      loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
-    ),
+    spectralProcess
+      ? undefined
+      : timed(
+          'spectral-ruleset',
+          loadRuleset(rulesetPath).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+        ),
     // on this thread while the Redocly processes run (after they spawned); timed alone, not the wait
     new Promise<SyntaxProblem[]>((done) =>
       setImmediate(() => {
@@ -95,6 +127,7 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
       }),
     ),
   ]);
+  await checkpoint();
 
   // A file that is not YAML is reported once, by the syntax check: Redocly's and the bundler's
   // reports of it (in the file, and at every $ref to it) are the same mistake again.
@@ -129,26 +162,33 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   } else if (bundled instanceof Error) {
     throw bundled; // not a contract problem (e.g. the CLI could not be started)
   }
+  const rulesetProblem = (error: Error): LintProblem => ({
+    tool: 'spectral',
+    file: rel(rulesetPath),
+    line: 1,
+    col: 1,
+    severity: 'error',
+    rule: 'spectral-ruleset',
+    message: error.message.split('\n')[0]!,
+  });
   if (ruleset instanceof Error) {
     // a broken .spectral.yaml or house-rule function must fail the lint, not crash it
-    problems.push({
-      tool: 'spectral',
-      file: rel(rulesetPath),
-      line: 1,
-      col: 1,
-      severity: 'error',
-      rule: 'spectral-ruleset',
-      message: ruleset.message.split('\n')[0]!,
-    });
+    problems.push(rulesetProblem(ruleset));
   }
   if (!(bundled instanceof Error)) {
     const bundle = bundled as BundleResult;
     const locator = new SourceLocator(bundle.root, bundle.document, files);
-    if (!(ruleset instanceof Error)) {
+    if (spectralProcess) {
+      const outcome = await spectralProcess;
+      if (outcome instanceof Error) problems.push(rulesetProblem(outcome));
+      else problems.push(...spectralProblems(outcome, bundleName, locator));
+    } else if (ruleset && !(ruleset instanceof Error)) {
       const t0 = performance.now();
-      problems.push(...(await spectralLint(bundle, ruleset, bundleName, locator)));
+      const results = await spectralDiagnostics(bundle.yaml, ruleset, resolve(bundleName));
+      problems.push(...spectralProblems(results, bundleName, locator));
       timingsMs.spectral = Math.round(performance.now() - t0);
     }
+    await checkpoint();
     let t0 = performance.now();
     problems.push(...exampleProblems(bundle, locator, bundleName));
     timingsMs.examples = Math.round(performance.now() - t0);
@@ -173,12 +213,16 @@ export function formatProblem(p: LintProblem): string {
 const bundleRef = (p: LintProblem) => `${p.bundle!.pointer}, line ${p.bundle!.line}`;
 
 /** `redocly lint` on one or more files (OpenAPI or Arazzo), its problems at their files and lines. */
-export async function redoclyLint(roots: string | string[], config: string): Promise<LintProblem[]> {
+export async function redoclyLint(
+  roots: string | string[],
+  config: string,
+  signal?: AbortSignal,
+): Promise<LintProblem[]> {
   const files = typeof roots === 'string' ? [roots] : roots;
   const root = files[0] ?? '.';
   const args = ['lint', ...files, '--format', 'json', '--max-problems', '100000', '--lint-config', 'error'];
   if (fs.existsSync(config)) args.push('--config', config);
-  const run = await runRedocly(args);
+  const run = await runRedocly(args, process.cwd(), signal);
   let problems: RedoclyProblem[];
   try {
     // one JSON report per file, one after the other: `}` and `{` on lines of their own between them
@@ -231,7 +275,7 @@ interface RedoclyProblem {
  * functions). Spectral's modules (~0.6 s to load) are required here, not at the top, so that
  * loading them overlaps the Redocly child processes.
  */
-async function loadRuleset(path: string): Promise<Ruleset> {
+export async function loadRuleset(path: string): Promise<Ruleset> {
   await new Promise((r) => setImmediate(r)); // let the child processes spawn first
   // require(), not import: these CommonJS packages re-export through tslib's __exportStar,
   // which Node's ESM named-export detection cannot see, and default-import interop differs
@@ -275,19 +319,54 @@ function typescriptRules() {
   };
 }
 
-async function spectralLint(
-  bundle: BundleResult,
+/** Spectral's findings on `yaml`, the bundle's text, named `source` in them. */
+export async function spectralDiagnostics(
+  yaml: string,
   ruleset: Ruleset,
-  bundleName: string,
-  locator: SourceLocator,
-): Promise<LintProblem[]> {
+  source: string,
+): Promise<ISpectralDiagnostic[]> {
   const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
   const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
   const spectral = new Spectral();
   spectral.setRuleset(ruleset);
   // Lint the exact YAML text that `npm run generate` writes, so bundle line numbers match the file.
-  const doc = new Document(bundle.yaml, Yaml, resolve(bundleName));
-  const results: ISpectralDiagnostic[] = await spectral.run(doc);
+  return spectral.run(new Document(yaml, Yaml, source));
+}
+
+/** What spectral-process.ts prints: the findings, or why the ruleset did not load. */
+export type SpectralProcessOutput = { results: ISpectralDiagnostic[] } | { rulesetError: string };
+
+const SPECTRAL_PROCESS = fileURLToPath(new URL('spectral-process.ts', import.meta.url));
+
+/** spectralDiagnostics() in a child process that `signal` kills; an Error when the ruleset does not load. */
+async function spectralInChildProcess(
+  yaml: string,
+  rulesetPath: string,
+  source: string,
+  signal: AbortSignal,
+): Promise<ISpectralDiagnostic[] | Error> {
+  const tmp = await mkdtemp(join(tmpdir(), 'spectral-'));
+  try {
+    const file = join(tmp, 'bundle.yaml');
+    await writeFile(file, yaml);
+    const tsx = pathToFileURL(require.resolve('tsx')).href;
+    const run = await runNode(SPECTRAL_PROCESS, [resolve(rulesetPath), file, source], {
+      signal,
+      nodeOptions: ['--import', tsx],
+    });
+    let output: SpectralProcessOutput;
+    try {
+      output = JSON.parse(run.stdout) as SpectralProcessOutput;
+    } catch {
+      throw new Error(`Spectral's process failed (exit code ${run.code}):\n${run.stderr.trim()}`);
+    }
+    return 'results' in output ? output.results : new Error(output.rulesetError);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function spectralProblems(results: ISpectralDiagnostic[], bundleName: string, locator: SourceLocator): LintProblem[] {
   const problems = results.map((r): LintProblem => {
     const src = locator.locate(r.path);
     const bundleLine = r.range.start.line + 1;

@@ -14,6 +14,8 @@ export interface BundleOptions {
   root?: string;
   /** Redocly config (default redocly.yaml when present); false for none. */
   config?: string | false;
+  /** Aborting kills the Redocly process and rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface BundleResult {
@@ -71,7 +73,7 @@ export async function bundleContract(options: BundleOptions = {}): Promise<Bundl
       'off', // config problems are reported by `npm run lint`, not here
       ...(config ? ['--config', config] : []),
     ];
-    const run = await runRedocly(args);
+    const run = await runRedocly(args, process.cwd(), options.signal);
     if (run.code !== 0 || !existsSync(out)) {
       const text = cleanStderr(run.stderr);
       const problems = parseCliProblems(text);

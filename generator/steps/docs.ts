@@ -81,6 +81,8 @@ export interface BuildDocsOptions {
   config?: string;
   /** Arazzo workflows and the descriptions beside them, copied to docs/arazzo/ (default arazzo/). */
   arazzoDir?: string;
+  /** Aborting kills `redocly build-docs` and rejects with the signal's reason; nothing is written then. */
+  signal?: AbortSignal;
 }
 
 export interface BuildDocsResult {
@@ -103,11 +105,16 @@ export async function buildDocs(
   const guides = await loadGuides(options.guidesDir ?? GUIDES_DIR);
   const decorated = decorateForDocs(document, guides);
   const languages = addCodeSamples(decorated, xCodeSamples(document));
+  if (options.signal) {
+    await new Promise((r) => setImmediate(r)); // lets an abort arrive before the build starts
+    options.signal.throwIfAborted();
+  }
   const html = await renderHtml(
     decorated,
     options.config ?? DOCS_CONFIG,
     guides.map((g) => g.title),
     languages,
+    options.signal,
   );
 
   const docsDir = join(resolve(outDir), 'docs');
@@ -125,6 +132,7 @@ export async function buildDocs(
       content,
     ]),
   ];
+  options.signal?.throwIfAborted();
   for (const [path, content] of outputs) await writeFileAtomic(path, content);
   return { files: outputs.map(([path]) => path) };
 }
@@ -159,6 +167,7 @@ async function renderHtml(
   config: string,
   guideTitles: string[],
   languages: CodeSampleLanguage[] = [],
+  signal?: AbortSignal,
 ): Promise<string> {
   if (!existsSync(config)) throw new Error(`docs: Redocly config not found: ${config}`);
   const tmp = await mkdtemp(join(tmpdir(), 'contract-docs-'));
@@ -189,6 +198,7 @@ async function renderHtml(
         title,
       ],
       tmp, // nothing in the working directory (a redocly.yaml) may change the build
+      signal,
     );
     if (run.code !== 0 || !existsSync(output)) {
       const message = cleanStderr(run.stderr) || run.stdout.trim() || `exit code ${run.code}`;

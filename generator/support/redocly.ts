@@ -11,10 +11,12 @@ const CLI = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 
 export type CliResult = ProcessResult;
 
-export function runRedocly(args: string[], cwd = process.cwd()): Promise<CliResult> {
+/** `signal`: an abort kills the CLI's process group (watch mode abandons a superseded build). */
+export function runRedocly(args: string[], cwd = process.cwd(), signal?: AbortSignal): Promise<CliResult> {
   if (!existsSync(CLI)) throw new Error(`Redocly CLI not found at ${CLI}; run npm ci`);
   return runNode(CLI, args, {
     cwd,
+    ...(signal ? { signal } : {}),
     env: {
       REDOCLY_TELEMETRY: 'off', // no network here, and none wanted from a lint
       REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',

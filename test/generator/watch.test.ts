@@ -2,12 +2,19 @@
 // copy of the project in a temp folder: edits saved by rename are picked up every time (node:fs watch
 // lost the file after the first), a YAML mistake is reported at its line and the watcher recovers on
 // the next good save, a guide change re-runs the docs without touching types.ts, a change to the
-// lint configuration re-lints.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+// lint configuration re-lints. Then the watcher in this process, with its lint and docs held until
+// they are abandoned: a save during a rebuild supersedes it, and the last save's rebuild leaves
+// what a one-shot generate writes; and an aborted child process takes its own children with it.
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from '../../generator/generate.js';
+import type { StepName } from '../../generator/pipeline.js';
 import { REPO_ROOT } from '../../generator/support/paths.js';
+import { runNode } from '../../generator/support/process.js';
+import { type Watching, watchAndGenerate } from '../../generator/watch.js';
 import { copyProject, saveByRename, startWatcher, type Watcher, watchBlocks } from '../../scripts/bench-watch.js';
 
 let dir: string;
@@ -105,4 +112,144 @@ describe('npm run generate -- --watch', () => {
     expect(passed).not.toContain('summary-at-most-five');
     expect(passed).toMatch(/^✔ ok in /m);
   }, 120_000);
+});
+
+/** Polls `test` every 20 ms until it holds; fails after `timeoutMs` with `what`. */
+async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const t0 = performance.now();
+  while (!(await test())) {
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Every file under `dir`, relative to it, sorted. */
+const filesUnder = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+
+describe('watch mode: a save during a rebuild supersedes it', () => {
+  let project: string;
+  let watching: Watching | undefined;
+  const output: string[] = [];
+  // While `holding`, lint and docs wait until their run is abandoned: the slow steps of a rebuild
+  // are still running for as long as the test needs, whatever the machine's speed.
+  let holding = false;
+  const held: StepName[] = [];
+  const abandoned: StepName[] = [];
+  const paths = () => ({
+    root: join(project, 'openapi', 'openapi.yaml'),
+    guidesDir: join(project, 'docs', 'guides'),
+    adminRoot: join(project, 'sandbox', 'admin', 'openapi.yaml'),
+    redoclyConfig: join(project, 'redocly.yaml'),
+  });
+
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'watch-supersede-'));
+    await copyProject(project);
+    watching = watchAndGenerate({
+      ...paths(),
+      out: join(project, 'generated'),
+      log: (text) => output.push(text),
+      beforeStep: (step, signal) => {
+        if (!holding || (step !== 'lint' && step !== 'docs') || !signal) return;
+        held.push(step);
+        return new Promise((_, reject) =>
+          signal.addEventListener(
+            'abort',
+            () => {
+              abandoned.push(step);
+              reject(signal.reason);
+            },
+            { once: true },
+          ),
+        );
+      },
+    });
+    await watching.ready;
+    expect(watchBlocks(output.join('\n'))[0], 'the first build').toMatch(/^✔ ok in /m);
+  }, 200_000);
+
+  afterAll(async () => {
+    await watching?.close();
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  it('abandons the stale lint and docs, writes the new types, and ends as a one-shot generate does', async () => {
+    const out = join(project, 'generated');
+    const schema = join(project, 'openapi', 'components', 'schemas', 'Amount.yaml');
+    const text = await readFile(schema, 'utf8');
+    const typesHave = async (marker: string) => (await readFile(join(out, 'types.ts'), 'utf8')).includes(marker);
+    const blocks = () => watchBlocks(output.join('\n'));
+    const start = blocks().length;
+
+    holding = true;
+    await saveByRename(schema, text.replace('Total tax amount.', 'Total tax amount (stale save).'));
+    await until('the stale types', () => typesHave('(stale save)'));
+    await until('lint and docs of the stale save to start', () => held.includes('lint') && held.includes('docs'));
+    expect(blocks().length, 'the stale rebuild is still running').toBe(start);
+    const docsBefore = await readFile(join(out, 'docs', 'index.html'));
+
+    holding = false;
+    await saveByRename(schema, text.replace('Total tax amount.', 'Total tax amount (last save).'));
+    await until('the last save to be rebuilt', () => blocks().length >= start + 2, 120_000);
+    const [stale, last] = blocks().slice(start);
+    expect(stale).toMatch(/^↷ superseded after /m);
+    expect(stale).toMatch(/^✔ types /m);
+    expect(stale).toMatch(/^– lint {7}abandoned: /m);
+    expect(stale).toMatch(/^– docs {7}abandoned: /m);
+    expect([...abandoned].sort()).toEqual(['docs', 'lint']);
+    expect(last).toMatch(/^✔ ok in /m);
+    expect(last).toMatch(/^✔ lint /m);
+    expect(last).toMatch(/^✔ docs /m);
+    expect(await typesHave('(last save)')).toBe(true);
+    expect(await typesHave('(stale save)')).toBe(false);
+    expect(blocks(), 'nothing after the last save').toHaveLength(start + 2);
+    // the abandoned docs wrote nothing; the last save's docs did
+    expect((await readFile(join(out, 'docs', 'index.html'))).equals(docsBefore)).toBe(false);
+
+    const oneShot = join(project, 'one-shot');
+    const log: string[] = [];
+    expect(await generate({ ...paths(), out: oneShot, log: (l) => log.push(l) }), log.join('\n')).toBe(true);
+    const files = filesUnder(oneShot);
+    expect(filesUnder(out)).toEqual(files);
+    for (const file of files)
+      expect((await readFile(join(out, file))).equals(await readFile(join(oneShot, file))), file).toBe(true);
+  }, 200_000);
+
+  it('an aborted step kills its child process and what that spawned (one process group)', async () => {
+    const script = join(project, 'spawns.mjs');
+    const pidFile = join(project, 'grandchild.pid');
+    await writeFile(
+      script,
+      `import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+const grandchild = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+writeFileSync(${JSON.stringify(pidFile)}, String(grandchild.pid));
+setTimeout(() => {}, 60000);
+`,
+    );
+    const controller = new AbortController();
+    const run = runNode(script, [], { signal: controller.signal });
+    run.catch(() => undefined);
+    let grandchild = 0;
+    await until('the grandchild to start', async () => {
+      grandchild = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+      return grandchild > 0;
+    });
+    // a killed process whose parent is gone too may stay a zombie (state Z) until something reaps it
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(grandchild)).toBe(true);
+    controller.abort();
+    await expect(run).rejects.toThrow(/abort/i);
+    await until('the grandchild to be killed', () => !alive(grandchild), 10_000);
+  }, 30_000);
 });
