@@ -316,12 +316,26 @@ type Obj = Record<string, unknown>;
 export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): OpenApiDocument {
   const doc = structuredClone(document) as Obj;
 
+  // 0. the contract's extensions in words: an operation's version, SDK method and business rules
+  //    lead its description; a property's inferred constraints follow its own. The raw extensions
+  //    are dropped from the copy, so that no renderer prints them as data.
+  for (const op of operationsOf(doc)) describeExtensions(op);
+  walkSchemas(doc, (schema) => {
+    const constraints = schema['x-inferred-constraints'];
+    if (!Array.isArray(constraints)) return;
+    const list = constraints.map((c) => `\`${String(c)}\``).join(', ');
+    const note = `${INFERRED_BADGE} The interface document gives no ${list} here: chosen by the contract.`;
+    schema.description = typeof schema.description === 'string' ? `${schema.description.trimEnd()}\n\n${note}` : note;
+    delete schema['x-inferred-constraints'];
+  });
+
   // 1. operation-level: inferred statuses and inferred body schemas (before the global walk, which
   //    would otherwise badge the copied descriptions twice)
   for (const op of operationsOf(doc)) {
     const inferredStatuses = new Set(
       (Array.isArray(op['x-inferred-responses']) ? op['x-inferred-responses'] : []).map(String),
     );
+    delete op['x-inferred-responses'];
     const responses = isObj(op.responses) ? op.responses : {};
     for (const [status, raw] of Object.entries(responses)) {
       if (!inferredStatuses.has(status)) continue;
@@ -372,6 +386,47 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
 
   addGuides(doc, guides);
   return doc;
+}
+
+/** Extensions the decorated copy shows as words (describeExtensions) and never as raw data. */
+export const WORDED_EXTENSIONS = [
+  'x-since',
+  'x-earlier-versions',
+  'x-sdk-method',
+  'x-inferred-responses',
+  'x-business-rules',
+  'x-inferred-constraints',
+] as const;
+
+/**
+ * An operation's extensions as a leading paragraph: "Since 2.4.0 (earlier description 2.0.0) ·
+ * SDK `client.payments.refund()`", and its business rules as a list with their statuses. The
+ * inferred statuses are badged on the responses themselves (step 1), so the list is dropped here.
+ */
+function describeExtensions(op: Obj): void {
+  const facts: string[] = [];
+  if (typeof op['x-since'] === 'string') {
+    const earlier = Array.isArray(op['x-earlier-versions']) ? op['x-earlier-versions'].map(String) : [];
+    facts.push(
+      `**Since version** ${op['x-since']}${earlier.length > 0 ? ` (an earlier description: ${earlier.join(', ')})` : ''}`,
+    );
+  }
+  if (typeof op['x-sdk-method'] === 'string') facts.push(`**SDK** \`client.${op['x-sdk-method']}()\``);
+  const parts: string[] = [];
+  if (facts.length > 0) parts.push(facts.join(' · '));
+  if (typeof op.description === 'string') parts.push(op.description.trimEnd());
+  const rules = isObj(op['x-business-rules']) ? op['x-business-rules'] : undefined;
+  if (rules && Array.isArray(rules.rules)) {
+    const reason = typeof rules.description === 'string' ? rules.description.replace(/^\s*Inferred:\s*/, '') : '';
+    const items = rules.rules.filter(isObj).map((r) => {
+      const answer = [r.status, r.responseCode].filter((v) => v !== undefined).join(' ');
+      return `- ${String(r.rule)}${answer ? ` Otherwise: ${answer}.` : ''}`;
+    });
+    parts.push(`**Business rules** ${INFERRED_BADGE} ${reason}\n\n${items.join('\n')}`);
+  }
+  if (parts.length > 0) op.description = parts.join('\n\n');
+  // x-inferred-responses stays for step 1, which badges those statuses and then drops it
+  for (const name of WORDED_EXTENSIONS) if (name !== 'x-inferred-responses') delete op[name];
 }
 
 /** A tab of Redoc's request samples panel: `lang` one of Redocly's names, `label` what the tab shows. */
