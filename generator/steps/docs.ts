@@ -1,6 +1,7 @@
 // The static documentation site: generated/docs/index.html (Redoc CE 3 through `redocly
 // build-docs --inlineBundle`, one self-contained page that renders from disk with no network),
-// plus the contract it documents as openapi.json and openapi.yaml for the download buttons.
+// the console beside it (console.html, Scalar: generator/steps/docs-console.ts), plus the
+// contract it documents as openapi.json and openapi.yaml for the download buttons.
 //
 // buildDocs() works on a COPY of the bundle: it adds the hand-written guides (docs/guides/*.md) as
 // trait tags in a "Guides" tag group, and makes every inferred part visible with a badge. The
@@ -17,6 +18,7 @@ import { ARAZZO_DIR, GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { toPortableYaml } from './bundle.js';
 import { type XCodeSample, xCodeSamples } from './code-samples.js';
+import { CONSOLE_BUNDLE, consoleHtml, scalarBundle } from './docs-console.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -110,9 +112,15 @@ export async function buildDocs(
     languages,
   );
 
+  // The console: the same decorated copy, without the guides (Redoc's trait tags), with the samples.
+  const forConsole = decorateForDocs(document, []);
+  addCodeSamples(forConsole, xCodeSamples(document));
+
   const docsDir = join(resolve(outDir), 'docs');
   const outputs: [string, string][] = [
     [join(docsDir, 'index.html'), html],
+    [join(docsDir, 'console.html'), consoleHtml(forConsole)],
+    [join(docsDir, CONSOLE_BUNDLE), await scalarBundle()],
     // The contract as-is (not the decorated copy), for the download buttons.
     [join(docsDir, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`],
     [

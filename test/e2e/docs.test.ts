@@ -56,9 +56,11 @@ describe('buildDocs', () => {
       'docs/arazzo/idempotent-retry.arazzo.yaml',
       'docs/arazzo/payment-plans.arazzo.yaml',
       'docs/arazzo/simulated-decline.arazzo.yaml',
+      'docs/console.html',
       'docs/index.html',
       'docs/openapi.json',
       'docs/openapi.yaml',
+      'docs/scalar/standalone.js',
     ]);
     expect(JSON.parse(await readFile(join(outDir, 'docs', 'openapi.json'), 'utf8'))).toEqual(bundle);
     expect(html.length).toBeGreaterThan(1_000_000); // Redoc inlined (--inlineBundle)
