@@ -328,6 +328,8 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
   //    lead its description; a property's inferred constraints follow its own. The raw extensions
   //    are dropped from the copy, so that no renderer prints them as data.
   for (const op of operationsOf(doc)) describeExtensions(op);
+  const everyOperation = businessRules(doc['x-business-rules']);
+  delete doc['x-business-rules'];
   walkSchemas(doc, (schema) => {
     const constraints = schema['x-inferred-constraints'];
     if (!Array.isArray(constraints)) return;
@@ -390,7 +392,8 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
     `In this documentation every inferred part carries the badge ${INFERRED_BADGE}: operations (next to their title and in the sidebar), ` +
     `parameters and properties (next to their name), responses, request bodies and headers (in their description). ` +
     `A response status that the interface document does not give for that operation carries ${INFERRED_STATUS_BADGE}, ` +
-    `even when its body is a documented shape. Servers say in their description when they are inferred.\n`;
+    `even when its body is a documented shape. Servers say in their description when they are inferred.\n` +
+    (everyOperation ? `\n## Rules of every operation\n\n${everyOperation}\n` : '');
 
   addGuides(doc, guides);
   return doc;
@@ -423,18 +426,22 @@ function describeExtensions(op: Obj): void {
   const parts: string[] = [];
   if (facts.length > 0) parts.push(facts.join(' · '));
   if (typeof op.description === 'string') parts.push(op.description.trimEnd());
-  const rules = isObj(op['x-business-rules']) ? op['x-business-rules'] : undefined;
-  if (rules && Array.isArray(rules.rules)) {
-    const reason = typeof rules.description === 'string' ? rules.description.replace(/^\s*Inferred:\s*/, '') : '';
-    const items = rules.rules.filter(isObj).map((r) => {
-      const answer = [r.status, r.responseCode].filter((v) => v !== undefined).join(' ');
-      return `- ${String(r.rule)}${answer ? ` Otherwise: ${answer}.` : ''}`;
-    });
-    parts.push(`**Business rules** ${INFERRED_BADGE} ${reason}\n\n${items.join('\n')}`);
-  }
+  const rules = businessRules(op['x-business-rules']);
+  if (rules) parts.push(`**Business rules** ${rules}`);
   if (parts.length > 0) op.description = parts.join('\n\n');
   // x-inferred-responses stays for step 1, which badges those statuses and then drops it
   for (const name of WORDED_EXTENSIONS) if (name !== 'x-inferred-responses') delete op[name];
+}
+
+/** `x-business-rules` as Markdown: the badge, its reason, then one item per rule with its answer. */
+function businessRules(extension: unknown): string | undefined {
+  if (!isObj(extension) || !Array.isArray(extension.rules)) return undefined;
+  const reason = typeof extension.description === 'string' ? extension.description.replace(/^\s*Inferred:\s*/, '') : '';
+  const items = extension.rules.filter(isObj).map((r) => {
+    const answer = [r.status, r.responseCode].filter((v) => v !== undefined).join(' ');
+    return `- ${String(r.rule)}${answer ? ` Otherwise: ${answer}.` : ''}`;
+  });
+  return `${INFERRED_BADGE} ${reason}\n\n${items.join('\n')}`;
 }
 
 /** A tab of Redoc's request samples panel: `lang` one of Redocly's names, `label` what the tab shows. */

@@ -141,6 +141,9 @@ describe('buildDocs', () => {
       for (const name of WORDED_EXTENSIONS) if (name in node) raw.push(`${tokens.join('/')}/${name}`);
     });
     expect(raw).toEqual([]);
+    const info = String((doc.info as JsonObject).description);
+    for (const rule of ((bundle['x-business-rules'] as JsonObject | undefined)?.rules ?? []) as JsonObject[])
+      expect(info).toContain(String(rule.rule));
     const byPointer = new Map(operations(doc).map((op) => [op.pointer, op.operation]));
     const source = operations(bundle);
     expect(source.some((op) => op.operation['x-since'] !== undefined)).toBe(true);
