@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs } from '../../generator/steps/docs.js';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   browser = await chromium.launch(await chromiumLaunchOptions());
   const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
   await context.route(
-    (url) => url.hostname !== '127.0.0.1',
+    (url) => url.protocol !== 'file:' && url.hostname !== '127.0.0.1',
     (route) => {
       external.push(route.request().url());
       return route.abort('internetdisconnected');
@@ -108,6 +108,23 @@ describe('the docs console, served, against a local sandbox', () => {
     expect(external).toEqual([]);
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  it("renders from disk too, with the contract's extensions in words and nothing fetched", async () => {
+    const fromDisk = await page.context().newPage();
+    try {
+      await fromDisk.goto(pathToFileURL(join(outDir, 'docs', 'console.html')).href);
+      await fromDisk.getByText('Payments', { exact: true }).first().click();
+      await fromDisk.getByText('Refund a payment', { exact: true }).first().click();
+      const refund = fromDisk.getByText(/Since version\s*2\.4\.0/).first();
+      await refund.waitFor({ timeout: 20_000 });
+      await fromDisk.getByText('client.payments.refund()').first().waitFor();
+      await fromDisk.screenshot({ path: '/tmp/console-refund.png' });
+      expect(await fromDisk.getByText('x-sdk-method').count()).toBe(0);
+      expect(external).toEqual([]);
+    } finally {
+      await fromDisk.close();
+    }
+  });
 
   it('is refused by a sandbox that does not allow the docs origin (CORS stays closed by default)', async () => {
     const closed = await startTestSandbox();
