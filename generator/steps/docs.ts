@@ -436,7 +436,8 @@ function describeExtensions(op: Obj): void {
 /** `x-business-rules` as Markdown: the badge, its reason, then one item per rule with its answer. */
 function businessRules(extension: unknown): string | undefined {
   if (!isObj(extension) || !Array.isArray(extension.rules)) return undefined;
-  const reason = typeof extension.description === 'string' ? extension.description.replace(/^\s*Inferred:\s*/, '') : '';
+  const text = typeof extension.description === 'string' ? extension.description.replace(/^\s*Inferred:\s*/, '') : '';
+  const reason = text.charAt(0).toUpperCase() + text.slice(1);
   const items = extension.rules.filter(isObj).map((r) => {
     const answer = [r.status, r.responseCode].filter((v) => v !== undefined).join(' ');
     return `- ${String(r.rule)}${answer ? ` Otherwise: ${answer}.` : ''}`;
