@@ -129,6 +129,29 @@ describe('the docs console, served, against a local sandbox', () => {
     }
   });
 
+  it("sends to a documented server straight from the browser, never through Scalar's proxy", async () => {
+    const before = external.length;
+    const fresh = await page.context().newPage();
+    try {
+      await fresh.goto(`${docsOrigin}/console.html`);
+      await fresh.getByText('Customers', { exact: true }).first().click();
+      await fresh.getByText('List customers', { exact: true }).first().click();
+      await fresh
+        .getByRole('button', { name: /Test Request\s*\(get \/customers\)/ })
+        .first()
+        .click();
+      await fresh.getByRole('button', { name: /^Send/ }).first().click();
+      await expect.poll(() => external.length, { timeout: 10_000 }).toBeGreaterThan(before);
+      // the blocked attempt is the request itself, to the contract's first server (no network here)
+      const attempted = external.splice(before);
+      expect(attempted.length).toBeGreaterThan(0);
+      for (const url of attempted)
+        expect(url).toMatch(/^https:\/\/test\.payment-service\.example\/api\/v2\/customers\b/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('is refused by a sandbox that does not allow the docs origin (CORS stays closed by default)', async () => {
     const closed = await startTestSandbox();
     try {
