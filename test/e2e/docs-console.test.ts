@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs } from '../../generator/steps/docs.js';
+import { consoleConfiguration } from '../../generator/steps/docs-console.js';
 import { createDocsServer } from '../../scripts/docs-serve.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
 import { loadBundle } from '../support/openapi.js';
@@ -69,6 +70,24 @@ afterAll(async () => {
   await sandbox?.stop();
   if (docs) await new Promise((resolve) => docs.close(resolve));
   if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+describe('the console configuration', () => {
+  it("names no proxy and turns off Scalar's fonts, telemetry, agent, MCP and hosted client", () => {
+    const config = consoleConfiguration(loadBundle());
+    // Scalar proxies only when a proxy is configured (and never to local or reserved hosts such as
+    // the contract's *.example servers, so the browser test below cannot tell): none may be.
+    expect(config).not.toHaveProperty('proxyUrl');
+    expect(config).not.toHaveProperty('proxy');
+    expect(config).toMatchObject({
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      hideClientButton: true,
+      persistAuth: false,
+    });
+  });
 });
 
 describe('the docs console, served, against a local sandbox', () => {
@@ -129,7 +148,7 @@ describe('the docs console, served, against a local sandbox', () => {
     }
   });
 
-  it("sends to a documented server straight from the browser, never through Scalar's proxy", async () => {
+  it('sends to a documented server straight from the browser', async () => {
     const before = external.length;
     const fresh = await page.context().newPage();
     try {
