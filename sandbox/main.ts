@@ -1,6 +1,6 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
 //                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none]
-//                 [-- --cors-origin http://localhost:5173] [-- --public-url https://…] [-- --quiet]
+//                 [-- --cors-origin http://localhost:5173] [-- --docs-console-origin http://127.0.0.1:8080] [-- --public-url https://…] [-- --quiet]
 // npm run sandbox -- <seed | reset | clock | deliveries | trigger | env> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
