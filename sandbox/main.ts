@@ -1,6 +1,6 @@
 // npm run sandbox [-- --port 4020] [-- --host 127.0.0.1] [-- --db .sandbox/sandbox.db | :memory: | postgres://…]
 //                 [-- --merchants merchants.json] [-- --admin-key KEY] [-- --cli-config PATH|none]
-//                 [-- --cors-origin http://localhost:5173] [-- --public-url https://…] [-- --quiet]
+//                 [-- --cors-origin http://localhost:5173] [-- --docs-console-origin http://127.0.0.1:8080] [-- --public-url https://…] [-- --quiet]
 // npm run sandbox -- <seed | reset | clock | deliveries | trigger | env> …   (subcommands: sandbox/cli/index.ts)
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
@@ -35,6 +35,10 @@ const USAGE = `usage: npm run sandbox [-- options]
                       the operations a browser may call (confirmPaymentIntent: a bearer token
                       alone); repeat it for more (default: PAYMENT_API_CORS_ORIGINS, comma-separated,
                       else none: no browser may call; see docs/sandbox.md#cors)
+  --docs-console-origin <origin>  docs console mode, for a developer's machine: the pages of this
+                      origin (the API reference's console, e.g. http://127.0.0.1:8080 of
+                      npm run docs:serve) may call EVERY operation with merchant credentials;
+                      repeatable; off by default (docs/sandbox.md#docs-console-mode)
   --public-url <origin>  where clients reach this sandbox (default: SANDBOX_PUBLIC_URL, else the
                       listening address), for the hosted page's links: behind a proxy, or with
                       --host 0.0.0.0, the address teammates use (https://sandbox.team.example)
@@ -67,6 +71,7 @@ function options() {
         'cli-config': { type: 'string' },
         'secret-file': { type: 'string' },
         'cors-origin': { type: 'string', multiple: true },
+        'docs-console-origin': { type: 'string', multiple: true },
         'public-url': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -140,7 +145,9 @@ async function serve(): Promise<void> {
   const { startSandbox } = await import('./server.js');
   const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
   const { cliConfigPath, removeCliConfig, writeCliConfig } = await import('./cli/config.js');
-  const { CORS_ORIGINS_ENV, corsOriginsFrom } = await import('../tooling/openapi/cors.js');
+  const { CONSOLE_ORIGIN_OPTION, CORS_ORIGINS_ENV, corsOriginsFrom, parseOrigins } = await import(
+    '../tooling/openapi/cors.js'
+  );
   const values = options();
   if (values.help) {
     console.log(USAGE);
@@ -186,6 +193,12 @@ async function serve(): Promise<void> {
     corsOrigins = corsOriginsFrom(values['cors-origin'], process.env[CORS_ORIGINS_ENV]);
   } catch (err) {
     fail((err as Error).message);
+  }
+  let consoleOrigins: string[];
+  try {
+    consoleOrigins = parseOrigins(values['docs-console-origin'] ?? []);
+  } catch (err) {
+    fail(`--${CONSOLE_ORIGIN_OPTION}: ${(err as Error).message}`);
   }
   const publicUrl = publicOrigin(values['public-url'] ?? process.env.SANDBOX_PUBLIC_URL);
   let merchants: MerchantCredentials[] = [];
@@ -244,6 +257,7 @@ async function serve(): Promise<void> {
       },
       webhooks,
       corsOrigins,
+      consoleOrigins,
       retention,
       ...(publicUrl !== undefined ? { publicUrl } : {}),
       ...(adminKey !== undefined ? { adminKey } : {}),
@@ -267,7 +281,7 @@ ${publicUrl !== undefined ? `  public URL   ${publicUrl}   (the hosted page's li
   database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${secret.from}
   merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (a reset brings them back; docs/sandbox.md)` : ''}
   CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
-  try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
+${consoleOrigins.length ? `  docs console ${consoleOrigins.join(', ')} (every operation, merchant credentials included: a developer's machine only)\n` : ''}  try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
                (npm run sandbox -- env prints export lines for a shell or a .env file)
 Ctrl-C stops it.`);
 

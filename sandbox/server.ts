@@ -80,6 +80,8 @@ export interface SandboxOptions {
   adminKey?: string;
   /** Origins that may call, from a browser, the operations a browser may call (docs/sandbox.md#cors); none: closed. */
   corsOrigins?: readonly string[];
+  /** Docs console mode: origins whose pages may call every operation (docs/sandbox.md#docs-console-mode); none: off. */
+  consoleOrigins?: readonly string[];
 }
 
 export interface Sandbox {
@@ -179,6 +181,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       },
       ...(options.log ? { log: options.log } : {}),
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+      ...(options.consoleOrigins ? { consoleOrigins: options.consoleOrigins } : {}),
     });
     await app.listen({ host, port: options.port ?? 4020 });
     const listening = app.server.address();

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { bundleContract } from '../generator/steps/bundle.js';
 import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
 import { challengesByOperation } from '../tooling/openapi/challenges.js';
-import { CORS_ORIGINS_ENV, corsOriginsFrom, corsRule } from '../tooling/openapi/cors.js';
+import { CORS_ORIGINS_ENV, corsOriginsFrom, corsRule, parseOrigins } from '../tooling/openapi/cors.js';
 import { createMockFront } from './mock-front.js';
 import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
 import { freePort, LOOPBACK, startProcessGroup, WATCHDOG } from './server-process.js';
@@ -28,7 +28,11 @@ const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --
                 an origin (scheme://host[:port]) whose pages may call, from a browser, the
                 operations a browser may call (confirmPaymentIntent: a bearer token alone);
                 repeat it for more (default: ${CORS_ORIGINS_ENV}, comma-separated, else none:
-                no browser may call; see docs/mock.md#calling-the-mock-from-a-browser)`;
+                no browser may call; see docs/mock.md#calling-the-mock-from-a-browser)
+  --docs-console-origin <origin>
+                docs console mode, for a developer's machine: the pages of this origin (the
+                API reference's console, http://127.0.0.1:8080 of npm run docs:serve) may call
+                every operation with merchant credentials; repeatable; off by default`;
 
 function parseCommandLine() {
   try {
@@ -39,6 +43,7 @@ function parseCommandLine() {
         dynamic: { type: 'boolean', short: 'd', default: false },
         quiet: { type: 'boolean', short: 'q', default: false },
         'cors-origin': { type: 'string', multiple: true },
+        'docs-console-origin': { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -60,8 +65,10 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
 }
 const host = values.host;
 let corsOrigins: string[];
+let consoleOrigins: string[];
 try {
   corsOrigins = corsOriginsFrom(values['cors-origin'], process.env[CORS_ORIGINS_ENV]);
+  consoleOrigins = parseOrigins(values['docs-console-origin'] ?? []);
 } catch (err) {
   console.error(`${(err as Error).message}\n\n${USAGE}`);
   process.exit(2);
@@ -88,7 +95,11 @@ if (document.jsonSchemaDialect !== 'https://json-schema.org/draft/2020-12/schema
 const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 const baseUrl = `http://${urlHost}:${port}`;
 // The mock's own headers join the operations': `Prefer` picks a response, `sl-violations` says what is wrong.
-const rule = corsRule(document, corsOrigins, { allowedHeaders: ['Prefer'], exposedHeaders: ['sl-violations'] });
+const rule = corsRule(document, corsOrigins, {
+  allowedHeaders: ['Prefer'],
+  exposedHeaders: ['sl-violations'],
+  consoleOrigins,
+});
 const prismPort = await freePort();
 const args = [
   '--import',
@@ -121,8 +132,7 @@ console.log(`Payment Service API v2 mock (${shown}, ${values.dynamic ? 'dynamic 
   base URL  ${baseUrl}   (the contract's paths without /api/v2, e.g. ${baseUrl}/payments)
   try       curl -i -u merchant:key ${baseUrl}/payment-plans/pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P
   invalid requests are answered 4xx with the violations in the sl-violations header; see the README
-  CORS      ${corsOrigins.length ? `${corsOrigins.join(', ')} (the operations a browser may call: ${rule.operations.map((o) => o.operationId).join(', ')})` : 'closed: no browser origin may call (--cors-origin; docs/mock.md)'}
-`);
+  CORS      ${corsOrigins.length ? `${corsOrigins.join(', ')} (the operations a browser may call: ${rule.operations.map((o) => o.operationId).join(', ')})` : 'closed: no browser origin may call (--cors-origin; docs/mock.md)'}${consoleOrigins.length ? `\n  docs console ${consoleOrigins.join(', ')} (every operation: a developer's machine only)` : ''}`);
 
 let prism: ReturnType<typeof startProcessGroup>;
 try {

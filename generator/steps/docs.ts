@@ -1,6 +1,7 @@
 // The static documentation site: generated/docs/index.html (Redoc CE 3 through `redocly
 // build-docs --inlineBundle`, one self-contained page that renders from disk with no network),
-// plus the contract it documents as openapi.json and openapi.yaml for the download buttons.
+// the console beside it (console.html, Scalar: generator/steps/docs-console.ts), plus the
+// contract it documents as openapi.json and openapi.yaml for the download buttons.
 //
 // buildDocs() works on a COPY of the bundle: it adds the hand-written guides (docs/guides/*.md) as
 // trait tags in a "Guides" tag group, and makes every inferred part visible with a badge. The
@@ -17,6 +18,7 @@ import { ARAZZO_DIR, GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { toPortableYaml } from './bundle.js';
 import { type XCodeSample, xCodeSamples } from './code-samples.js';
+import { CONSOLE_BUNDLE, consoleHtml, scalarBundle } from './docs-console.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -117,9 +119,15 @@ export async function buildDocs(
     options.signal,
   );
 
+  // The console: the same decorated copy, without the guides (Redoc's trait tags), with the samples.
+  const forConsole = decorateForDocs(document, []);
+  addCodeSamples(forConsole, xCodeSamples(document));
+
   const docsDir = join(resolve(outDir), 'docs');
   const outputs: [string, string][] = [
     [join(docsDir, 'index.html'), html],
+    [join(docsDir, 'console.html'), consoleHtml(forConsole)],
+    [join(docsDir, CONSOLE_BUNDLE), await scalarBundle()],
     // The contract as-is (not the decorated copy), for the download buttons.
     [join(docsDir, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`],
     [
@@ -326,12 +334,28 @@ type Obj = Record<string, unknown>;
 export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): OpenApiDocument {
   const doc = structuredClone(document) as Obj;
 
+  // 0. the contract's extensions in words: an operation's version, SDK method and business rules
+  //    lead its description; a property's inferred constraints follow its own. The raw extensions
+  //    are dropped from the copy, so that no renderer prints them as data.
+  for (const op of operationsOf(doc)) describeExtensions(op);
+  const everyOperation = businessRules(doc['x-business-rules']);
+  delete doc['x-business-rules'];
+  walkSchemas(doc, (schema) => {
+    const constraints = schema['x-inferred-constraints'];
+    if (!Array.isArray(constraints)) return;
+    const list = constraints.map((c) => `\`${String(c)}\``).join(', ');
+    const note = `${INFERRED_BADGE} The interface document gives no ${list} here: chosen by the contract.`;
+    schema.description = typeof schema.description === 'string' ? `${schema.description.trimEnd()}\n\n${note}` : note;
+    delete schema['x-inferred-constraints'];
+  });
+
   // 1. operation-level: inferred statuses and inferred body schemas (before the global walk, which
   //    would otherwise badge the copied descriptions twice)
   for (const op of operationsOf(doc)) {
     const inferredStatuses = new Set(
       (Array.isArray(op['x-inferred-responses']) ? op['x-inferred-responses'] : []).map(String),
     );
+    delete op['x-inferred-responses'];
     const responses = isObj(op.responses) ? op.responses : {};
     for (const [status, raw] of Object.entries(responses)) {
       if (!inferredStatuses.has(status)) continue;
@@ -378,10 +402,57 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
     `In this documentation every inferred part carries the badge ${INFERRED_BADGE}: operations (next to their title and in the sidebar), ` +
     `parameters and properties (next to their name), responses, request bodies and headers (in their description). ` +
     `A response status that the interface document does not give for that operation carries ${INFERRED_STATUS_BADGE}, ` +
-    `even when its body is a documented shape. Servers say in their description when they are inferred.\n`;
+    `even when its body is a documented shape. Servers say in their description when they are inferred.\n` +
+    (everyOperation ? `\n## Rules of every operation\n\n${everyOperation}\n` : '');
 
   addGuides(doc, guides);
   return doc;
+}
+
+/** Extensions the decorated copy shows as words (describeExtensions) and never as raw data. */
+export const WORDED_EXTENSIONS = [
+  'x-since',
+  'x-earlier-versions',
+  'x-sdk-method',
+  'x-inferred-responses',
+  'x-business-rules',
+  'x-inferred-constraints',
+] as const;
+
+/**
+ * An operation's extensions as a leading paragraph: "Since 2.4.0 (earlier description 2.0.0) ·
+ * SDK `client.payments.refund()`", and its business rules as a list with their statuses. The
+ * inferred statuses are badged on the responses themselves (step 1), so the list is dropped here.
+ */
+function describeExtensions(op: Obj): void {
+  const facts: string[] = [];
+  if (typeof op['x-since'] === 'string') {
+    const earlier = Array.isArray(op['x-earlier-versions']) ? op['x-earlier-versions'].map(String) : [];
+    facts.push(
+      `**Since version** ${op['x-since']}${earlier.length > 0 ? ` (an earlier description: ${earlier.join(', ')})` : ''}`,
+    );
+  }
+  if (typeof op['x-sdk-method'] === 'string') facts.push(`**SDK** \`client.${op['x-sdk-method']}()\``);
+  const parts: string[] = [];
+  if (facts.length > 0) parts.push(facts.join(' · '));
+  if (typeof op.description === 'string') parts.push(op.description.trimEnd());
+  const rules = businessRules(op['x-business-rules']);
+  if (rules) parts.push(`**Business rules** ${rules}`);
+  if (parts.length > 0) op.description = parts.join('\n\n');
+  // x-inferred-responses stays for step 1, which badges those statuses and then drops it
+  for (const name of WORDED_EXTENSIONS) if (name !== 'x-inferred-responses') delete op[name];
+}
+
+/** `x-business-rules` as Markdown: the badge, its reason, then one item per rule with its answer. */
+function businessRules(extension: unknown): string | undefined {
+  if (!isObj(extension) || !Array.isArray(extension.rules)) return undefined;
+  const text = typeof extension.description === 'string' ? extension.description.replace(/^\s*Inferred:\s*/, '') : '';
+  const reason = text.charAt(0).toUpperCase() + text.slice(1);
+  const items = extension.rules.filter(isObj).map((r) => {
+    const answer = [r.status, r.responseCode].filter((v) => v !== undefined).join(' ');
+    return `- ${String(r.rule)}${answer ? ` Otherwise: ${answer}.` : ''}`;
+  });
+  return `${INFERRED_BADGE} ${reason}\n\n${items.join('\n')}`;
 }
 
 /** A tab of Redoc's request samples panel: `lang` one of Redocly's names, `label` what the tab shows. */

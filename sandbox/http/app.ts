@@ -44,6 +44,8 @@ export interface SandboxAppOptions {
   admin?: Omit<AdminDeps, 'store' | 'onWebhookQueued' | 'forgetCredentials' | 'examples' | 'authenticateMerchant'>;
   /** Origins that may call the operations a browser may call (sandbox/http/cors.ts); none: CORS closed. */
   corsOrigins?: readonly string[];
+  /** Docs console mode: origins that may call every operation (sandbox/http/cors.ts); none: off. */
+  consoleOrigins?: readonly string[];
   /** Timeouts and caps on connections (default DEFAULT_SERVER_LIMITS, in sandbox/http/limits.ts). */
   limits?: Partial<ServerLimits>;
 }
@@ -181,7 +183,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
       authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
     });
-  const cors = sandboxCors(contract.document, options.corsOrigins ?? []);
+  const cors = sandboxCors(contract.document, options.corsOrigins ?? [], options.consoleOrigins ?? []);
   for (const { root, environment } of ROOTS) {
     for (const operation of contract.operations.values()) {
       const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');

@@ -23,10 +23,16 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 };
 
 /** The rule for the contract and `origins` (each checked: a bad one throws CorsConfigError). */
-export function sandboxCors(document: OpenAPI3 | JsonObject, origins: readonly string[]): SandboxCors {
-  const rule = corsRule(document, origins);
-  const open = rule.origins.length > 0;
-  const browser = new Set(rule.operations.map((op) => op.operationId));
+export function sandboxCors(
+  document: OpenAPI3 | JsonObject,
+  origins: readonly string[],
+  consoleOrigins: readonly string[] = [],
+): SandboxCors {
+  const rule = corsRule(document, origins, { consoleOrigins });
+  const open = rule.origins.length > 0 || rule.consoleOrigins.length > 0;
+  // Docs console mode opens every operation to its origins; otherwise only the browser's.
+  const opened = rule.consoleOrigins.length > 0 ? rule.consoleOperations : rule.operations;
+  const browser = new Set(opened.map((op) => op.operationId));
 
   const addHeaders = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const headers = rule.responseHeaders(request.routeOptions.config.operationId, header(request, 'origin'));
@@ -40,7 +46,7 @@ export function sandboxCors(document: OpenAPI3 | JsonObject, origins: readonly s
     routeOptions: (operationId) => (open && browser.has(operationId) ? { onSend: addHeaders } : {}),
     registerPreflights(app, roots) {
       if (!open) return;
-      const paths = new Set(rule.operations.map((op) => op.path));
+      const paths = new Set(opened.map((op) => op.path));
       for (const root of roots) {
         for (const path of paths) {
           app.route({

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDocs, decorateForDocs, type Guide, loadGuides, operationAnchor } from '../../generator/steps/docs.js';
+import {
+  buildDocs,
+  decorateForDocs,
+  type Guide,
+  loadGuides,
+  operationAnchor,
+  WORDED_EXTENSIONS,
+} from '../../generator/steps/docs.js';
 import { guideLinks } from '../../generator/steps/guide-links.js';
 import { GUIDES_DIR } from '../../generator/support/paths.js';
 import { deref, type OperationObject, operations, walkObjects } from '../../tooling/openapi/walker.js';
@@ -49,9 +56,11 @@ describe('buildDocs', () => {
       'docs/arazzo/idempotent-retry.arazzo.yaml',
       'docs/arazzo/payment-plans.arazzo.yaml',
       'docs/arazzo/simulated-decline.arazzo.yaml',
+      'docs/console.html',
       'docs/index.html',
       'docs/openapi.json',
       'docs/openapi.yaml',
+      'docs/scalar/standalone.js',
     ]);
     expect(JSON.parse(await readFile(join(outDir, 'docs', 'openapi.json'), 'utf8'))).toEqual(bundle);
     expect(html.length).toBeGreaterThan(1_000_000); // Redoc inlined (--inlineBundle)
@@ -106,8 +115,11 @@ describe('buildDocs', () => {
       )
         missing.push(tokens.join('/'));
     });
+    const inferredStatuses = new Map(
+      operations(bundle).map((op) => [op.pointer, (op.operation['x-inferred-responses'] ?? []) as string[]]),
+    );
     for (const op of operations(doc)) {
-      for (const status of (op.operation['x-inferred-responses'] ?? []) as string[]) {
+      for (const status of inferredStatuses.get(op.pointer) ?? []) {
         const response = deref<JsonObject>(doc, op.operation.responses?.[status]);
         if (!String(response.description).includes('class="inferred-badge"'))
           missing.push(`${op.pointer}/responses/${status}`);
@@ -120,6 +132,30 @@ describe('buildDocs', () => {
     expect(missing).toEqual([]);
     // and the contract itself is left alone
     expect(JSON.stringify(bundle)).toBe(bundleBefore);
+  });
+
+  it("writes the contract's extensions as words and leaves none raw", () => {
+    const doc = decorateForDocs(bundle, guides) as JsonObject;
+    const raw: string[] = [];
+    walkObjects(doc, (node, tokens) => {
+      for (const name of WORDED_EXTENSIONS) if (name in node) raw.push(`${tokens.join('/')}/${name}`);
+    });
+    expect(raw).toEqual([]);
+    const info = String((doc.info as JsonObject).description);
+    for (const rule of ((bundle['x-business-rules'] as JsonObject | undefined)?.rules ?? []) as JsonObject[])
+      expect(info).toContain(String(rule.rule));
+    const byPointer = new Map(operations(doc).map((op) => [op.pointer, op.operation]));
+    const source = operations(bundle);
+    expect(source.some((op) => op.operation['x-since'] !== undefined)).toBe(true);
+    for (const { pointer, operation } of source) {
+      const description = String(byPointer.get(pointer)?.description);
+      if (operation['x-since'] !== undefined)
+        expect(description).toContain(`**Since version** ${operation['x-since']}`);
+      if (operation['x-sdk-method'] !== undefined)
+        expect(description).toContain(`**SDK** \`client.${operation['x-sdk-method']}()\``);
+      for (const rule of ((operation['x-business-rules'] as JsonObject | undefined)?.rules ?? []) as JsonObject[])
+        expect(description).toContain(String(rule.rule));
+    }
   });
 
   it('adds the guides as a first sidebar group', () => {

@@ -10,10 +10,15 @@ import { startMockCommand } from '../support/prism.js';
 import { runCommand } from '../support/sandbox-process.js';
 
 const allowed = 'http://localhost:5173';
+/** The docs console's origin (docs console mode, on the same mock as `allowed`). */
+const docsConsole = 'http://127.0.0.1:8080';
 let closed: ServerProcess | undefined;
 let open: ServerProcess | undefined;
 beforeAll(async () => {
-  const started = await Promise.allSettled([startMockCommand(), startMockCommand(['--cors-origin', allowed])]);
+  const started = await Promise.allSettled([
+    startMockCommand(),
+    startMockCommand(['--cors-origin', allowed, '--docs-console-origin', docsConsole]),
+  ]);
   [closed, open] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
@@ -95,6 +100,22 @@ describe('npm run mock: CORS', () => {
     const session = await fetch(`${base}/customers`, { headers: { origin: allowed, authorization: 'Basic bTprZXk=' } });
     expect(session.status).toBe(200);
     expect(corsHeaders(session)).toEqual([]);
+  });
+
+  it('with --docs-console-origin: that origin may call every operation, the others as before', async () => {
+    const base = open!.baseUrl;
+    const ok = await preflight(base, '/customers', docsConsole, 'GET', 'authorization');
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(docsConsole);
+    const customers = await fetch(`${base}/customers`, {
+      headers: { origin: docsConsole, authorization: 'Basic bTprZXk=' },
+    });
+    expect(customers.status).toBe(200);
+    expect(customers.headers.get('access-control-allow-origin')).toBe(docsConsole);
+    // the app's origin still reaches only the bearer operation
+    const fromApp = await fetch(`${base}/customers`, { headers: { origin: allowed, authorization: 'Basic bTprZXk=' } });
+    expect(fromApp.headers.get('access-control-allow-origin')).toBeNull();
+    expect(open!.output()).toContain(`docs console ${docsConsole}`);
   });
 
   it('refuses an origin that is not one, before starting Prism (exit 2, the problem named)', async () => {

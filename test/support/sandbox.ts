@@ -92,6 +92,8 @@ export async function startTestSandbox(
     webhooks?: SandboxOptions['webhooks'];
     merchants?: MerchantCredentials[];
     corsOrigins?: string[];
+    /** Docs console mode: origins that may call every operation. */
+    consoleOrigins?: string[];
     retention?: SandboxOptions['retention'];
     /** The request log (one line per request; none by default). */
     log?: (line: string) => void;
@@ -108,6 +110,7 @@ export async function startTestSandbox(
     contract: sandboxContract(),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.consoleOrigins ? { consoleOrigins: options.consoleOrigins } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
     ...(options.log ? { log: options.log } : {}),
   });

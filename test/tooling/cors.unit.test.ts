@@ -255,8 +255,57 @@ describe('corsRule', () => {
 
   it('refuses bad origins when it is made', () => {
     expect(() => corsRule(doc, ['http://localhost:5173/'])).toThrow(CorsConfigError);
+    expect(() => corsRule(doc, [], { consoleOrigins: ['null'] })).toThrow(CorsConfigError);
   });
 });
+
+describe('corsRule, docs console mode', () => {
+  const doc = loadBundle();
+  const docs = 'http://127.0.0.1:8080';
+  const app = 'http://localhost:5173';
+  const ask = (origin: string, method: string, headers?: string) => ({ origin, method, headers });
+
+  it('is off unless asked: --cors-origin alone leaves merchant operations closed', () => {
+    const rule = corsRule(doc, [app]);
+    expect(rule.consoleOrigins).toEqual([]);
+    expect(rule.consoleOperations).toEqual([]);
+    expect(rule.preflight('/customers', ask(app, 'GET', 'authorization'))).toEqual({ verdict: 'none' });
+  });
+
+  it('lets a console origin call every operation with Basic, bearer or the API key', () => {
+    const rule = corsRule(doc, [], { consoleOrigins: [docs] });
+    expect(rule.consoleOperations.length).toBe(browserOperationsCount(doc));
+    const list = rule.preflight('/customers', ask(docs, 'GET', 'authorization'));
+    expect(list.verdict === 'allow' && list.headers['access-control-allow-origin']).toBe(docs);
+    const plan = rule.preflight('/payment-plans', ask(docs, 'GET', 'x-api-key'));
+    expect(plan.verdict).toBe('allow');
+    expect(rule.responseHeaders('listCustomers', docs)).toMatchObject({
+      'access-control-allow-origin': docs,
+      vary: 'Origin',
+    });
+  });
+
+  it('keeps other origins out, and the console to the operations that exist and their headers', () => {
+    const rule = corsRule(doc, [app], { consoleOrigins: [docs] });
+    // the app origin still reaches the bearer-only operation alone
+    expect(rule.preflight('/customers', ask(app, 'GET', 'authorization'))).toEqual({ verdict: 'none' });
+    expect(rule.responseHeaders('listCustomers', app)).toEqual({ vary: 'Origin' });
+    expect(rule.responseHeaders('listCustomers', 'http://elsewhere.example')).toEqual({ vary: 'Origin' });
+    const wrongMethod = rule.preflight('/customers', ask(docs, 'PATCH', 'authorization'));
+    expect(wrongMethod.verdict).toBe('refuse');
+    const wrongHeader = rule.preflight('/customers', ask(docs, 'GET', 'authorization, x-forwarded-host'));
+    expect(wrongHeader.verdict === 'refuse' && wrongHeader.reason).toMatch(/x-forwarded-host/);
+    expect(rule.preflight('/nowhere', ask(docs, 'GET'))).toEqual({ verdict: 'none' });
+  });
+});
+
+/** Every operation of the document's paths (console mode opens them all). */
+function browserOperationsCount(document: JsonObject): number {
+  return Object.values(document.paths as Record<string, JsonObject>).reduce(
+    (n, item) => n + Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k)).length,
+    0,
+  );
+}
 
 describe('mergeVary', () => {
   it('adds names once, whatever their case', () => {

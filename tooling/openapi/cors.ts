@@ -9,6 +9,10 @@
 // - Preflights are answered on those operations' exact paths, for their methods and the headers
 //   they need (Authorization, Content-Type when they take a body, their header parameters); their
 //   responses expose the headers the contract declares for them.
+// - Docs console mode, an explicit opt-in for a developer's machine: the origins named with
+//   `--docs-console-origin` (the page of the API reference's console) may call every operation,
+//   with any of its credentials (Basic, bearer, the API key), the same way. Never implied by
+//   `--cors-origin`, never on by default.
 //
 // Plain TypeScript with no runtime imports (no `node:`), like the walker it reads the contract with.
 import { deref, isObject, type JsonObject, type OpenAPI3, operations, parametersOf, securityOf } from './walker.js';
@@ -18,6 +22,9 @@ export const CORS_ORIGINS_ENV = 'PAYMENT_API_CORS_ORIGINS';
 
 /** The command-line option both servers take, once per origin. */
 export const CORS_ORIGIN_OPTION = 'cors-origin';
+
+/** The option of docs console mode: an origin whose pages may call every operation. */
+export const CONSOLE_ORIGIN_OPTION = 'docs-console-origin';
 
 /** How long a browser may cache a preflight's answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
@@ -131,6 +138,45 @@ function uniqueHeaders(names: Iterable<string>): string[] {
 /** Headers OpenAPI ignores as parameters and response headers: the transport's own. */
 const TRANSPORT_HEADERS = new Set(['accept', 'authorization', 'content-type']);
 
+/** The headers of API key schemes sent in a header (`X-API-Key`). */
+function apiKeyHeaders(document: JsonObject): string[] {
+  const schemes = isObject(document.components) ? document.components.securitySchemes : undefined;
+  if (!isObject(schemes)) return [];
+  return Object.values(schemes)
+    .map((raw) => deref<JsonObject>(document, raw))
+    .filter((scheme) => scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string')
+    .map((scheme) => String(scheme.name));
+}
+
+/** An operation as CORS sees it, with `credentialHeaders` among the headers it may be sent. */
+function corsOperation(
+  document: OpenAPI3 | JsonObject,
+  entry: ReturnType<typeof operations>[number],
+  credentialHeaders: readonly string[],
+): BrowserOperation {
+  const headerParameters = parametersOf(document, entry)
+    .filter((p) => p.in === 'header' && !TRANSPORT_HEADERS.has(p.name.toLowerCase()))
+    .map((p) => p.name);
+  const responses = isObject(entry.operation.responses) ? Object.values(entry.operation.responses) : [];
+  const responseHeaders = responses.flatMap((raw) => {
+    const response = deref<JsonObject>(document, raw);
+    return isObject(response.headers)
+      ? Object.keys(response.headers).filter((h) => !TRANSPORT_HEADERS.has(h.toLowerCase()))
+      : [];
+  });
+  return {
+    operationId: String(entry.operation.operationId),
+    method: entry.method.toUpperCase(),
+    path: entry.key,
+    allowedHeaders: uniqueHeaders([
+      ...credentialHeaders,
+      ...(entry.operation.requestBody ? ['Content-Type'] : []),
+      ...headerParameters,
+    ]),
+    exposedHeaders: uniqueHeaders(responseHeaders),
+  };
+}
+
 /**
  * The operations of `paths` whose security accepts the bearer token alone: at least one
  * alternative, and every alternative made of HTTP bearer schemes only (an operation that also
@@ -138,39 +184,27 @@ const TRANSPORT_HEADERS = new Set(['accept', 'authorization', 'content-type']);
  */
 export function browserOperations(document: OpenAPI3 | JsonObject): BrowserOperation[] {
   const doc = document as JsonObject;
-  const out: BrowserOperation[] = [];
-  for (const entry of operations(document, ['paths'])) {
-    const alternatives = securityOf(document, entry);
-    const bearerOnly =
-      alternatives.length > 0 &&
-      alternatives.every((req) => {
-        const names = Object.keys(req);
-        return names.length > 0 && names.every((name) => isBearerScheme(doc, name));
-      });
-    if (!bearerOnly) continue;
-    const headerParameters = parametersOf(document, entry)
-      .filter((p) => p.in === 'header' && !TRANSPORT_HEADERS.has(p.name.toLowerCase()))
-      .map((p) => p.name);
-    const responses = isObject(entry.operation.responses) ? Object.values(entry.operation.responses) : [];
-    const responseHeaders = responses.flatMap((raw) => {
-      const response = deref<JsonObject>(document, raw);
-      return isObject(response.headers)
-        ? Object.keys(response.headers).filter((h) => !TRANSPORT_HEADERS.has(h.toLowerCase()))
-        : [];
-    });
-    out.push({
-      operationId: String(entry.operation.operationId),
-      method: entry.method.toUpperCase(),
-      path: entry.key,
-      allowedHeaders: uniqueHeaders([
-        'Authorization',
-        ...(entry.operation.requestBody ? ['Content-Type'] : []),
-        ...headerParameters,
-      ]),
-      exposedHeaders: uniqueHeaders(responseHeaders),
-    });
-  }
-  return out;
+  return operations(document, ['paths'])
+    .filter((entry) => {
+      const alternatives = securityOf(document, entry);
+      return (
+        alternatives.length > 0 &&
+        alternatives.every((req) => {
+          const names = Object.keys(req);
+          return names.length > 0 && names.every((name) => isBearerScheme(doc, name));
+        })
+      );
+    })
+    .map((entry) => corsOperation(document, entry, ['Authorization']));
+}
+
+/**
+ * Every operation of `paths`, as docs console mode opens them: Authorization and the API key
+ * header besides each operation's own headers.
+ */
+export function consoleOperations(document: OpenAPI3 | JsonObject): BrowserOperation[] {
+  const credentials = ['Authorization', ...apiKeyHeaders(document as JsonObject)];
+  return operations(document, ['paths']).map((entry) => corsOperation(document, entry, credentials));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,6 +231,10 @@ export interface CorsRule {
   readonly origins: readonly string[];
   /** The operations a browser may call (whether any origin is allowed or not). */
   readonly operations: readonly BrowserOperation[];
+  /** The origins of docs console mode, normalised; empty: off. */
+  readonly consoleOrigins: readonly string[];
+  /** The operations a docs console origin may call: every one. */
+  readonly consoleOperations: readonly BrowserOperation[];
   /** The operationId a request (method, path after the server's root) addresses, or undefined. */
   operationAt(method: string, path: string): string | undefined;
   /** The answer to an `OPTIONS` request to `path` (after the server's root). */
@@ -210,6 +248,11 @@ export interface CorsRuleOptions {
   allowedHeaders?: readonly string[];
   /** Response headers a browser may read besides the operations' own (the mock's `sl-violations`). */
   exposedHeaders?: readonly string[];
+  /**
+   * Docs console mode: origins whose pages (the API reference's console, on a developer's machine)
+   * may call every operation with merchant credentials. Off unless given.
+   */
+  consoleOrigins?: readonly string[];
 }
 
 interface Matcher {
@@ -237,6 +280,13 @@ export function corsRule(
     exposedHeaders: uniqueHeaders([...op.exposedHeaders, ...(options.exposedHeaders ?? [])]),
   }));
   const byId = new Map(browser.map((op) => [op.operationId, op]));
+  const consoleAllowed = new Set(parseOrigins(options.consoleOrigins ?? []));
+  const consoleOps = (consoleAllowed.size > 0 ? consoleOperations(document) : []).map((op) => ({
+    ...op,
+    allowedHeaders: uniqueHeaders([...op.allowedHeaders, ...(options.allowedHeaders ?? [])]),
+    exposedHeaders: uniqueHeaders([...op.exposedHeaders, ...(options.exposedHeaders ?? [])]),
+  }));
+  const consoleById = new Map(consoleOps.map((op) => [op.operationId, op]));
 
   // Static segments win over parameters (`/payments/refunds` before `/payments/{id}`), as routers do.
   const templatePattern = (path: string) =>
@@ -263,17 +313,23 @@ export function corsRule(
   return {
     origins: [...allowed],
     operations: browser,
+    consoleOrigins: [...consoleAllowed],
+    consoleOperations: consoleOps,
     operationAt,
     preflight(path, request) {
-      if (allowed.size === 0 || !request.origin || !request.method) return { verdict: 'none' };
-      const here = browser.filter((op) => templatePattern(op.path).test(path));
+      if (!request.origin || !request.method) return { verdict: 'none' };
+      const fromConsole = consoleAllowed.has(request.origin);
+      if (allowed.size === 0 && !fromConsole) return { verdict: 'none' };
+      const candidates = fromConsole ? consoleOps : browser;
+      const index = fromConsole ? consoleById : byId;
+      const here = candidates.filter((op) => templatePattern(op.path).test(path));
       if (here.length === 0) return { verdict: 'none' };
-      if (!allowed.has(request.origin))
+      if (!fromConsole && !allowed.has(request.origin))
         return refuse(
           `the origin ${request.origin} may not call this API from a browser: allow it with --${CORS_ORIGIN_OPTION} or ${CORS_ORIGINS_ENV}`,
         );
       const method = request.method.toUpperCase();
-      const op = byId.get(operationAt(method, path) ?? '');
+      const op = index.get(operationAt(method, path) ?? '');
       if (!op || !here.includes(op))
         return refuse(
           `${method} ${path} is not an operation a browser may call (${here.map((o) => o.method).join(', ')} is)`,
@@ -301,7 +357,17 @@ export function corsRule(
       };
     },
     responseHeaders(operationId, origin): Record<string, string> {
+      const consoleOp = operationId === undefined ? undefined : consoleById.get(operationId);
+      if (consoleOp && origin && consoleAllowed.has(origin))
+        return {
+          'access-control-allow-origin': origin,
+          ...(consoleOp.exposedHeaders.length > 0
+            ? { 'access-control-expose-headers': consoleOp.exposedHeaders.join(', ') }
+            : {}),
+          vary: 'Origin',
+        };
       const op = operationId === undefined ? undefined : byId.get(operationId);
+      if (consoleOp && !op) return { vary: 'Origin' };
       if (allowed.size === 0 || !op) return {};
       if (!origin || !allowed.has(origin)) return { vary: 'Origin' };
       return {
