@@ -19,7 +19,7 @@ import { consoleConfiguration } from '../../generator/steps/docs-console.js';
 import { createDocsServer } from '../../scripts/docs-serve.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
 import { loadBundle } from '../support/openapi.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { seedExamples, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../test-output/docs/docs-console.png', import.meta.url));
 const COMMITTED_SCREENSHOT = fileURLToPath(new URL('../../docs/images/docs-console.png', import.meta.url));
@@ -43,11 +43,7 @@ beforeAll(async () => {
   docsOrigin = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
   sandbox = await startTestSandbox({ consoleOrigins: [docsOrigin] });
   // the contract's examples (the customer CUST-88412 among them), so that the answer is not empty
-  const seeded = await fetch(`${sandbox.url}/_sandbox/merchants/${sandbox.merchant.merchantId}/examples`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${sandbox.sandbox.adminKey}` },
-  });
-  expect(seeded.status).toBe(201);
+  await seedExamples(sandbox);
   browser = await chromium.launch(await chromiumLaunchOptions());
   const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
   await context.route(

@@ -13,6 +13,7 @@ import { REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
 import { NO_TARGET } from '../support/git.js';
 import { loadBundle } from '../support/openapi.js';
+import { tinyContract } from '../support/tiny-contract.js';
 
 const KIOSK = 'enum-values-added@#/components/schemas/Channel/enum';
 /** The change of the tiny contract (see tiny()): `B` dropped from a request's enum. */
@@ -63,25 +64,8 @@ const root = () => join(project, 'openapi', 'openapi.yaml');
 
 /** A minimal contract whose request enum loses `B`: [baseline, current]. */
 async function tiny(): Promise<[string, string]> {
-  const text = (values: string[]) =>
-    [
-      'openapi: 3.1.1',
-      'info: { title: Tiny, version: 1.0.0 }',
-      'paths:',
-      '  /things:',
-      '    post:',
-      '      operationId: createThing',
-      '      requestBody:',
-      '        content:',
-      '          application/json:',
-      '            schema:',
-      `              enum: [${values.join(', ')}]`,
-      '      responses:',
-      "        '204': { description: Created. }",
-      '',
-    ].join('\n');
   const files: [string, string] = [join(dir, 'tiny-baseline.yaml'), join(dir, 'tiny-current.yaml')];
-  await Promise.all([writeFile(files[0], text(['A', 'B'])), writeFile(files[1], text(['A']))]);
+  await Promise.all([writeFile(files[0], tinyContract(['A', 'B'])), writeFile(files[1], tinyContract(['A']))]);
   return files;
 }
 const check = async (accepted?: Parameters<typeof checkBreaking>[0]['accepted']): Promise<BreakingResult> => {

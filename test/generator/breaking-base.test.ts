@@ -11,25 +11,7 @@ import { REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { gitIn, NO_TARGET } from '../support/git.js';
-
-/** A contract whose request body is one of `values`. */
-const contract = (values: string[]) =>
-  [
-    'openapi: 3.1.1',
-    'info: { title: Tiny, version: 1.0.0 }',
-    'paths:',
-    '  /things:',
-    '    post:',
-    '      operationId: createThing',
-    '      requestBody:',
-    '        content:',
-    '          application/json:',
-    '            schema:',
-    `              enum: [${values.join(', ')}]`,
-    '      responses:',
-    "        '204': { description: Created. }",
-    '',
-  ].join('\n');
+import { tinyContract } from '../support/tiny-contract.js';
 
 let dir: string;
 let repo: string;
@@ -44,18 +26,18 @@ beforeAll(async () => {
   await mkdir(join(repo, 'openapi'), { recursive: true });
   await mkdir(releases);
   // the release: [A, B, R]; main then drops R, the branch drops B, main later adds M
-  await writeFile(join(releases, '1.0.0.yaml'), contract(['A', 'B', 'R']));
+  await writeFile(join(releases, '1.0.0.yaml'), tinyContract(['A', 'B', 'R']));
   const git = gitIn(repo);
   git('init', '-q', '-b', 'main');
-  await writeFile(rootOf(repo), contract(['A', 'B']));
+  await writeFile(rootOf(repo), tinyContract(['A', 'B']));
   git('add', '.');
   git('commit', '-q', '-m', 'first');
   commits.first = git('rev-parse', 'HEAD').trim();
   git('checkout', '-q', '-b', 'feature');
-  await writeFile(rootOf(repo), contract(['A']));
+  await writeFile(rootOf(repo), tinyContract(['A']));
   git('commit', '-q', '-am', 'feature: B dropped');
   git('checkout', '-q', 'main');
-  await writeFile(rootOf(repo), contract(['A', 'B', 'M']));
+  await writeFile(rootOf(repo), tinyContract(['A', 'B', 'M']));
   git('commit', '-q', '-am', 'second: M added');
   commits.second = git('rev-parse', 'HEAD').trim();
   git('checkout', '-q', 'feature');

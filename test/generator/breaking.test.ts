@@ -24,6 +24,7 @@ import { REDOCLY_CONFIG, REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
 import { NO_TARGET } from '../support/git.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
+import { tinyContract } from '../support/tiny-contract.js';
 
 const doc = loadBundle();
 /** The next major version after the contract's info.version (3.0.0 for 2.x). */
@@ -288,26 +289,9 @@ describe('breaking-change gate: releases and versions', () => {
 
 /** A minimal contract whose request enum is [A, B] in the baseline and `values` in the current one. */
 async function tiny(name: string, values: string[]): Promise<[string, string]> {
-  const text = (enumValues: string[]) =>
-    [
-      'openapi: 3.1.1',
-      'info: { title: Tiny, version: 1.0.0 }',
-      'paths:',
-      '  /things:',
-      '    post:',
-      '      operationId: createThing',
-      '      requestBody:',
-      '        content:',
-      '          application/json:',
-      '            schema:',
-      `              enum: [${enumValues.join(', ')}]`,
-      '      responses:',
-      "        '204': { description: Created. }",
-      '',
-    ].join('\n');
   const base = join(dir, `tiny-${name}-baseline.yaml`);
   const current = join(dir, `tiny-${name}-current.yaml`);
-  await Promise.all([writeFile(base, text(['A', 'B'])), writeFile(current, text(values))]);
+  await Promise.all([writeFile(base, tinyContract(['A', 'B'])), writeFile(current, tinyContract(values))]);
   return [base, current];
 }
 

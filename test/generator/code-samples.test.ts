@@ -32,7 +32,14 @@ import type { MerchantCredentials } from '../../sandbox/server.js';
 import { createPaymentClient } from '../../src/client/index.js';
 import { deref, operationById, operations } from '../../tooling/openapi/walker.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
-import { conformingFetch, newMerchant, operationOf, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import {
+  conformingFetch,
+  newMerchant,
+  operationOf,
+  seedExamples,
+  startTestSandbox,
+  type TestSandbox,
+} from '../support/sandbox.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GENERATED_SAMPLES = join(ROOT, 'generated', SAMPLES_DIR);
@@ -194,15 +201,6 @@ beforeAll(async () => {
   await startProxy();
 }, 60_000);
 
-/** Gives the merchant the contract's examples through the admin API (its test root). */
-async function giveExamples(merchantId: string): Promise<void> {
-  const response = await fetch(`${t.url}/_sandbox/merchants/${encodeURIComponent(merchantId)}/examples`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${t.sandbox.adminKey}` },
-  });
-  if (response.status !== 201) throw new Error(`seeding ${merchantId}: ${response.status} ${await response.text()}`);
-}
-
 afterAll(async () => {
   await typecheck?.catch(() => undefined);
   await new Promise((done) => (proxy ? proxy.close(done) : done(undefined)));
@@ -271,7 +269,7 @@ describe('the TypeScript samples', () => {
  */
 async function runSample(id: string, s: CodeSample, c: SampleCase, file: string, expect: ExpectStatic): Promise<void> {
   const merchant = merchants.get(id)!;
-  await giveExamples(merchant.merchantId);
+  await seedExamples(t, merchant.merchantId);
   const output = join(workDir, `${id}.out`);
 
   received.set(id, []);

@@ -9,7 +9,7 @@ import type { ResponseCodeName } from '../../sandbox/domain/context.js';
 import { CARD_RANGES, EURO_RATES } from '../../sandbox/domain/services.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { type BusinessRule, type FuzzOperation, fuzzOperations } from '../support/request-fuzz.js';
-import { sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { sandboxContract, seedExamples, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 type Body = Record<string, any>;
 
@@ -95,11 +95,7 @@ describe('x-business-rules: each listed rule is what the sandbox does', () => {
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    const seeded = await fetch(`${sandbox.url}/_sandbox/merchants/${sandbox.merchant.merchantId}/examples`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sandbox.sandbox.adminKey}` },
-    });
-    expect(seeded.status).toBe(201);
+    await seedExamples(sandbox);
     const token = await sandbox.call('POST', '/authorization/oauth/token', {
       body: 'grant_type=client_credentials',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -20,7 +20,13 @@ import {
   ruleNames,
   sameField,
 } from '../support/request-fuzz.js';
-import { conformingFetch, sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import {
+  conformingFetch,
+  sandboxContract,
+  seedExamples,
+  startTestSandbox,
+  type TestSandbox,
+} from '../support/sandbox.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261126;
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 400;
@@ -46,11 +52,7 @@ describe('requests drawn from the contract: the sandbox agrees with an independe
     sandbox = await startTestSandbox();
     fuzzer = await requestFuzzer(sandboxContract().document as JsonObject);
     // The contract's examples, so that drawn requests may name objects that exist.
-    const seeded = await fetch(`${sandbox.url}/_sandbox/merchants/${sandbox.merchant.merchantId}/examples`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sandbox.sandbox.adminKey}` },
-    });
-    expect(seeded.status).toBe(201);
+    await seedExamples(sandbox);
     const token = await sandbox.call('POST', '/authorization/oauth/token', {
       body: 'grant_type=client_credentials',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

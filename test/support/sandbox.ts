@@ -163,3 +163,15 @@ export function sandboxPerSuite(
     return sandbox;
   };
 }
+
+/** Gives a merchant of `t` (its own by default) the contract's examples, through the admin API. */
+export async function seedExamples(
+  t: Pick<TestSandbox, 'url' | 'sandbox' | 'merchant'>,
+  merchantId = t.merchant.merchantId,
+): Promise<void> {
+  const response = await fetch(`${t.url}/_sandbox/merchants/${encodeURIComponent(merchantId)}/examples`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.sandbox.adminKey}` },
+  });
+  if (response.status !== 201) throw new Error(`seeding ${merchantId}: ${response.status} ${await response.text()}`);
+}
