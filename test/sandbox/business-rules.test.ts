@@ -9,7 +9,7 @@ import type { ResponseCodeName } from '../../sandbox/domain/context.js';
 import { CARD_RANGES, EURO_RATES } from '../../sandbox/domain/services.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { type BusinessRule, type FuzzOperation, fuzzOperations } from '../support/request-fuzz.js';
-import { sandboxContract, seedExamples, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { bearerOf, sandboxContract, seedExamples, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 type Body = Record<string, any>;
 
@@ -96,11 +96,7 @@ describe('x-business-rules: each listed rule is what the sandbox does', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox();
     await seedExamples(sandbox);
-    const token = await sandbox.call('POST', '/authorization/oauth/token', {
-      body: 'grant_type=client_credentials',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    bearer = `Bearer ${token.body.access_token}`;
+    bearer = await bearerOf(sandbox);
   }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();

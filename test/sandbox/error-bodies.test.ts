@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
 import type { OperationContract } from '../../sandbox/contract/api-document.js';
 import { deref, isObject, type JsonObject, operationById, requiredOf } from '../../tooling/openapi/walker.js';
-import { sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import { bearerOf, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
 const contract = sandboxContract();
 const operations = [...contract.operations.values()];
@@ -84,14 +84,7 @@ describe('4xx bodies of every operation name what was wrong', () => {
   let bearer: string | undefined;
   /** Credentials every operation accepts: a bearer token (the only one payment intent confirmation takes). */
   const credentials = async () => {
-    if (!bearer) {
-      const r = await sandbox().call('POST', '/authorization/oauth/token', {
-        body: 'grant_type=client_credentials',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      expect(r.status).toBe(200);
-      bearer = `Bearer ${r.body.access_token}`;
-    }
+    bearer ??= await bearerOf(sandbox());
     return { authorization: bearer };
   };
   const call = async (

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../sandbox/domain/types.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import { bearerOf, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
 let seq = 0;
@@ -158,12 +158,8 @@ describe.each(STORES)("the payment record's result on %s", (kind) => {
       body: { transId: transId('INTENT'), amount: { value: 700, currency: 'EUR' }, simulationMode: 'DECLINED' },
     });
     expect(intent.status).toBe(201);
-    const token = await sandbox().call('POST', '/authorization/oauth/token', {
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-    });
     const confirmed = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, {
-      headers: { authorization: `Bearer ${token.body.access_token}` },
+      headers: { authorization: await bearerOf(sandbox()) },
       body: { integrationType: 'DIRECT', type: 'CARD' },
     });
     expect(confirmed.body.payId).toBeDefined();
@@ -244,12 +240,8 @@ describe.each(STORES)("the payment record's result on %s", (kind) => {
     const intent = await sandbox().call('POST', '/payment-intents', {
       body: { transId: transId('INTENT'), amount: { value: 700, currency: 'EUR' }, expirationTime },
     });
-    const token = await sandbox().call('POST', '/authorization/oauth/token', {
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-    });
     const hosted = await sandbox().call('POST', `/payment-intents/${intent.body.id}/confirm`, {
-      headers: { authorization: `Bearer ${token.body.access_token}` },
+      headers: { authorization: await bearerOf(sandbox()) },
       body: { integrationType: 'HOSTED', type: 'CARD' },
     });
     expect((await record(hosted.body.payId)).state).toBe('PENDING');

@@ -21,6 +21,7 @@ import {
   sameField,
 } from '../support/request-fuzz.js';
 import {
+  bearerOf,
   conformingFetch,
   sandboxContract,
   seedExamples,
@@ -53,11 +54,7 @@ describe('requests drawn from the contract: the sandbox agrees with an independe
     fuzzer = await requestFuzzer(sandboxContract().document as JsonObject);
     // The contract's examples, so that drawn requests may name objects that exist.
     await seedExamples(sandbox);
-    const token = await sandbox.call('POST', '/authorization/oauth/token', {
-      body: 'grant_type=client_credentials',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    bearer = `Bearer ${token.body.access_token}`;
+    bearer = await bearerOf(sandbox);
   }, 60_000);
 
   afterAll(async () => {

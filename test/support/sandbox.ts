@@ -175,3 +175,13 @@ export async function seedExamples(
   });
   if (response.status !== 201) throw new Error(`seeding ${merchantId}: ${response.status} ${await response.text()}`);
 }
+
+/** An Authorization header value with a bearer token of `t`'s merchant (client credentials, Basic). */
+export async function bearerOf(t: Pick<TestSandbox, 'call'>): Promise<string> {
+  const token = await t.call('POST', '/authorization/oauth/token', {
+    body: 'grant_type=client_credentials',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  if (token.status !== 200) throw new Error(`no bearer token: ${token.status} ${JSON.stringify(token.body)}`);
+  return `Bearer ${token.body.access_token}`;
+}
