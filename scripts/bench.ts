@@ -3,18 +3,18 @@
 //      exactly what a user runs, start-up included)
 //   2. the Prism mock: requests per second and p99 latency (autocannon)
 //   3. the sandbox beside a bare node:http server and the mock: GET and POST throughput, p99,
-//      resident memory after 100 000 payments; POST beside its floor (scripts/floor-server.ts)
+//      resident memory after 100 000 payments; POST beside its floor (bench/floor-server.ts)
 //   4. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
 //   5. watch mode: a schema edit saved by rename until generated/types.ts has it, on an idle watcher and
-//      in saves 2–3 s apart that supersede the previous rebuild (scripts/bench-watch.ts)
+//      in saves 2–3 s apart that supersede the previous rebuild (bench/watch.ts)
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
+import { benchClient } from '../bench/client.js';
+import { benchMock } from '../bench/mock.js';
+import { benchSandbox } from '../bench/sandbox.js';
+import { benchWatch, benchWatchSequence, formatWatchBench, formatWatchSequenceBench } from '../bench/watch.js';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { benchClient } from './bench-client.js';
-import { benchMock } from './bench-mock.js';
-import { benchSandbox } from './bench-sandbox.js';
-import { benchWatch, benchWatchSequence, formatWatchBench, formatWatchSequenceBench } from './bench-watch.js';
 
 const RUNS = 5;
 
@@ -84,7 +84,7 @@ console.log(
   `${line('  the same without Idempotency-Key', sandbox.sqlite.postWithoutKey)}   ${(sandbox.sqlite.postWithoutKey.rps / mock.post.rps).toFixed(1)}× (what the key's claim and record cost)`,
 );
 console.log(
-  `${line('  floor: its storage work alone', sandbox.floor)}   ${(sandbox.floor.rps / mock.post.rps).toFixed(1)}× (scripts/floor-server.ts: the most a create reaches here; the sandbox's POST is ${pct(sandbox.sqlite.post.rps, sandbox.floor.rps)} of it)`,
+  `${line('  floor: its storage work alone', sandbox.floor)}   ${(sandbox.floor.rps / mock.post.rps).toFixed(1)}× (bench/floor-server.ts: the most a create reaches here; the sandbox's POST is ${pct(sandbox.sqlite.post.rps, sandbox.floor.rps)} of it)`,
 );
 if (sandbox.postgres) {
   console.log(line('GET a payment, PostgreSQL', sandbox.postgres.get));

@@ -2,9 +2,9 @@
 // A Prism mock server of the contract (generated/openapi.json) for front-end teams; see docs/mock.md.
 // Request validation is on: an invalid request gets a 4xx and its violations in the
 // `sl-violations` response header. Prism runs in a process group of its own (it cannot outlive this
-// command: scripts/server-process.ts); SIGINT/SIGTERM stop the group; exits with Prism's code.
+// command: tooling/process/server-process.ts); SIGINT/SIGTERM stop the group; exits with Prism's code.
 // Prism listens on a loopback port of its own with its CORS off; the address you call is a front
-// in this process (scripts/mock-front.ts) that applies the sandbox's CORS rule (tooling/openapi/cors.ts).
+// in this process (mock/front.ts) that applies the sandbox's CORS rule (tooling/openapi/cors.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { constants } from 'node:os';
@@ -12,11 +12,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleContract } from '../generator/steps/bundle.js';
 import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
+import { createMockFront } from '../mock/front.js';
+import { PRISM_CLI, PRISM_MOCK_ARGS } from '../mock/prism.js';
 import { challengesByOperation } from '../tooling/openapi/challenges.js';
 import { CORS_ORIGINS_ENV, corsOriginsFrom, corsRule, parseOrigins } from '../tooling/openapi/cors.js';
-import { createMockFront } from './mock-front.js';
-import { PRISM_CLI, PRISM_MOCK_ARGS } from './prism.js';
-import { freePort, LOOPBACK, startProcessGroup, WATCHDOG } from './server-process.js';
+import { freePort, LOOPBACK, startProcessGroup, WATCHDOG } from '../tooling/process/server-process.js';
 
 const USAGE = `usage: npm run mock [-- --port 4010] [-- --host 127.0.0.1] [-- --dynamic] [-- --quiet] [-- --cors-origin <origin>]
 

@@ -1,7 +1,7 @@
 // npm run report:comment -- --body report.md [--pr <number>] [--marker <html comment>] [--author <login>]
 //                           [--api-url <url>] [--summary-only]
 //
-// Posts `npm run report`'s Markdown as the pull request's one report comment (scripts/code-host/comment.ts):
+// Posts `npm run report`'s Markdown as the pull request's one report comment (generator/code-host/comment.ts):
 // creates it on the first run, updates the same comment on every later one. Reads GITHUB_TOKEN,
 // GITHUB_REPOSITORY, GITHUB_API_URL and the pull request from the event payload (GITHUB_EVENT_PATH)
 // unless --pr names it. With GITHUB_STEP_SUMMARY set the report also goes to the job summary; a
@@ -10,15 +10,15 @@
 // Exit codes: 0 posted or summarized; 1 GitHub refused (401, 403, 404…) or the context is missing;
 // 2 usage.
 import { appendFile, readFile } from 'node:fs/promises';
-import { commandOptions } from '../generator/support/command-line.js';
 import {
   DEFAULT_AUTHOR,
   parsePullNumber,
   pullRequestOf,
   REPORT_MARKER,
   upsertReportComment,
-} from './code-host/comment.js';
-import { CodeHostError, contextFromEnv, eventPayload, octokitFor } from './code-host/github.js';
+} from '../generator/code-host/comment.js';
+import { CodeHostError, contextFromEnv, eventPayload, octokitFor } from '../generator/code-host/github.js';
+import { commandOptions } from '../generator/support/command-line.js';
 
 const USAGE = `usage: tsx scripts/post-report-comment.ts --body report.md [--pr <number>] [--marker '${REPORT_MARKER}']
                                          [--author ${DEFAULT_AUTHOR}] [--api-url <url>] [--summary-only]`;

@@ -1,7 +1,7 @@
 // npm run release:check -- --tag v2.1.0 [--registry <url>] [--root openapi/openapi.yaml] [--releases openapi/releases]
 // npm run release:assets -- --tag v2.1.0 --asset <file> [--asset <file>…] [--api-url <url>]
 //
-// The release tag's workflow (scripts/code-host/release.ts). `check`: the tag is v<info.version>,
+// The release tag's workflow (generator/code-host/release.ts). `check`: the tag is v<info.version>,
 // package.json has that version, and openapi/releases/<version>.yaml is the contract at the tag
 // (what `npm run check:breaking -- --record` writes now); with a --registry (not empty), the package
 // may be published there. `assets`: attaches the files (the SDK tarball, the bundle) to the tag's GitHub release,
@@ -9,12 +9,12 @@
 // 1 a check failed or GitHub refused; 2 usage.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { CodeHostError, contextFromEnv, octokitFor } from '../generator/code-host/github.js';
+import { attachReleaseAssets, releaseProblems } from '../generator/code-host/release.js';
 import { RELEASES_DIR } from '../generator/review/breaking.js';
 import { BundleError, bundleContract } from '../generator/steps/bundle.js';
 import { commandOptions } from '../generator/support/command-line.js';
 import { DEFAULT_ROOT, REPO_ROOT } from '../generator/support/paths.js';
-import { CodeHostError, contextFromEnv, octokitFor } from './code-host/github.js';
-import { attachReleaseAssets, releaseProblems } from './code-host/release.js';
 
 const USAGE = `usage: tsx scripts/release.ts check --tag v<version> [--registry <url>] [--root openapi/openapi.yaml] [--releases openapi/releases]
        tsx scripts/release.ts assets --tag v<version> --asset <file> [--asset <file>…] [--api-url <url>]`;

@@ -1,13 +1,13 @@
 // npm run site [-- --out site] [-- --generated generated]
 //
-// Assembles the folder the main branch's workflow publishes on GitHub Pages (scripts/code-host/site.ts)
+// Assembles the folder the main branch's workflow publishes on GitHub Pages (generator/code-host/site.ts)
 // from the output of `npm run generate`. Exit codes: 0 written; 1 something to publish is missing or
 // the folder is not empty; 2 usage.
 import { relative, resolve } from 'node:path';
+import { CodeHostError } from '../generator/code-host/github.js';
+import { assembleSite } from '../generator/code-host/site.js';
 import { commandOptions } from '../generator/support/command-line.js';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { CodeHostError } from './code-host/github.js';
-import { assembleSite } from './code-host/site.js';
 
 const USAGE = 'usage: tsx scripts/site.ts [--out site] [--generated generated]';
 const values = commandOptions(

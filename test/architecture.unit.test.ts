@@ -1,11 +1,13 @@
-// The import direction of the repository: contract → generator → generated → SDK (src/). tooling/
-// (the one OpenAPI walker) is under everything and imports nothing of the repository; src/ holds only
-// what the package ships (no tooling, generator, sandbox or scripts); nothing imports test/; the
-// generator never imports scripts/; the SDK imports no Node built-ins. The sandbox's layers: http/
-// (routing, auth, problems) and jobs/ (clock ticker, webhook deliverer) call app/ (use cases that
-// return outcomes), which uses domain/ (pure), contract/ (the bundle) and store/ (the only SQL).
-// Imports are read with TypeScript's own pre-processor (static, dynamic and type-only imports,
-// re-exports, require).
+// The import direction of the repository: contract → generator → generated → SDK (src/, packed from
+// packages/sdk/). tooling/ (the one OpenAPI walker, processes, the repository's root) is under
+// everything and imports nothing of the repository but itself; src/ holds only what the SDK ships (no
+// tooling, generator, sandbox or scripts); nothing imports test/ or scripts/ (commands only: what
+// they share lives in tooling/, generator/, mock/ or bench/); the generator never imports the sandbox,
+// the mock or the benchmark; the SDK imports no Node built-ins. The sandbox's layers: http/ (routing,
+// auth, problems) and jobs/ (clock ticker, webhook deliverer) call app/ (use cases that return
+// outcomes), which uses domain/ (pure), contract/ (the bundle) and store/ (the only SQL). Imports are
+// read with TypeScript's own pre-processor (static, dynamic and type-only imports, re-exports,
+// require).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
@@ -13,7 +15,19 @@ import { describe, expect, it } from 'vitest';
 import { AREAS } from '../vitest.config.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const FOLDERS = ['tooling', 'generator', 'generated', 'scripts', 'src', 'examples', 'sandbox', 'test'];
+const FOLDERS = [
+  'tooling',
+  'generator',
+  'generated',
+  'scripts',
+  'src',
+  'examples',
+  'sandbox',
+  'mock',
+  'bench',
+  'packages',
+  'test',
+];
 /** Third-party browser bundles published as they are (the docs console's Scalar), not the project's code. */
 const VENDORED = ['generated/docs/scalar/standalone.js'];
 
@@ -77,9 +91,21 @@ const RULES: Rule[] = [
     allows: ({ folder, path }) => folder !== 'test' || path.startsWith('test/'),
   },
   {
+    from: '',
+    because:
+      'nothing imports scripts/ (scripts are commands; what they share lives in tooling/, generator/, mock/ or bench/)',
+    allows: ({ folder, path }) => folder !== 'scripts' || path.startsWith('scripts/'),
+  },
+  {
     from: 'generator/',
-    because: 'the generator does not import scripts/ (scripts are commands on top of it)',
-    allows: ({ folder }) => folder !== 'scripts' && folder !== 'sandbox',
+    because: 'the generator does not import the sandbox, the mock or the benchmark (they are built on top of it)',
+    allows: ({ folder }) => folder !== 'sandbox' && folder !== 'mock' && folder !== 'bench',
+  },
+  {
+    from: 'mock/',
+    because:
+      "the mock is Prism behind a front: it uses the shared tooling and the contract's output, nothing else of the repository",
+    allows: ({ folder }) => folder === undefined || folder === 'mock' || folder === 'tooling' || folder === 'generated',
   },
   {
     from: 'generated/',
@@ -110,11 +136,16 @@ const RULES: Rule[] = [
     allows: ({ folder }) => folder === undefined || folder === 'src' || folder === 'generated',
   },
   {
-    from: 'tooling/',
+    from: 'tooling/openapi/',
     because:
       'the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
     allows: ({ folder, packageName }) =>
       folder === undefined ? packageName === 'openapi-typescript' : folder === 'tooling',
+  },
+  {
+    from: 'tooling/',
+    because: 'tooling/ is under every other folder: it imports nothing of the repository but tooling/',
+    allows: ({ folder }) => folder === undefined || folder === 'tooling',
   },
   {
     from: 'sandbox/domain/',
@@ -181,13 +212,14 @@ const RULES: Rule[] = [
   },
   {
     from: '',
-    because: 'SQL lives in the sandbox store alone',
+    because: 'SQL lives in the sandbox store alone (and the embedded PostgreSQL server creates its databases)',
     allows: ({ packageName, path }) =>
       packageName === undefined ||
       !SQL_PACKAGES.has(packageName) ||
       path.startsWith('sandbox/store/') ||
       path.startsWith('test/') ||
-      path.startsWith('scripts/'),
+      path.startsWith('bench/') ||
+      path === 'tooling/process/postgres.ts',
   },
 ];
 
@@ -239,7 +271,10 @@ describe('import direction', () => {
   it('catches each kind of backward import (counter-examples)', () => {
     const found = violations([
       { path: 'scripts/mock.ts', imports: ['../test/support/prism.js'] },
-      { path: 'generator/generate.ts', imports: ['../scripts/prism.js'] },
+      { path: 'test/support/prism.ts', imports: ['../../scripts/mock.js'] },
+      { path: 'generator/generate.ts', imports: ['../sandbox/server.js'] },
+      { path: 'tooling/process/postgres.ts', imports: ['../../generator/support/paths.js'] },
+      { path: 'mock/front.ts', imports: ['../sandbox/http/app.js'] },
       { path: 'src/client/client.ts', imports: ['node:crypto', '../../generator/bundle.js', 'openapi-fetch'] },
       { path: 'src/client/auth.ts', imports: ['../../tooling/openapi/walker.js'] },
       { path: 'tooling/openapi/walker.ts', imports: ['node:fs', '../../src/client/operation-info.js'] },
@@ -259,7 +294,10 @@ describe('import direction', () => {
     ]);
     expect(found).toEqual([
       'scripts/mock.ts imports ../test/support/prism.js: nothing imports test/ (tests depend on the product, never the reverse)',
-      'generator/generate.ts imports ../scripts/prism.js: the generator does not import scripts/ (scripts are commands on top of it)',
+      'test/support/prism.ts imports ../../scripts/mock.js: nothing imports scripts/ (scripts are commands; what they share lives in tooling/, generator/, mock/ or bench/)',
+      'generator/generate.ts imports ../sandbox/server.js: the generator does not import the sandbox, the mock or the benchmark (they are built on top of it)',
+      'tooling/process/postgres.ts imports ../../generator/support/paths.js: tooling/ is under every other folder: it imports nothing of the repository but tooling/',
+      "mock/front.ts imports ../sandbox/http/app.js: the mock is Prism behind a front: it uses the shared tooling and the contract's output, nothing else of the repository",
       'src/client/client.ts imports node:crypto: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: the client SDK is web-standard and depends on openapi-fetch alone',
       'src/client/client.ts imports ../../generator/bundle.js: src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',
@@ -267,13 +305,14 @@ describe('import direction', () => {
       'src/client/auth.ts imports ../../tooling/openapi/walker.js: src/ holds only what the package ships: it imports no tooling, generator, sandbox or scripts',
       'tooling/openapi/walker.ts imports node:fs: the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
       'tooling/openapi/walker.ts imports ../../src/client/operation-info.js: the OpenAPI walker is runtime-free (type-only imports of openapi-typescript) and under every other folder',
+      'tooling/openapi/walker.ts imports ../../src/client/operation-info.js: tooling/ is under every other folder: it imports nothing of the repository but tooling/',
       'src/webhooks/signature.ts imports node:crypto: the webhook helpers are web-standard and depend on nothing',
       'generated/operations.ts imports ../generator/operations.js: generated code imports only the SDK types it is written against',
       'generated/samples/createPayment.example.ts imports ../../src/client/index.js: the code samples are user programs: they import the SDK by its published name only',
       "sandbox/domain/payments.ts imports node:crypto: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       "sandbox/domain/payments.ts imports ../store/store.js: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       "sandbox/domain/payments.ts imports kysely: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
-      'sandbox/domain/payments.ts imports kysely: SQL lives in the sandbox store alone',
+      'sandbox/domain/payments.ts imports kysely: SQL lives in the sandbox store alone (and the embedded PostgreSQL server creates its databases)',
       'sandbox/store/index.ts imports ../http/app.js: the store sits under the domain: it knows the entities, never the use cases or the HTTP layer',
       'sandbox/app/payments.ts imports ../http/replies.js: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
       'sandbox/app/payments.ts imports fastify: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
@@ -281,7 +320,7 @@ describe('import direction', () => {
       'sandbox/jobs/clock-ticker.ts imports ../http/app.js: background jobs call the use cases (app/), never the HTTP layer',
       'sandbox/http/admin.ts imports ../jobs/webhook-deliverer.js: the HTTP layer turns requests into use cases and outcomes into answers: it never runs the jobs, scripts or tests',
       'sandbox/contract/contract.ts imports ../app/context.js: the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
-      'sandbox/http/pipeline.ts imports better-sqlite3: SQL lives in the sandbox store alone',
+      'sandbox/http/pipeline.ts imports better-sqlite3: SQL lives in the sandbox store alone (and the embedded PostgreSQL server creates its databases)',
     ]);
   });
 

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../../tooling/repository.js';
 
-/** The repository root (this file lives in <root>/generator/support/). */
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export { REPO_ROOT };
 
 export const DEFAULT_ROOT = join(REPO_ROOT, 'openapi', 'openapi.yaml');
 export const DEFAULT_OUT = join(REPO_ROOT, 'generated');

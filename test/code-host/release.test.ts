@@ -1,12 +1,12 @@
-// A release tag's checks and its GitHub release (scripts/code-host/release.ts), the assets against a
+// A release tag's checks and its GitHub release (generator/code-host/release.ts), the assets against a
 // local fake of GitHub's REST API.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CodeHostError, type GitHubContext, octokitFor } from '../../generator/code-host/github.js';
+import { attachReleaseAssets, releaseProblems } from '../../generator/code-host/release.js';
 import { recordRelease } from '../../generator/review/breaking.js';
-import { CodeHostError, type GitHubContext, octokitFor } from '../../scripts/code-host/github.js';
-import { attachReleaseAssets, releaseProblems } from '../../scripts/code-host/release.js';
 import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
 
 let dir: string;

@@ -4,8 +4,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../generator/support/paths.js';
-import { runNode } from '../../generator/support/process.js';
 import {
   commentBody,
   DEFAULT_AUTHOR,
@@ -13,8 +11,10 @@ import {
   pullRequestOf,
   REPORT_MARKER,
   upsertReportComment,
-} from '../../scripts/code-host/comment.js';
-import { CodeHostError, type GitHubContext, octokitFor } from '../../scripts/code-host/github.js';
+} from '../../generator/code-host/comment.js';
+import { CodeHostError, type GitHubContext, octokitFor } from '../../generator/code-host/github.js';
+import { REPO_ROOT } from '../../generator/support/paths.js';
+import { runNode } from '../../generator/support/process.js';
 import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
 
 const BOT = DEFAULT_AUTHOR;

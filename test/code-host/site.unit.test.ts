@@ -1,10 +1,10 @@
-// The folder GitHub Pages publishes, assembled from generated/ (scripts/code-host/site.ts).
+// The folder GitHub Pages publishes, assembled from generated/ (generator/code-host/site.ts).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { assembleSite, SITE_FILES } from '../../generator/code-host/site.js';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { assembleSite, SITE_FILES } from '../../scripts/code-host/site.js';
 
 let dir: string;
 beforeEach(async () => {

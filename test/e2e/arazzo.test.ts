@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARAZZO_DIR, REPO_ROOT } from '../../generator/support/paths.js';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { MerchantSite } from '../support/merchant-site.js';
 import { type CommandResult, runCommand, startSandboxProcess } from '../support/sandbox-process.js';
 

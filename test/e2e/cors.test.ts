@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { chromiumLaunchOptions, DROPPED_FLAGS } from '../support/browser.js';
 import { startMockCommand } from '../support/prism.js';
 import { newMerchant } from '../support/sandbox.js';

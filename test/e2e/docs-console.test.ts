@@ -1,5 +1,5 @@
 // The console of the documentation site (generator/steps/docs-console.ts), as a reader uses it:
-// the site built from the current contract, served by the docs server (scripts/docs-serve.ts) on a
+// the site built from the current contract, served by the docs server (tooling/docs-server.ts) on a
 // free port, a sandbox that allows the docs' origin in docs console mode, and headless Chromium
 // with web security on. The reader picks the local sandbox, enters Basic credentials and sends
 // listCustomers; the answer shows in the page. Any request to a host other than 127.0.0.1 is
@@ -16,7 +16,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs } from '../../generator/steps/docs.js';
 import { consoleConfiguration } from '../../generator/steps/docs-console.js';
-import { createDocsServer } from '../../scripts/docs-serve.js';
+import { createDocsServer } from '../../tooling/docs-server.js';
 import { chromiumLaunchOptions } from '../support/browser.js';
 import { loadBundle } from '../support/openapi.js';
 import { seedExamples, startTestSandbox, type TestSandbox } from '../support/sandbox.js';

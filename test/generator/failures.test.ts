@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { freePort, type ProcessGroup, startProcessGroup } from '../../scripts/server-process.js';
+import { freePort, type ProcessGroup, startProcessGroup } from '../../tooling/process/server-process.js';
 import { startExampleReceiver } from '../support/example-receiver.js';
 import { reply, startFakeApi } from '../support/fake-api.js';
 import { runCommand, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';

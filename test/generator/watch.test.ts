@@ -10,12 +10,12 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyProject, saveByRename, startWatcher, type Watcher, watchBlocks } from '../../bench/watch.js';
 import { generate } from '../../generator/generate.js';
 import type { StepName } from '../../generator/pipeline.js';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { runNode } from '../../generator/support/process.js';
 import { type Watching, watchAndGenerate } from '../../generator/watch.js';
-import { copyProject, saveByRename, startWatcher, type Watcher, watchBlocks } from '../../scripts/bench-watch.js';
 
 let dir: string;
 let out: string;

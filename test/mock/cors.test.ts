@@ -4,7 +4,7 @@
 // `Prefer` allowed and `sl-violations` exposed; bad origins refused before anything starts. The
 // same rule in Chromium: test/e2e/cors.test.ts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { corsHeaders, preflight } from '../support/cors.js';
 import { startMockCommand } from '../support/prism.js';
 import { runCommand } from '../support/sandbox-process.js';

@@ -1,12 +1,12 @@
-// Headers of `npm run mock` (scripts/mock.ts: Prism behind its front, scripts/mock-front.ts) that
+// Headers of `npm run mock` (scripts/mock.ts: Prism behind its front, mock/front.ts) that
 // the contract requires or forbids: a 401 carries the challenges of the schemes its operation
 // accepts (RFC 9110 §11.6.1), the token response `Cache-Control: no-store` and `Pragma: no-cache`
 // (RFC 6749 §5.1), and no answer carries `Idempotent-Replayed` (only a replay does; the mock
 // keeps no state and never replays).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerProcess } from '../../scripts/server-process.js';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { operationById } from '../../tooling/openapi/walker.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { loadBundle } from '../support/openapi.js';
 import { startMockCommand } from '../support/prism.js';
 

@@ -1,4 +1,4 @@
-// The bench's floor for POST (scripts/floor-server.ts) writes what the sandbox's create writes, on
+// The bench's floor for POST (bench/floor-server.ts) writes what the sandbox's create writes, on
 // the sandbox's own schema: a payment with its document, its first operation and the Idempotency-Key
 // with the response it answered. `npm run bench` runs outside CI; this keeps its floor working when
 // the schema changes.
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFloorServer } from '../../scripts/bench-sandbox.js';
+import { startFloorServer } from '../../bench/sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, FIXTURES } from '../../sandbox/cli/fixtures.js';
-import { freePort, killGroup } from '../../scripts/server-process.js';
+import { freePort, killGroup } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 

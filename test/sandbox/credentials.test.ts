@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliConfig } from '../../sandbox/cli/config.js';
 import { CREDENTIAL_CACHE_MS } from '../../sandbox/http/auth.js';
-import { type EmbeddedPostgresServer, startPostgres } from '../../scripts/postgres.js';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import { type EmbeddedPostgresServer, startPostgres } from '../../tooling/process/postgres.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { newMerchant } from '../support/sandbox.js';
 import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 

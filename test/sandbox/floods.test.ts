@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_LIMITS, METADATA_LIMIT_BYTES } from '../../sandbox/http/limits.js';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { databases, STORES } from '../support/postgres.js';
 import { head, rawExchange } from '../support/raw-http.js';
 import { startSandboxProcess } from '../support/sandbox-process.js';

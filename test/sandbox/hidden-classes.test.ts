@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandboxProcess } from '../../scripts/sandbox-command.js';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hidden-classes-'));
 const mapLog = join(dir, 'maps.log');

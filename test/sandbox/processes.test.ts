@@ -4,14 +4,14 @@
 // fails with one line on bad options or an unreachable database; a webhook notification survives
 // kill -9 during its delivery, and two processes on one PostgreSQL deliver each notification once.
 // Processes run in their own process groups and are always stopped by the test
-// (scripts/server-process.ts).
+// (tooling/process/server-process.ts).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../sandbox/store/index.js';
-import { type EmbeddedPostgresServer, startPostgres } from '../../scripts/postgres.js';
-import { killGroup, type ServerProcess } from '../../scripts/server-process.js';
+import { type EmbeddedPostgresServer, startPostgres } from '../../tooling/process/postgres.js';
+import { killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
 import { checkConformance, newMerchant } from '../support/sandbox.js';
 import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { deriveSecrets } from '../../sandbox/app/secrets.js';
 import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
 import { startSandbox } from '../../sandbox/server.js';
-import { ISOLATED_ENV } from '../../scripts/sandbox-command.js';
+import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { databases, STORES } from '../support/postgres.js';
 import { newMerchant, sandboxContract, sandboxPerSuite, startTestSandbox } from '../support/sandbox.js';
 

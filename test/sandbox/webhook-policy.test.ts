@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import type { ResolvedAddress } from '../../sandbox/jobs/webhook-post.js';
-import type { ServerProcess } from '../../scripts/server-process.js';
+import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { newMerchant, sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
 import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';

@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorClassOf } from '../../generator/steps/resources.js';
-import { freePort } from '../../scripts/server-process.js';
 import {
   AuthenticationError,
   apiErrorFor,
@@ -23,6 +22,7 @@ import {
   ServerError,
   ValidationError,
 } from '../../src/client/index.js';
+import { freePort } from '../../tooling/process/server-process.js';
 import { type FakeApi, type FakeHandler, reply, startFakeApi } from '../support/fake-api.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 

@@ -107,7 +107,7 @@ describe('the packed SDK', () => {
       'LICENSE',
       'README.md',
       'package.json',
-      'generated/openapi.json',
+      'dist/openapi.json',
       ...built('src/client'),
       ...built('src/webhooks'),
       ...['types', 'operations', 'resources'].flatMap((f) => [`dist/generated/${f}.js`, `dist/generated/${f}.d.ts`]),
@@ -129,16 +129,15 @@ describe('the packed SDK', () => {
       signed: true,
     });
     expect(api.to('/payment-plans/pp_1').at(-1)!.headers['x-api-key']).toBe('key-1');
-    // the contract ships with it
-    expect(
-      JSON.parse(await readFile(join(cwd, 'node_modules', NAME, 'generated', 'openapi.json'), 'utf8')).info.version,
-    ).toBe('2.0.0');
+    // the contract ships with it, under its export
+    const contract = createRequire(join(cwd, 'index.mjs')).resolve(`${NAME}/openapi.json`);
+    expect(JSON.parse(await readFile(contract, 'utf8')).info.version).toBe('2.0.0');
   });
 
   it('has the consumer README as its README; a plain npm pack of the repository is refused', async () => {
     const packed = await run('tar', ['-xzf', tarball, '-O', 'package/README.md'], dir);
     expect(packed.code, packed.stderr).toBe(0);
-    expect(packed.stdout).toBe(await readFile(join(ROOT, 'package', 'README.md'), 'utf8'));
+    expect(packed.stdout).toBe(await readFile(join(ROOT, 'packages', 'sdk', 'README.md'), 'utf8'));
     expect(packed.stdout).toMatch(/^# @payment-service\/api-v2\n/);
     expect(packed.stdout).toContain('ValidationError');
     expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(

@@ -1,7 +1,6 @@
 // Retries, timeouts, idempotency keys and errors of the client SDK, against a local fake server.
 // Error bodies are the contract's own examples (components.examples of the bundle).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/server-process.js';
 import {
   createPaymentClient,
   PaymentApiError,
@@ -11,6 +10,7 @@ import {
   PaymentTimeoutError,
 } from '../../src/client/index.js';
 import { parseRetryAfter } from '../../src/client/retry.js';
+import { freePort } from '../../tooling/process/server-process.js';
 import { type FakeApi, type FakeHandler, reply, startFakeApi } from '../support/fake-api.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 

@@ -5,7 +5,7 @@
 // on stderr for the others.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, killGroup, LOOPBACK, WATCHDOG } from '../../scripts/server-process.js';
+import { freePort, killGroup, LOOPBACK, WATCHDOG } from '../../tooling/process/server-process.js';
 import { eventually } from './receiver.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

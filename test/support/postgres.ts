@@ -1,6 +1,6 @@
-// PostgreSQL for test files whose suites run on both stores (the server: scripts/postgres.ts).
+// PostgreSQL for test files whose suites run on both stores (the server: tooling/process/postgres.ts).
 import { afterAll } from 'vitest';
-import { type EmbeddedPostgresServer, startPostgres } from '../../scripts/postgres.js';
+import { type EmbeddedPostgresServer, startPostgres } from '../../tooling/process/postgres.js';
 
 export { type EmbeddedPostgresServer, startPostgres };
 

@@ -12,15 +12,15 @@
 //   response header (JSON array of {location, severity, code, message}). Missing credentials get
 //   401; only the scheme is checked, any secret is accepted.
 // - Requests can pick a response with `Prefer: code=422, example=declined` or `Prefer: dynamic=true`.
-// - Prism runs in its own process group (scripts/server-process.ts): stop() kills the group, and if
+// - Prism runs in its own process group (tooling/process/server-process.ts): stop() kills the group, and if
 //   this process dies first Prism exits on its own.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { type StartPrismOptions, startPrism as startPrismProcess } from '../../scripts/prism.js';
-import { type ServerProcess, startServerProcess } from '../../scripts/server-process.js';
+import { type StartPrismOptions, startPrism as startPrismProcess } from '../../mock/prism.js';
 import { CORS_ORIGINS_ENV } from '../../tooling/openapi/cors.js';
+import { type ServerProcess, startServerProcess } from '../../tooling/process/server-process.js';
 import { loadBundle } from './openapi.js';
 
 /** The script of `npm run mock` (package.json: `exec node --import tsx scripts/mock.ts`). */

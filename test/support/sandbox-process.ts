@@ -1,16 +1,16 @@
-// The sandbox as a process, the way `npm run sandbox` runs it (scripts/sandbox-command.ts), as a
+// The sandbox as a process, the way `npm run sandbox` runs it (tooling/process/sandbox-command.ts), as a
 // server or as a command, and a merchant's webhook endpoint that holds requests open, for the tests
 // that kill a sandbox mid-delivery.
-// Processes run in process groups of their own and are stopped by the test (scripts/server-process.ts).
+// Processes run in process groups of their own and are stopped by the test (tooling/process/server-process.ts).
 import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../scripts/sandbox-command.js';
-import { killGroup } from '../../scripts/server-process.js';
+import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/process/sandbox-command.js';
+import { killGroup } from '../../tooling/process/server-process.js';
 import { DeliveryChecks, type SecretsOf } from './webhook-check.js';
 
-export { startSandboxProcess } from '../../scripts/sandbox-command.js';
+export { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -9,7 +9,7 @@ import type { OperationId } from '../../generated/operations.js';
 import { type Contract, loadContract } from '../../sandbox/contract/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
-import { ISOLATED_ENV } from '../../scripts/sandbox-command.js';
+import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { checkResponse, matchOperation } from './contract-check.js';
 import { registerWebhookSecrets } from './webhook-check.js';
 

@@ -1,5 +1,5 @@
 // The `WWW-Authenticate` of a 401 (RFC 9110 §11.6.1: a 401 carries at least one challenge), read
-// off the contract, for the sandbox (sandbox/http/pipeline.ts) and the mock (scripts/mock-front.ts):
+// off the contract, for the sandbox (sandbox/http/pipeline.ts) and the mock (mock/front.ts):
 // one challenge per HTTP authentication scheme the operation's `security` accepts, in its order,
 // comma-separated: `Basic realm="Payment Service API v2", Bearer realm="Payment Service API v2"`.
 // An API key in a header is no HTTP authentication scheme (RFC 9110 §11.1) and has no challenge.

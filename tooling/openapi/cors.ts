@@ -1,4 +1,4 @@
-// The one CORS rule of the mock (`npm run mock`, scripts/mock-front.ts) and the sandbox
+// The one CORS rule of the mock (`npm run mock`, mock/front.ts) and the sandbox
 // (`npm run sandbox`, sandbox/http/cors.ts), read off the contract:
 //
 // - Closed by default: no `Access-Control-Allow-Origin` for anyone, and no preflight answered.

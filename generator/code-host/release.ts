@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import type { Octokit } from '@octokit/rest';
-import { parseSemver, recordRelease } from '../../generator/review/breaking.js';
-import type { BundleResult } from '../../generator/steps/bundle.js';
+import { parseSemver, recordRelease } from '../review/breaking.js';
+import type { BundleResult } from '../steps/bundle.js';
 import { CodeHostError, describeFailure, type GitHubContext } from './github.js';
 
 export interface ReleaseFacts {

@@ -1,4 +1,4 @@
-// The client SDK's cost, measured (run alone: `npx tsx scripts/bench-client.ts`; also part of `npm run bench`):
+// The client SDK's cost, measured (run alone: `npx tsx bench/client.ts`; also part of `npm run bench`):
 //   1. per-call overhead of a client GET (`client.paymentPlans.retrieve(id)`, Basic auth, default
 //      settings: 30 s deadline that aborts, retries armed) vs the least a caller writes with raw
 //      fetch (same URL and Authorization header, `res.ok` check, `res.json()`), against a local node:http server

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../generator/support/paths.js';
+import { REPO_ROOT } from '../repository.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 
 export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');
