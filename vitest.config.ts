@@ -14,6 +14,13 @@ export default defineConfig({
     // @actions/workflow-parser imports its JSON schema without an import attribute, which Node's own
     // loader refuses: Vite transforms it instead.
     server: { deps: { inline: ['@actions/workflow-parser'] } },
+    // npm run coverage: line coverage of the product folders (scripts/coverage.ts sums it per folder).
+    coverage: {
+      provider: 'v8',
+      include: ['sandbox/**', 'generator/**', 'src/**', 'tooling/**'],
+      reporter: ['json-summary'],
+      reportsDirectory: 'test-output/coverage',
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

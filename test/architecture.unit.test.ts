@@ -151,7 +151,8 @@ const RULES: Rule[] = [
     from: 'sandbox/domain/',
     because: "the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
     allows: ({ target }) =>
-      target !== undefined && (target.startsWith('sandbox/domain/') || target.startsWith('generated/')),
+      target !== undefined &&
+      (target.startsWith('sandbox/domain/') || target.startsWith('generated/') || target === 'tooling/defined.js'),
   },
   {
     from: 'sandbox/contract/',
