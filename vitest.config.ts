@@ -1,19 +1,53 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * One project per area of the repository, and `unit`: the tests that need no sandbox, mock, browser,
- * PostgreSQL or child process (`*.unit.test.ts`, wherever their area), run alone by `npm run test:unit`.
+ * One project per area of the repository, `unit` and `serial`:
+ * - `unit`: the tests that need no process, socket or database (`*.unit.test.ts`, wherever their
+ *   area), run alone by `npm run test:unit`; test/support/unit-guard.ts makes each of those throw.
+ * - an area (`test/<area>/`): its other files. The servers an area's files share are started once
+ *   per run by the global setups it lists (test/support/services/): PostgreSQL, Chromium, Prism.
+ * - `serial`: files whose assertions are about time or memory (timeouts, a delivery within a second),
+ *   run one at a time after the others, on an otherwise idle machine.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
  */
 export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling', 'code-host'] as const;
+
+/** The serial project's files. */
+export const SERIAL = [
+  'test/sandbox/idle-connections.test.ts',
+  'test/sandbox/webhook-fairness.test.ts',
+  'test/sandbox/hidden-classes.test.ts',
+  'test/sandbox/credentials.test.ts',
+];
+
+const SERVICES = {
+  postgres: 'test/support/services/postgres.ts',
+  chromium: 'test/support/services/chromium.ts',
+  prism: 'test/support/services/prism.ts',
+};
+const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
+  sandbox: [SERVICES.postgres],
+  e2e: [SERVICES.chromium],
+  mock: [SERVICES.prism],
+  sdk: [SERVICES.prism],
+};
+
+/** What every project shares (projects do not extend the root: its global setup runs once, for all). */
+const common = {
+  // @actions/workflow-parser imports its JSON schema without an import attribute, which Node's own
+  // loader refuses: Vite transforms it instead.
+  server: { deps: { inline: ['@actions/workflow-parser'] } },
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   test: {
     // Bundles the contract once for all test files (see test/support/global-setup.ts).
     globalSetup: ['test/support/global-setup.ts'],
-    // @actions/workflow-parser imports its JSON schema without an import attribute, which Node's own
-    // loader refuses: Vite transforms it instead.
-    server: { deps: { inline: ['@actions/workflow-parser'] } },
+    // Most files wait on servers, processes and the network rather than compute: more workers than
+    // the two cores keep both busy. The serial project overrides it (its own group, below).
+    maxWorkers: 4,
     // npm run coverage: line coverage of the product folders (scripts/coverage.ts sums it per folder).
     coverage: {
       provider: 'v8',
@@ -21,14 +55,34 @@ export default defineConfig({
       reporter: ['json-summary'],
       reportsDirectory: 'test-output/coverage',
     },
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
+      {
+        test: {
+          ...common,
+          name: 'unit',
+          include: ['test/**/*.unit.test.ts'],
+          setupFiles: ['test/support/unit-guard.ts'],
+        },
+      },
       ...AREAS.map((area) => ({
-        extends: true as const,
-        test: { name: area, include: [`test/${area}/**/*.test.ts`], exclude: ['**/*.unit.test.ts'] },
+        test: {
+          ...common,
+          name: area,
+          include: [`test/${area}/**/*.test.ts`],
+          exclude: ['**/*.unit.test.ts', ...SERIAL],
+          globalSetup: AREA_SERVICES[area] ?? [],
+        },
       })),
+      {
+        test: {
+          ...common,
+          name: 'serial',
+          include: SERIAL,
+          globalSetup: [SERVICES.postgres],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

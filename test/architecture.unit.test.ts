@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { AREAS } from '../vitest.config.js';
+import { AREAS, SERIAL } from '../vitest.config.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FOLDERS = [
@@ -477,7 +477,8 @@ describe('test tree', () => {
   const misplaced = (path: string): string | undefined => {
     const unit = path.endsWith('.unit.test.ts');
     const area = AREAS.find((a) => path.startsWith(`test/${a}/`));
-    if (!unit && !area)
+    if (unit && SERIAL.includes(path)) return `${path} is in two projects: unit and serial`;
+    if (!unit && !area && !SERIAL.includes(path))
       return `${path} is in no project: put it under test/<${AREAS.join('|')}>/, or name it *.unit.test.ts`;
     return undefined;
   };
@@ -488,6 +489,8 @@ describe('test tree', () => {
     expect(misplaced('test/architecture.unit.test.ts')).toBeUndefined();
     expect(misplaced('test/stray.test.ts')).toMatch(/in no project/);
     expect(misplaced('test/support/stray.test.ts')).toMatch(/in no project/);
+    expect(misplaced(SERIAL[0]!)).toBeUndefined();
+    expect(misplaced('test/sandbox/x.unit.test.ts')).toBeUndefined();
   });
 
   it('holds in the repository: every test file runs under npm test', () => {

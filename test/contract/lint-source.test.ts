@@ -232,3 +232,19 @@ describe('the checks on their own', () => {
     ]);
   });
 });
+
+describe('a house rule in npm run lint', () => {
+  it('is reported at the source file and line (house-composition-shape)', async () => {
+    const dir = await fixture();
+    const file = join(dir, 'openapi', 'components', 'schemas', 'Amount.yaml');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('allOf:'));
+    lines.splice(at, 0, 'minProperties: 1');
+    await writeFile(file, lines.join('\n'));
+    const result = await lint(dir);
+    const problem = result.problems.find((p) => p.rule === 'house-composition-shape');
+    expect(problem, JSON.stringify(result.problems.slice(0, 5))).toMatchObject({ severity: 'error', line: at + 1 });
+    expect(problem!.file.endsWith(join('components', 'schemas', 'Amount.yaml'))).toBe(true);
+    expect(result.ok).toBe(false);
+  }, 60_000);
+});

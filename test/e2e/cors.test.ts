@@ -12,10 +12,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
-import { chromiumLaunchOptions, DROPPED_FLAGS } from '../support/browser.js';
+import { chromiumLaunchOptions, connectBrowser, DROPPED_FLAGS } from '../support/browser.js';
 import { startMockCommand } from '../support/prism.js';
 import { newMerchant } from '../support/sandbox.js';
 import { startSandboxProcess } from '../support/sandbox-process.js';
@@ -97,9 +97,7 @@ beforeAll(async () => {
   [allowed, other] = await Promise.all([startShop(() => apiBase), startShop(() => apiBase)]);
   const origin = allowed.origin;
   const started = await Promise.allSettled([
-    chromiumLaunchOptions()
-      .then((launch) => chromium.launch(launch))
-      .then((b) => (browser = b)),
+    connectBrowser().then((b) => (browser = b)),
     startSandboxProcess({ database: ':memory:', merchantsFile, extra: ['--cors-origin', origin] }).then(
       (s) => (sandbox = s),
     ),

@@ -12,12 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs } from '../../generator/steps/docs.js';
 import { consoleConfiguration } from '../../generator/steps/docs-console.js';
 import { createDocsServer } from '../../tooling/docs-server.js';
-import { chromiumLaunchOptions } from '../support/browser.js';
+import { connectBrowser } from '../support/browser.js';
 import { loadBundle } from '../support/openapi.js';
 import { seedExamples, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   sandbox = await startTestSandbox({ consoleOrigins: [docsOrigin] });
   // the contract's examples (the customer CUST-88412 among them), so that the answer is not empty
   await seedExamples(sandbox);
-  browser = await chromium.launch(await chromiumLaunchOptions());
+  browser = await connectBrowser();
   const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
   await context.route(
     (url) => url.protocol !== 'file:' && url.hostname !== '127.0.0.1',

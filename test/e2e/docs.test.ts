@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildDocs,
@@ -19,7 +19,7 @@ import {
 import { guideLinks } from '../../generator/steps/guide-links.js';
 import { GUIDES_DIR } from '../../generator/support/paths.js';
 import { deref, type OperationObject, operations, walkObjects } from '../../tooling/openapi/walker.js';
-import { chromiumLaunchOptions } from '../support/browser.js';
+import { connectBrowser } from '../support/browser.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -179,7 +179,7 @@ describe('buildDocs', () => {
 });
 
 describe('the page in Chromium, from disk, offline', () => {
-  let userDataDir: string;
+  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const attempted: string[] = [];
@@ -188,12 +188,8 @@ describe('the page in Chromium, from disk, offline', () => {
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
-    // launchPersistentContext passes --user-data-dir itself (Playwright refuses it in args)
-    context = await chromium.launchPersistentContext(userDataDir, {
-      ...(await chromiumLaunchOptions()),
-      viewport: { width: 1440, height: 1000 },
-    });
+    browser = await connectBrowser();
+    context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
     // Everything but file:// is blocked, and counted.
     await context.route(
       (url) => url.protocol !== 'file:',
@@ -212,8 +208,7 @@ describe('the page in Chromium, from disk, offline', () => {
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+    await browser?.close();
   });
 
   const menuGroup = (label: string) =>

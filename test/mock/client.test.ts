@@ -4,7 +4,7 @@
 // schema, and the request must carry the right credentials for the client's auth mode (Prism
 // answers 401 to a scheme the operation does not accept, so a wrong choice fails twice over).
 // The list comes from operations.ts: a new operation is covered without touching this file.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type OperationInfo, operations } from '../../generated/operations.js';
 import { createPaymentClient, PaymentApiError, type PaymentClientOptions } from '../../src/client/index.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../../tooling/openapi/walker.js';
 import { methodOf } from '../support/fake-api.js';
 import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
-import { type PrismServer, startPrism } from '../support/prism.js';
+import { sharedPrism } from '../support/prism.js';
 import { createSchemaValidator, formatErrors } from '../support/schema.js';
 
 const doc = loadBundle();
@@ -26,13 +26,7 @@ const validator = createSchemaValidator(doc);
 const allOperations = Object.values(operations) as OperationInfo[];
 const TOKEN_PATH = operations.createAccessToken.path;
 
-let prism: PrismServer | undefined;
-beforeAll(async () => {
-  prism = await startPrism();
-});
-afterAll(async () => {
-  await prism?.stop();
-});
+const prism = { baseUrl: sharedPrism() };
 
 // ---------------------------------------------------------------------------------------------
 // Arguments from the contract's examples
@@ -112,7 +106,7 @@ function recordingClient(credentials: Pick<PaymentClientOptions, 'merchantId' | 
   }) as typeof fetch;
   const client = createPaymentClient({
     ...credentials,
-    baseUrl: prism!.baseUrl,
+    baseUrl: prism.baseUrl,
     fetch: recordingFetch,
   } as PaymentClientOptions);
   return { client, exchanges };

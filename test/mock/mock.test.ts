@@ -16,25 +16,22 @@ import {
   operations,
 } from '../../tooling/openapi/walker.js';
 import { type Json, type JsonObject, loadBundle } from '../support/openapi.js';
-import { type PrismServer, startPrism } from '../support/prism.js';
+import { type PrismServer, sharedPrism, startPrism } from '../support/prism.js';
 import { createSchemaValidator, declared, formatErrors } from '../support/schema.js';
 
 const doc = loadBundle();
 const validator = createSchemaValidator(doc);
 const ops = operations(doc, ['paths']);
 
-// Two mocks side by side (2 cores): examples (the default), and dynamic (`-d`, as `npm run mock --
-// --dynamic`), which spends most of its time generating large bodies.
-let prism: PrismServer | undefined;
+// Two mocks: the run's shared one (examples, the default), and one of this file's own in dynamic mode
+// (`-d`, as `npm run mock -- --dynamic`), which spends most of its time generating large bodies.
+const prism = { baseUrl: sharedPrism() };
 let dynamicPrism: PrismServer | undefined;
 beforeAll(async () => {
-  const started = await Promise.allSettled([startPrism(), startPrism({ dynamic: true })]);
-  [prism, dynamicPrism] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
-  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
+  dynamicPrism = await startPrism({ dynamic: true });
 });
 afterAll(async () => {
-  await Promise.all([prism?.stop(), dynamicPrism?.stop()]);
+  await dynamicPrism?.stop();
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { GUIDES_DIR, REPO_ROOT } from '../../generator/support/paths.js';
 import { ADMIN_PREFIX, type AdminOperationId, loadAdminDocument } from '../../sandbox/http/admin.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
 
@@ -92,7 +92,7 @@ describe('the admin document as the sandbox reads it', () => {
   });
 });
 
-describe.each(STORES)('admin API on %s', (kind) => {
+describe.each(HTTP_STORES)('admin API on %s', (kind) => {
   const receiver = new Receiver();
   // Retries an hour apart: a failed delivery stays PENDING until the clock is advanced.
   const sandbox = sandboxPerSuite(

@@ -9,23 +9,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliConfig } from '../../sandbox/cli/config.js';
 import { CREDENTIAL_CACHE_MS } from '../../sandbox/http/auth.js';
-import { type EmbeddedPostgresServer, startPostgres } from '../../tooling/process/postgres.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
+import { postgresDatabase } from '../support/postgres.js';
 import { newMerchant } from '../support/sandbox.js';
 import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 const ADMIN_KEY = 'sbx_admin_credentials_test_0123456789abcdef';
 let dir: string;
-let postgres: EmbeddedPostgresServer;
 const running: ServerProcess[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sandbox-credentials-'));
-  postgres = await startPostgres();
 }, 60_000);
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop()));
-  await postgres?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -51,7 +48,7 @@ describe('an API key rotated through the admin API', () => {
     const merchant = newMerchant('rotate');
     const merchantsFile = join(dir, 'rotate.json');
     writeFileSync(merchantsFile, JSON.stringify([merchant]));
-    const database = await postgres.createDatabase();
+    const database = await postgresDatabase();
     const [a, b] = [
       await sandboxProcess(database, { merchantsFile }),
       await sandboxProcess(database, { merchantsFile }),

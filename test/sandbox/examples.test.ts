@@ -15,7 +15,7 @@ import { startSandbox } from '../../sandbox/server.js';
 import { type JsonObject, operationById, type ParameterObject } from '../../tooling/openapi/walker.js';
 import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES, STORES } from '../support/postgres.js';
 import { conformingFetch, newMerchant, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
@@ -23,7 +23,7 @@ const examples = () => sandboxContract().examples;
 const pathId = (operationId: Parameters<ReturnType<typeof examples>['pathParameter']>[0], name = 'id') =>
   examples().pathParameter(operationId, name);
 
-describe.each(STORES)("the contract's examples on %s", (kind) => {
+describe.each(HTTP_STORES)("the contract's examples on %s", (kind) => {
   const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   /** An admin call, its response held to the admin document. */

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deref, isObject, type JsonObject, operations, parametersOf } from '../../tooling/openapi/walker.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { conformingFetch, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
@@ -76,7 +76,7 @@ function mutation(value: unknown): fc.Arbitrary<unknown> {
     });
 }
 
-describe.each(STORES)('fuzzing every operation (%s)', (kind) => {
+describe.each(HTTP_STORES)('fuzzing every operation (%s)', (kind) => {
   const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   const cases = operationCases();

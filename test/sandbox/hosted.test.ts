@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resendDelivery } from '../../sandbox/app/webhooks.js';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { newMerchant, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 import { createSchemaValidator, formatErrors } from '../support/schema.js';
@@ -24,7 +24,7 @@ const redirectParameters = () => {
   return schema['x-redirect-parameters'] as { return: string[]; cancel: string[] };
 };
 
-describe.each(STORES)('hosted page and webhooks on %s', (kind) => {
+describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
   const receiver = new Receiver();
   const basicMerchant = { ...newMerchant('basic'), webhookKind: 'basic' as const };
   const rotating = {

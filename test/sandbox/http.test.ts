@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { operations as contractOperations } from '../../tooling/openapi/walker.js';
 import { checkResponse } from '../support/contract-check.js';
 import { corsHeaders, preflight } from '../support/cors.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import {
   ConformanceError,
   conformingFetch,
@@ -27,7 +27,7 @@ const cardPayment = (transId: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe.each(STORES)('the sandbox on %s', (kind) => {
+describe.each(HTTP_STORES)('the sandbox on %s', (kind) => {
   // The origin the CORS test below calls from (CORS is closed unless origins are named).
   const sandbox = sandboxPerSuite(() => dbs.database(kind), { corsOrigins: ['http://localhost:3000'] });
 

@@ -17,7 +17,7 @@ import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/process/sandbox-command.js';
 import { type ProcessGroup, startProcessGroup } from '../../tooling/process/server-process.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
 import { runSandboxCommand } from '../support/sandbox-process.js';
@@ -83,7 +83,7 @@ async function paid(sandbox: TestSandbox, webhook: string, who?: MerchantCredent
   return created.body.payId as string;
 }
 
-describe.each(STORES)('the listener operations on %s', (kind) => {
+describe.each(HTTP_STORES)('the listener operations on %s', (kind) => {
   const receiver = new Receiver();
   const sandbox = sandboxPerSuite(
     async () => {

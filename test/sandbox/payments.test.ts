@@ -5,7 +5,7 @@
 // simulation codes, payment links, checkout sessions and payment intents.
 import { describe, expect, it } from 'vitest';
 import { isObject } from '../../tooling/openapi/walker.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
@@ -30,7 +30,7 @@ function responseCodes(): Record<string, { responseCode: string; responseDescrip
   ).codes;
 }
 
-describe.each(STORES)('payments on %s', (kind) => {
+describe.each(HTTP_STORES)('payments on %s', (kind) => {
   const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   const create = (body: Record<string, unknown>) => sandbox().call('POST', '/payments', { body });

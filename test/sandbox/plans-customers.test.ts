@@ -3,7 +3,7 @@
 // amount rules; installments complete; the plan list filters and pages for real. Customers and their
 // stored cards come from payments (never a full card number). The services answer from fixtures.
 import { describe, expect, it } from 'vitest';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
@@ -12,7 +12,7 @@ const id = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 const VISA = '4111111111111111';
 
-describe.each(STORES)('plans, customers and services on %s', (kind) => {
+describe.each(HTTP_STORES)('plans, customers and services on %s', (kind) => {
   const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   /** An initial credential-on-file card payment; resolves with its payment details. */

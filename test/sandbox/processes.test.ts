@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../sandbox/store/index.js';
-import { type EmbeddedPostgresServer, startPostgres } from '../../tooling/process/postgres.js';
 import { killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
+import { postgresDatabase } from '../support/postgres.js';
 import { checkConformance, newMerchant } from '../support/sandbox.js';
 import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
@@ -19,18 +19,15 @@ const merchant = newMerchant('proc');
 const basic = `Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
 let dir: string;
 let merchantsFile: string;
-let postgres: EmbeddedPostgresServer;
 const running: ServerProcess[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sandbox-proc-'));
   merchantsFile = join(dir, 'merchants.json');
   writeFileSync(merchantsFile, JSON.stringify([merchant]));
-  postgres = await startPostgres();
 }, 60_000);
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop()));
-  await postgres?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -61,7 +58,7 @@ const create = async (baseUrl: string, transId: string, key?: string) => {
 
 describe('two sandbox processes on one PostgreSQL database', () => {
   it('50 concurrent requests with one Idempotency-Key, split across both, create exactly one payment', async () => {
-    const database = await postgres.createDatabase();
+    const database = await postgresDatabase();
     const [a, b] = await Promise.all([sandboxProcess(database), sandboxProcess(database)]);
     const key = `race-${Date.now()}`;
     const answers = await Promise.all(
@@ -100,7 +97,7 @@ describe('two sandbox processes on one PostgreSQL database', () => {
 
 describe.each(['sqlite', 'postgres'] as const)('kill -9 during a load of creates (%s)', (kind) => {
   it('loses no acknowledged payment and leaves none half-written', async () => {
-    const database = kind === 'sqlite' ? join(dir, `kill-${Date.now()}.db`) : await postgres.createDatabase();
+    const database = kind === 'sqlite' ? join(dir, `kill-${Date.now()}.db`) : await postgresDatabase();
     const victim = await sandboxProcess(database);
     // One card stored on file: its number must be nowhere in the database files afterwards.
     const stored = await fetch(`${victim.baseUrl}/api/v2/payments`, {
@@ -259,7 +256,7 @@ describe('webhook delivery across processes', () => {
   it('two processes on one PostgreSQL database deliver each notification once', async () => {
     const receiver = await holdingReceiver({ hold: 0 });
     try {
-      const database = await postgres.createDatabase();
+      const database = await postgresDatabase();
       const [a, b] = await Promise.all([sandboxProcess(database), sandboxProcess(database)]);
       const payIds: string[] = [];
       for (let i = 0; i < 10; i++)

@@ -5,7 +5,7 @@
 // with the codes of the contract's x-response-codes.
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../sandbox/domain/types.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { bearerOf, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
 
@@ -27,7 +27,7 @@ const code = (name: string) => {
 const OK = () => ({ status: 'OK', ...code('SUCCESS') });
 const FAILED = (name: string) => ({ status: 'FAILED', ...code(name) });
 
-describe.each(STORES)("the payment record's result on %s", (kind) => {
+describe.each(HTTP_STORES)("the payment record's result on %s", (kind) => {
   const receiver = new Receiver();
   const sandbox = sandboxPerSuite(
     async () => {

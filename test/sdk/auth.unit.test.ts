@@ -7,11 +7,11 @@ import { createPaymentClient, PaymentApiError, PaymentCredentialsError, PaymentE
 import {
   type FakeApi,
   type FakeHandler,
+  fakeApi,
   methodOf,
   placeholderArgs,
   type RecordedRequest,
   reply,
-  startFakeApi,
   tokenReply,
 } from '../support/fake-api.js';
 
@@ -32,7 +32,7 @@ afterEach(async () => {
 /** Tokens tok-1, tok-2, … from the token endpoint; every other path answers the handler (default 200 {}). */
 async function start(handler: FakeHandler = () => reply(200, { ok: true }), tokenDelayMs = 0): Promise<FakeApi> {
   let tokens = 0;
-  api = await startFakeApi((req, i) =>
+  api = await fakeApi((req, i) =>
     req.path === TOKEN_PATH ? { ...tokenReply(++tokens), delayMs: tokenDelayMs } : handler(req, i),
   );
   return api;
@@ -158,7 +158,7 @@ describe("OAuth (auth: 'oauth')", () => {
   });
 
   it('surfaces a token endpoint failure as a PaymentApiError of createAccessToken', async () => {
-    api = await startFakeApi((req) =>
+    api = await fakeApi((req) =>
       req.path === TOKEN_PATH
         ? reply(401, { error: 'invalid_client', error_description: 'Unknown merchant' })
         : reply(200, {}),

@@ -1,6 +1,6 @@
 // The client's errors by meaning (every status to its class, all PaymentApiErrors), the response
-// metadata of a success, and the system error code of a failed connection, against a local fake
-// server. Error bodies are the contract's own examples (components.examples of the bundle).
+// metadata of a success, and the system error code of a failed connection, against a fake of the
+// service behind fetch (a refused connection, through a real socket: network.test.ts). Error bodies are the contract's own examples (components.examples of the bundle).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,8 +22,7 @@ import {
   ServerError,
   ValidationError,
 } from '../../src/client/index.js';
-import { freePort } from '../../tooling/process/server-process.js';
-import { type FakeApi, type FakeHandler, reply, startFakeApi } from '../support/fake-api.js';
+import { type FakeApi, type FakeHandler, fakeApi, reply } from '../support/fake-api.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const examples = (loadBundle().components as JsonObject).examples as Record<string, { value: JsonObject }>;
@@ -37,7 +36,7 @@ afterEach(async () => {
 });
 
 async function clientFor(handler: FakeHandler) {
-  api = await startFakeApi(handler);
+  api = await fakeApi(handler);
   return createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: api.baseUrl, maxAttempts: 1 });
 }
 
@@ -202,21 +201,6 @@ describe('response metadata', () => {
 });
 
 describe('network errors', () => {
-  it('name the system error code and keep fetch error as cause', async () => {
-    const port = await freePort();
-    const client = createPaymentClient({
-      merchantId: 'm',
-      apiKey: 'k',
-      baseUrl: `http://127.0.0.1:${port}`,
-      maxAttempts: 1,
-    });
-    const error = (await rejection(client.payments.retrieve('pay-1'))) as PaymentNetworkError;
-    expect(error).toBeInstanceOf(PaymentNetworkError);
-    expect(error.code).toBe('ECONNREFUSED');
-    expect(error.message).toContain('ECONNREFUSED');
-    expect(error.cause).toBeInstanceOf(TypeError);
-  });
-
   it('without a code, name the innermost cause', () => {
     const cause = new TypeError('fetch failed', { cause: new Error('bad port') });
     const error = new PaymentNetworkError('getPaymentByPayId: no response: fetch failed', { cause });

@@ -2,7 +2,7 @@
 // ValidationError whose fieldErrors are the violations Prism found (its `sl-violations` header),
 // not the canned example body it answers with; a status asked for with `Prefer` rejects with the
 // class of that status; a success carries its response metadata.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   createPaymentClient,
@@ -12,17 +12,11 @@ import {
   responseOf,
   ValidationError,
 } from '../../src/client/index.js';
-import { type PrismServer, startPrism } from '../support/prism.js';
+import { sharedPrism } from '../support/prism.js';
 
-let prism: PrismServer | undefined;
-beforeAll(async () => {
-  prism = await startPrism();
-}, 60_000);
-afterAll(async () => {
-  await prism?.stop();
-});
+const prism = { baseUrl: sharedPrism() };
 
-const client = () => createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: prism!.baseUrl, maxAttempts: 1 });
+const client = () => createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: prism.baseUrl, maxAttempts: 1 });
 
 async function rejection(promise: Promise<unknown>): Promise<PaymentApiError> {
   try {

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OperationInfo, operations } from '../../generated/operations.js';
 import { createPaymentClient, listAllName } from '../../src/client/index.js';
-import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
+import { type FakeApi, fakeApi, reply } from '../support/fake-api.js';
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -35,7 +35,7 @@ describe('listAll companions', () => {
   });
 
   it('walks Page=1..totalNumberOfPages with the filter on every page', async () => {
-    api = await startFakeApi((req) => {
+    api = await fakeApi((req) => {
       const page = Number(req.query.get('Page'));
       return reply(200, { data: [{ id: `pp_${page}a` }, { id: `pp_${page}b` }], totalNumberOfPages: 3, page });
     });
@@ -48,7 +48,7 @@ describe('listAll companions', () => {
   });
 
   it('stops on an empty page, and fills in path parameters', async () => {
-    api = await startFakeApi((req) => {
+    api = await fakeApi((req) => {
       const page = Number(req.query.get('Page'));
       return reply(200, { data: page < 3 ? [{ payId: `p${page}` }] : [], totalNumberOfPages: 10 });
     });
@@ -64,7 +64,7 @@ describe('listAll companions', () => {
   });
 
   it('fetches lazily: breaking out of the loop stops the requests', async () => {
-    api = await startFakeApi(() => reply(200, { data: [{ id: 'c1' }, { id: 'c2' }], totalNumberOfPages: 50 }));
+    api = await fakeApi(() => reply(200, { data: [{ id: 'c1' }, { id: 'c2' }], totalNumberOfPages: 50 }));
     const client = createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: api.baseUrl });
     for await (const customer of client.customers.listAll()) {
       if (customer.id === 'c2') break;

@@ -1,4 +1,5 @@
-// Retries, timeouts, idempotency keys and errors of the client SDK, against a local fake server.
+// Retries, timeouts, idempotency keys and errors of the client SDK, against a fake of the service
+// behind fetch (test/support/fake-api.ts); a closed port, through a real socket: network.test.ts.
 // Error bodies are the contract's own examples (components.examples of the bundle).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -6,12 +7,10 @@ import {
   PaymentApiError,
   type PaymentClientSettings,
   PaymentError,
-  PaymentNetworkError,
   PaymentTimeoutError,
 } from '../../src/client/index.js';
 import { parseRetryAfter } from '../../src/client/retry.js';
-import { freePort } from '../../tooling/process/server-process.js';
-import { type FakeApi, type FakeHandler, reply, startFakeApi } from '../support/fake-api.js';
+import { type FakeApi, type FakeHandler, fakeApi, reply } from '../support/fake-api.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 
 const examples = (loadBundle().components as JsonObject).examples as Record<string, { value: JsonObject }>;
@@ -29,7 +28,7 @@ afterEach(async () => {
 });
 
 async function clientFor(handler: FakeHandler, settings: PaymentClientSettings = {}) {
-  api = await startFakeApi(handler);
+  api = await fakeApi(handler);
   // Tiny back-off so that retry tests take milliseconds.
   return createPaymentClient({
     merchantId: 'm',
@@ -217,18 +216,6 @@ describe('timeouts, aborts, network errors', () => {
     ).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(performance.now() - start).toBeLessThan(2_000);
     expect(api!.requests).toHaveLength(1);
-  });
-
-  it('reports a closed port as PaymentNetworkError, retried for a GET only', async () => {
-    const baseUrl = `http://127.0.0.1:${await freePort()}`;
-    const client = createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl, retryBaseDelayMs: 1 });
-    const get = await client.paymentPlans.retrieve('pp_1').catch((e: unknown) => e);
-    expect(get).toBeInstanceOf(PaymentNetworkError);
-    expect((get as PaymentNetworkError).attempts).toBe(3);
-    expect((get as PaymentNetworkError).cause).toBeInstanceOf(Error);
-    const post = await client.payments.capture('pay-1', capture).catch((e: unknown) => e);
-    expect(post).toBeInstanceOf(PaymentNetworkError);
-    expect((post as PaymentNetworkError).attempts).toBe(1);
   });
 });
 

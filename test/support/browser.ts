@@ -2,7 +2,8 @@
 // shipped inside the package, unpacked to the temp dir on first use), driven by playwright-core:
 // `npm test` needs no system browser and downloads nothing.
 import sparticuz from '@sparticuz/chromium';
-import type { LaunchOptions } from 'playwright-core';
+import { type Browser, chromium, type LaunchOptions } from 'playwright-core';
+import { inject } from 'vitest';
 
 /** Flags of @sparticuz/chromium's defaults that these tests must not run with (see below). */
 export const DROPPED_FLAGS: ReadonlySet<string> = new Set(['--single-process', '--disable-web-security']);
@@ -28,4 +29,18 @@ export async function chromiumLaunchOptions(): Promise<
     ],
     headless: true,
   };
+}
+
+/**
+ * The run's Chromium (started with these options by services/chromium.ts), connected: `close()`
+ * disconnects and closes the contexts this connection opened. Its project lists
+ * test/support/services/chromium.ts in its globalSetup.
+ */
+export function connectBrowser(): Promise<Browser> {
+  const endpoint = inject('chromium');
+  if (!endpoint)
+    throw new Error(
+      "this test's project has no shared Chromium: list test/support/services/chromium.ts in its globalSetup",
+    );
+  return chromium.connect(endpoint);
 }

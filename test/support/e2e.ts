@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
 import { createPaymentClient, type PaymentClient, type RequestBody } from '../../src/client/index.js';
-import { chromiumLaunchOptions } from './browser.js';
+import { connectBrowser } from './browser.js';
 import { checkResponse, matchOperation } from './contract-check.js';
 import { type ExampleReceiver, startExampleReceiver } from './example-receiver.js';
 import { MerchantSite } from './merchant-site.js';
@@ -121,9 +121,7 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
     mkdirSync(SCREENSHOTS, { recursive: true });
     // Settled, not Promise.all: whatever started is assigned, so afterAll stops it even if another failed.
     const started = await Promise.allSettled([
-      chromiumLaunchOptions()
-        .then((launch) => chromium.launch(launch))
-        .then((b) => (browser = b)),
+      connectBrowser().then((b) => (browser = b)),
       startSandbox({
         port: 0,
         database: ':memory:',

@@ -1,7 +1,9 @@
-// A small local stand-in for the Payment Service (node:http on 127.0.0.1, port 0) for the client
-// tests: it records every request and answers with whatever the test's handler says.
+// A small stand-in for the Payment Service for the client tests: it records every request and
+// answers with whatever the test's handler says. Two transports, one behaviour:
+// - fakeApi(): in this process, behind `fetch` (what the SDK calls): for unit tests, no socket;
+// - startFakeApi(): node:http on 127.0.0.1, port 0: for a client in another process (the packed SDK).
 //
-//   const api = await startFakeApi((req) => req.path === '/payments' ? reply(201, { payId: 'x' }) : reply(200, {}));
+//   const api = await fakeApi((req) => req.path === '/payments' ? reply(201, { payId: 'x' }) : reply(200, {}));
 //   const client = createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: api.baseUrl });
 //   … api.requests …
 //   await api.close();
@@ -42,6 +44,89 @@ export const reply = (status: number, body?: unknown, headers?: Record<string, s
   headers,
 });
 
+/** The body, its content type and length, as both transports send a reply. */
+function encodeReply(r: FakeReply): { text: string; headers: Record<string, string> } {
+  const text = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+  const type = typeof r.body === 'string' ? 'text/plain' : 'application/json';
+  return {
+    text,
+    headers: {
+      ...(text ? { 'Content-Type': type } : {}),
+      'Content-Length': String(Buffer.byteLength(text)),
+      ...r.headers,
+    },
+  };
+}
+
+const interceptors = new Map<string, (request: Request) => Promise<Response>>();
+let realFetch: typeof fetch | undefined;
+
+/** Sends requests to a registered fake's origin to it, and everything else to the real fetch. */
+function routeFetch(): void {
+  if (realFetch) return;
+  realFetch = globalThis.fetch;
+  const passThrough = realFetch;
+  globalThis.fetch = (input, init) => {
+    const request = new Request(input, init);
+    const intercept = interceptors.get(new URL(request.url).origin);
+    return intercept ? intercept(request) : passThrough(request);
+  };
+}
+
+let fakes = 0;
+
+/**
+ * The fake in this process: `globalThis.fetch` sends requests for its `baseUrl` (an origin of its
+ * own, `http://fake-api-<n>.test`) to the handler. A request whose signal aborts before its reply
+ * rejects with the signal's reason, as fetch does, and is recorded as closed by the client.
+ */
+export async function fakeApi(handler: FakeHandler): Promise<FakeApi> {
+  routeFetch();
+  const requests: RecordedRequest[] = [];
+  const origin = `http://fake-api-${++fakes}.test`;
+  interceptors.set(origin, async (request) => {
+    const url = new URL(request.url);
+    const recorded: RecordedRequest = {
+      method: request.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: Object.fromEntries(request.headers),
+      body: await request.text(),
+      closedByClient: false,
+    };
+    const index = requests.push(recorded) - 1;
+    const aborted = new Promise<never>((_, reject) => {
+      const abort = () => {
+        recorded.closedByClient = true;
+        reject(request.signal.reason);
+      };
+      if (request.signal.aborted) abort();
+      else request.signal.addEventListener('abort', abort, { once: true });
+    });
+    aborted.catch(() => undefined);
+    const answer = async () => {
+      let r: FakeReply;
+      try {
+        r = await handler(recorded, index);
+      } catch (err) {
+        return new Response(String(err), { status: 599 });
+      }
+      if (r.delayMs) await new Promise((done) => setTimeout(done, r.delayMs));
+      const { text, headers } = encodeReply(r);
+      return new Response(text || null, { status: r.status, headers });
+    };
+    return Promise.race([answer(), aborted]);
+  });
+  return {
+    baseUrl: origin,
+    requests,
+    to: (path) => requests.filter((r) => r.path === path),
+    close: async () => {
+      interceptors.delete(origin);
+    },
+  };
+}
+
 export async function startFakeApi(handler: FakeHandler): Promise<FakeApi> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -65,13 +150,8 @@ export async function startFakeApi(handler: FakeHandler): Promise<FakeApi> {
         const r = await handler(recorded, index);
         if (r.delayMs) await new Promise((done) => setTimeout(done, r.delayMs));
         if (res.destroyed) return;
-        const text = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
-        const type = typeof r.body === 'string' ? 'text/plain' : 'application/json';
-        res.writeHead(r.status, {
-          ...(text ? { 'Content-Type': type } : {}),
-          'Content-Length': Buffer.byteLength(text),
-          ...r.headers,
-        });
+        const { text, headers } = encodeReply(r);
+        res.writeHead(r.status, headers);
         res.end(text);
       } catch (err) {
         res.writeHead(599).end(String(err));

@@ -1,26 +1,41 @@
-// PostgreSQL for test files whose suites run on both stores (the server: tooling/process/postgres.ts).
-import { afterAll } from 'vitest';
-import { type EmbeddedPostgresServer, startPostgres } from '../../tooling/process/postgres.js';
+// PostgreSQL for tests: the run's one server (started by the global setup of the projects that list
+// test/support/services/postgres.ts), a database per call, copied from the migrated template.
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { createDatabase } from '../../tooling/process/postgres.js';
 
-export { type EmbeddedPostgresServer, startPostgres };
+/** A fresh, migrated database on the run's PostgreSQL; its URL. */
+export async function postgresDatabase(): Promise<string> {
+  const server = inject('postgres');
+  if (!server)
+    throw new Error(
+      "this test's project has no PostgreSQL: list test/support/services/postgres.ts in its globalSetup (vitest.config.ts)",
+    );
+  const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  return createDatabase(server.url, name, server.template);
+}
 
-/**
- * For a test file whose suites run on both stores: call at the top level. The PostgreSQL server
- * starts on the first suite that asks for it and stops after the file.
- */
+/** For suites that run on either store: `:memory:` SQLite, or a fresh database on the run's PostgreSQL. */
 export function databases(): { database(kind: 'sqlite' | 'postgres'): Promise<string> } {
-  let server: Promise<EmbeddedPostgresServer> | undefined;
-  afterAll(async () => {
-    if (server) await (await server).stop();
-  });
   return {
     async database(kind) {
-      if (kind === 'sqlite') return ':memory:';
-      server ??= startPostgres();
-      return (await server).createDatabase();
+      return kind === 'sqlite' ? ':memory:' : postgresDatabase();
     },
   };
 }
 
-/** The stores every sandbox suite runs on. */
+/** The stores the store contract suite runs on. */
 export const STORES = ['sqlite', 'postgres'] as const;
+
+/**
+ * The stores the HTTP-level suites run on: SQLite. What is PostgreSQL's own (claims, locks, group
+ * commit, housekeeping, several processes, durability, memory under floods) is held on PostgreSQL by
+ * the store contract suite and the process suites. `TEST_HTTP_STORES=sqlite,postgres` runs the
+ * HTTP-level suites on both, for a change to the store.
+ */
+export const HTTP_STORES: readonly ('sqlite' | 'postgres')[] = (process.env.TEST_HTTP_STORES ?? 'sqlite')
+  .split(',')
+  .map((kind) => {
+    if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`TEST_HTTP_STORES: unknown store '${kind}'`);
+    return kind;
+  });

@@ -1,8 +1,9 @@
-// A Prism mock of the current contract for tests, on a free port:
+// A Prism mock of the current contract for tests, on a free port: the run's shared one
+// (`sharedPrism()`, started by services/prism.ts), or one of a test file's own with other options:
 //
-//   const prism = await startPrism();            // the contract vitest's globalSetup bundled
+//   const prism = await startPrism({ dynamic: true });   // the contract vitest's globalSetup bundled
 //   const res = await fetch(`${prism.baseUrl}/payments/sessions`, { ... });
-//   await prism.stop();                          // always, e.g. in afterAll
+//   await prism.stop();                                  // always, e.g. in afterAll
 //
 // - The contract is the one bundled from openapi/ (`inject('bundle')`), never the committed
 //   generated/ copy, written to a temporary JSON file.
@@ -17,6 +18,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { type StartPrismOptions, startPrism as startPrismProcess } from '../../mock/prism.js';
 import { CORS_ORIGINS_ENV } from '../../tooling/openapi/cors.js';
@@ -31,6 +33,17 @@ export interface PrismServer {
   baseUrl: string;
   /** Kills Prism's process group and removes its temporary files. Idempotent. */
   stop(): Promise<void>;
+}
+
+/**
+ * The run's Prism with the default options (examples, validation on): `http://127.0.0.1:<port>`.
+ * Its project lists test/support/services/prism.ts in its globalSetup.
+ */
+export function sharedPrism(): string {
+  const baseUrl = inject('prism');
+  if (!baseUrl)
+    throw new Error("this test's project has no shared Prism: list test/support/services/prism.ts in its globalSetup");
+  return baseUrl;
 }
 
 export async function startPrism(options: Omit<StartPrismOptions, 'specPath'> = {}): Promise<PrismServer> {

@@ -6,7 +6,7 @@
 // the body for members the schema does not declare too (the basic one "contains only the payId").
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MerchantCredentials } from '../../sandbox/server.js';
-import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
+import { signWebhook, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
 import { isObject, locate, type OperationEntry, operations, toPointer } from '../../tooling/openapi/walker.js';
 import { type Json, type JsonObject, loadBundle } from './openapi.js';
 import { createSchemaValidator, formatErrors, type SchemaValidator, undeclaredMembers } from './schema.js';
@@ -171,3 +171,37 @@ export class DeliveryChecks {
     throw new WebhookConformanceError(violations);
   }
 }
+
+/** The contract's own example of a webhook's body (the first one it gives). */
+export function webhookExample(webhook: string): Record<string, unknown> {
+  const entry = operations(loadBundle(), ['webhooks']).find((e) => e.key === webhook);
+  if (!entry) throw new Error(`no webhook ${webhook}`);
+  const examples = locate<Record<string, { $ref?: string; value?: unknown }>>(
+    loadBundle(),
+    toPointer([...entry.tokens, 'requestBody', 'content', 'application/json', 'examples']),
+  ).node;
+  const first = Object.values(examples)[0]!;
+  const example = first.$ref ? locate<{ value: unknown }>(loadBundle(), first.$ref).node : first;
+  return structuredClone(example.value) as Record<string, unknown>;
+}
+
+/** A delivery of `body` (or of `text`, sent as it is) signed with `secret`, as the sandbox sends an enhanced notification. */
+export const signedDelivery = async (
+  body: Record<string, unknown>,
+  secret: string,
+  text = JSON.stringify(body),
+): Promise<ReceivedDelivery> => ({
+  method: 'POST',
+  headers: {
+    'content-type': 'application/json',
+    [WEBHOOK_SIGNATURE_HEADER.toLowerCase()]: await signWebhook(text, secret),
+  },
+  body: text,
+});
+
+/** An unsigned JSON delivery of `body`, as the sandbox sends a basic notification. */
+export const basicDelivery = (body: unknown): ReceivedDelivery => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});

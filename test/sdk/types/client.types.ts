@@ -1,4 +1,4 @@
-// Type tests of the client SDK, compiled by `tsc -p test/sdk/types` (test/sdk/types.unit.test.ts).
+// Type tests of the client SDK, compiled by `tsc -p test/sdk/types` (test/sdk/types.test.ts).
 // Every `@ts-expect-error` must meet an error: an unused one is itself an error, so each line below
 // proves that the types reject that mistake. Nothing here runs.
 

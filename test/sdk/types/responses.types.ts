@@ -1,4 +1,4 @@
-// Type tests of the success responses, compiled by `tsc -p test/sdk/types` (test/sdk/types.unit.test.ts):
+// Type tests of the success responses, compiled by `tsc -p test/sdk/types` (test/sdk/types.test.ts):
 // what the service always returns is not optional, and open sets complete their known values while
 // any other string still type-checks. Every `@ts-expect-error` must meet an error. Nothing here runs.
 

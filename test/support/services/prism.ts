@@ -1,0 +1,40 @@
+// Global setup of the projects that call a plain Prism mock of the contract (examples, request
+// validation): one Prism per run (see shared.ts), serving the bundle the run tests. Prism keeps no
+// state, so test files share it. test/support/prism.ts gives it to tests.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startPrism } from '../../../mock/prism.js';
+import { sharedBundle } from './bundle.js';
+import { useShared } from './shared.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's Prism: `http://127.0.0.1:<port>`, paths without `/api/v2`. */
+    prism: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const { value, release } = await useShared(
+    'prism',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'prism-contract-'));
+      const specPath = join(dir, 'openapi.json');
+      writeFileSync(specPath, JSON.stringify(await sharedBundle()));
+      try {
+        return { prism: await startPrism({ specPath }), dir };
+      } catch (err) {
+        rmSync(dir, { recursive: true, force: true });
+        throw err;
+      }
+    },
+    async ({ prism, dir }) => {
+      await prism.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  );
+  project.provide('prism', value.prism.baseUrl);
+  return release;
+}
