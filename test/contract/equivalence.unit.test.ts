@@ -27,7 +27,10 @@ beforeAll(async () => {
 const validators = new WeakMap<JsonObject, ReturnType<typeof createSchemaValidator>>();
 const validatorOf = (doc: JsonObject) => {
   let validator = validators.get(doc);
-  if (!validator) validators.set(doc, (validator = createSchemaValidator(doc)));
+  if (!validator) {
+    validator = createSchemaValidator(doc);
+    validators.set(doc, validator);
+  }
   return validator;
 };
 

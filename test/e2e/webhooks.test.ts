@@ -14,7 +14,7 @@ import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
 import { e2ePerFile, landOn, openHostedPage, sdk } from '../support/e2e.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
+import { holdingReceiver, runCliInProcess, startSandboxProcess } from '../support/sandbox-process.js';
 
 const MAX_ATTEMPTS = 5;
 const e2e = e2ePerFile('webhooks', {
@@ -86,7 +86,7 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
     expect(dead.attempts.map((a) => a.statusCode)).toEqual(Array(MAX_ATTEMPTS).fill(500));
     expect(endpoint.on('/dead')).toHaveLength(MAX_ATTEMPTS);
 
-    const cli = await runSandboxCommand([
+    const cli = await runCliInProcess([
       'deliveries',
       'resend',
       dead.id,

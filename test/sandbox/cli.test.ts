@@ -1,8 +1,9 @@
-// The sandbox's CLI subcommands (sandbox/main.ts seed | reset | clock | deliveries | trigger), each run as
-// its own process (detached, its process group killed when done) against a sandbox on a free port:
-// every trigger event ends in its state, read back through the merchant API; deliveries are listed
-// and resent; errors are one line and exit 1. And `npm run sandbox` itself: it prints the admin key
-// and writes .sandbox/cli.json (0600) so that the subcommands need no flags.
+// The sandbox's CLI subcommands (seed | reset | clock | deliveries | trigger), run in this process as
+// sandbox/main.ts dispatches them, against a sandbox on a free port: every trigger event ends in its
+// state, read back through the merchant API; deliveries are listed and resent; errors are one line
+// and exit 1. And `npm run sandbox` itself, as a process (detached, its process group killed when
+// done): it prints the admin key and writes .sandbox/cli.json (0600) so that subcommands, spawned in
+// its directory, need no flags; a bad --public-url stops it with one line.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -14,6 +15,7 @@ import { EVENTS, FIXTURES } from '../../sandbox/cli/fixtures.js';
 import { freePort, killGroup } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { type CommandResult, runCliInProcess } from '../support/sandbox-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'sandbox', 'main.ts');
@@ -51,8 +53,23 @@ function run(args: string[], options: { cwd: string; env?: Record<string, string
   });
 }
 
+/**
+ * docs/sandbox.md's table of trigger events: each event and the state it ends in (its last column:
+ * `FAILED`, `plan payment CAPTURED`, or `no payment; …`).
+ */
+async function documentedEvents(): Promise<Record<string, string>> {
+  const page = await readFile(join(ROOT, 'docs', 'sandbox.md'), 'utf8');
+  const rows = [...page.matchAll(/^\| `([a-z]+\.[a-z_]+)` \|[^|\n]*\| ([^|\n]+) \|$/gm)];
+  return Object.fromEntries(
+    rows.map(([, event, state]) => [
+      event!,
+      state!.startsWith('no payment') ? 'NO_PAYMENT' : state!.split(' ').at(-1)!,
+    ]),
+  );
+}
+
 /** Exit 1 with exactly one line on stderr, matching `pattern`. */
-function failsWith(result: Run, pattern: RegExp) {
+function failsWith(result: Pick<CommandResult, 'code' | 'stderr'>, pattern: RegExp) {
   expect(result.code, result.stderr).toBe(1);
   const lines = result.stderr.trim().split('\n');
   expect(lines, result.stderr).toHaveLength(1);
@@ -77,16 +94,16 @@ describe('sandbox CLI against a running sandbox', () => {
   });
 
   const flags = () => ['--url', sandbox.url, '--admin-key', sandbox.sandbox.adminKey];
-  const cli = (...args: string[]) => run([...args, ...flags()], { cwd: scratch });
+  const cli = (...args: string[]) => runCliInProcess([...args, ...flags()]);
   const merchantFlags = () => ['--merchant', sandbox.merchant.merchantId, '--api-key', sandbox.merchant.apiKey];
 
   it('trigger: every event ends in its named state, read back through the merchant API', async () => {
-    // Three at a time (each is a process of its own), except those that advance the merchant's
-    // clock: they run alone afterwards, since they may expire another's open checkout session.
+    // Three at a time, except those that advance the merchant's clock: they run alone afterwards,
+    // since they may expire another's open checkout session.
     const trigger = (event: string) =>
       cli('trigger', event, ...merchantFlags(), '--webhook-url', `${receiver.url}/trigger`, '--json');
     const events = EVENTS.filter((e) => !FIXTURES[e]!.advancesClock);
-    const results: Array<{ event: string; result: Run }> = [];
+    const results: Array<{ event: string; result: CommandResult }> = [];
     await Promise.all(
       [0, 1, 2].map(async () => {
         for (let event = events.shift(); event !== undefined; event = events.shift())
@@ -114,19 +131,8 @@ describe('sandbox CLI against a running sandbox', () => {
       if (event === 'plan.billed')
         expect((await sandbox.call('GET', `/payment-plans/${out.paymentPlanId}`)).body.lastBillingDate).toBeDefined();
     }
-    // The named states are the ones the issue asks for.
-    expect(Object.fromEntries(EVENTS.map((e) => [e, FIXTURES[e]!.expected]))).toEqual({
-      'payment.captured': 'CAPTURED',
-      'payment.authorized': 'AUTHORIZED',
-      'payment.declined': 'FAILED',
-      'payment.refunded': 'REFUNDED',
-      'payment.reversed': 'REVERSED',
-      'payment.delayed_capture': 'CAPTURED',
-      'checkout.paid': 'CAPTURED',
-      'checkout.declined': 'FAILED',
-      'checkout.cancelled': 'NO_PAYMENT',
-      'plan.billed': 'CAPTURED',
-    });
+    // Each event ends in the state docs/sandbox.md's table of events names for it.
+    expect(Object.fromEntries(EVENTS.map((e) => [e, FIXTURES[e]!.expected]))).toEqual(await documentedEvents());
     // The hosted page's results were notified at the webhook URL.
     await eventually('the checkout notifications', () => (receiver.on('/trigger').length >= 2 ? true : undefined));
   }, 180_000);
@@ -210,10 +216,15 @@ describe('sandbox CLI against a running sandbox', () => {
     expect(table.stdout).toMatch(/\n {4}\S+Z {2}500 {2}\d+ ms/);
 
     // The interface the end-to-end tests rely on, in this order.
-    const resent = await run(
-      ['deliveries', 'resend', dead!.id, '--url', sandbox.url, '--admin-key', sandbox.sandbox.adminKey],
-      { cwd: scratch },
-    );
+    const resent = await runCliInProcess([
+      'deliveries',
+      'resend',
+      dead!.id,
+      '--url',
+      sandbox.url,
+      '--admin-key',
+      sandbox.sandbox.adminKey,
+    ]);
     expect(resent.code, resent.stderr).toBe(0);
     expect(resent.stdout.trim()).toBe(`resent ${dead!.id} to ${receiver.url}/hooks/${transId}: 200 → DELIVERED`);
     expect(receiver.on(`/hooks/${transId}`)).toHaveLength(2);
@@ -274,12 +285,12 @@ describe('sandbox CLI against a running sandbox', () => {
 
   it('fails with one line and exit 1: a wrong admin key, no sandbox, an unknown event, a wrong API key, a bad option', async () => {
     failsWith(
-      await run(['deliveries', '--url', sandbox.url, '--admin-key', 'wrong'], { cwd: scratch }),
+      await runCliInProcess(['deliveries', '--url', sandbox.url, '--admin-key', 'wrong']),
       /^sandbox deliveries: the sandbox at http:\/\/127\.0\.0\.1:\d+ refused the admin key \(401\)/,
     );
     const closed = `http://127.0.0.1:${await freePort()}`;
     failsWith(
-      await run(['clock', '--url', closed, '--admin-key', 'k'], { cwd: scratch }),
+      await runCliInProcess(['clock', '--url', closed, '--admin-key', 'k']),
       new RegExp(`^sandbox clock: cannot reach the sandbox at ${closed} \\(ECONNREFUSED\\)`),
     );
     failsWith(
@@ -301,13 +312,13 @@ describe('sandbox CLI against a running sandbox', () => {
       /^sandbox deliveries: --status must be PENDING, DELIVERED or DEAD, got LOST$/,
     );
     failsWith(await cli('reset', '--seconds', '5'), /^sandbox reset: --seconds is not an option of `reset`$/);
-    failsWith(
-      await run(['clock'], { cwd: scratch }),
-      /^sandbox clock: no admin key: pass --admin-key or SANDBOX_ADMIN_KEY/,
-    );
-    for (const publicUrl of ['ftp://sandbox.team.example', 'https://sandbox.team.example/api', 'not a url'])
+    failsWith(await runCliInProcess(['clock']), /^sandbox clock: no admin key: pass --admin-key or SANDBOX_ADMIN_KEY/);
+    const badPublicUrls = ['ftp://sandbox.team.example', 'https://sandbox.team.example/api', 'not a url'];
+    for (const result of await Promise.all(
+      badPublicUrls.map((publicUrl) => run(['--db', ':memory:', '--public-url', publicUrl], { cwd: scratch })),
+    ))
       failsWith(
-        await run(['--db', ':memory:', '--public-url', publicUrl], { cwd: scratch }),
+        result,
         /^sandbox: --public-url \(or SANDBOX_PUBLIC_URL\) must be an http or https origin such as https:\/\/sandbox\.team\.example, got /,
       );
   }, 120_000);

@@ -12,7 +12,7 @@ import { CREDENTIAL_CACHE_MS } from '../../sandbox/http/auth.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { postgresDatabase } from '../support/postgres.js';
 import { newMerchant } from '../support/sandbox.js';
-import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
+import { runCliInProcess, startSandboxProcess } from '../support/sandbox-process.js';
 
 const ADMIN_KEY = 'sbx_admin_credentials_test_0123456789abcdef';
 let dir: string;
@@ -99,7 +99,7 @@ describe('the demo merchant', () => {
     expect(credentials()).toEqual(before);
     expect(await status(second.baseUrl, basic(before.merchantId, before.apiKey))).toBe(200);
 
-    const env = await runSandboxCommand(['env'], 30_000, { SANDBOX_CLI_CONFIG: config });
+    const env = await runCliInProcess(['env'], { SANDBOX_CLI_CONFIG: config });
     expect(env.code).toBe(0);
     expect(env.stdout.trim().split('\n')).toEqual([
       `export PAYMENT_API_BASE_URL='${second.baseUrl}/api/v2'`,
