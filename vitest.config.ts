@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -32,6 +34,20 @@ const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
   sdk: [SERVICES.prism],
 };
 
+/**
+ * The code samples import the SDK by its published name; the samples' tsconfig (written by the
+ * generator) maps it to the source, and so does the module resolution of the test that imports them.
+ */
+function sampleAliases(): { find: RegExp; replacement: string }[] {
+  const dir = join(import.meta.dirname, 'generated', 'samples');
+  const text = readFileSync(join(dir, 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '');
+  const paths = (JSON.parse(text) as { compilerOptions: { paths: Record<string, [string]> } }).compilerOptions.paths;
+  return Object.entries(paths).map(([name, [target]]) => ({
+    find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
+    replacement: join(dir, target),
+  }));
+}
+
 /** What every project shares (projects do not extend the root: its global setup runs once, for all). */
 const common = {
   // @actions/workflow-parser imports its JSON schema without an import attribute, which Node's own
@@ -65,6 +81,7 @@ export default defineConfig({
         },
       },
       ...AREAS.map((area) => ({
+        ...(area === 'generator' ? { resolve: { alias: sampleAliases() } } : {}),
         test: {
           ...common,
           name: area,

@@ -10,7 +10,9 @@
 // consumes its authorized payment). The sample runs as committed: the file in generated/samples/,
 // with its ids and its idempotency key, only the environment (base URL, merchant, key, token) set.
 // The samples reach the sandbox through a small proxy that holds every response to the contract
-// (conformingFetch) and records which statuses each run received.
+// (conformingFetch) and records which statuses each run received. A curl sample runs in bash; a
+// TypeScript sample is imported in this process, one at a time (it reads process.env and prints),
+// with the package name resolved as the samples' tsconfig maps it (vitest.config.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import {
   type CodeSample,
@@ -168,6 +171,38 @@ function run(
   });
 }
 
+let running: Promise<unknown> = Promise.resolve();
+
+/**
+ * A TypeScript sample as its own program would run: imported here with `env` in process.env, what it
+ * prints to console.log and console.error captured, its exit code the process.exitCode it sets (1
+ * when it throws). One at a time: the environment, the console and the exit code are this process's.
+ */
+function runHere(file: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = running.then(async () => {
+    const saved = { env: { ...process.env }, log: console.log, error: console.error, exitCode: process.exitCode };
+    let stdout = '';
+    let stderr = '';
+    Object.assign(process.env, env);
+    console.log = (...args: unknown[]) => void (stdout += `${format(...args)}\n`);
+    console.error = (...args: unknown[]) => void (stderr += `${format(...args)}\n`);
+    process.exitCode = undefined;
+    try {
+      await import(file);
+      return { code: Number(process.exitCode ?? 0), stdout, stderr };
+    } catch (error) {
+      return { code: 1, stdout, stderr: `${stderr}${(error as Error).stack ?? String(error)}\n` };
+    } finally {
+      process.env = saved.env;
+      console.log = saved.log;
+      console.error = saved.error;
+      process.exitCode = saved.exitCode;
+    }
+  });
+  running = run.catch(() => undefined);
+  return run;
+}
+
 beforeAll(async () => {
   await mkdir(join(ROOT, 'test-output'), { recursive: true });
   // Inside the repository, so that tsc and tsx find node_modules (test-output/ is git-ignored).
@@ -300,10 +335,7 @@ async function runSample(id: string, s: CodeSample, c: SampleCase, file: string,
     expect(result.code, `${id}: ${result.stderr}\n${body}`).toBe(0);
     expect(Number(result.stdout.trim()), `${id}: ${body}`).toBe(s.status);
   } else {
-    const result = await run(process.execPath, ['--import', 'tsx', file], {
-      ...env,
-      TSX_TSCONFIG_PATH: join(GENERATED_SAMPLES, 'tsconfig.json'),
-    });
+    const result = await runHere(file, env);
     const status = received
       .get(id)!
       .filter((r) => r.operationId === s.operationId)
