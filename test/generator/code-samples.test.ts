@@ -184,8 +184,12 @@ function runHere(file: string, env: Record<string, string>): Promise<{ code: num
     let stdout = '';
     let stderr = '';
     Object.assign(process.env, env);
-    console.log = (...args: unknown[]) => void (stdout += `${format(...args)}\n`);
-    console.error = (...args: unknown[]) => void (stderr += `${format(...args)}\n`);
+    console.log = (...args: unknown[]) => {
+      stdout += `${format(...args)}\n`;
+    };
+    console.error = (...args: unknown[]) => {
+      stderr += `${format(...args)}\n`;
+    };
     process.exitCode = undefined;
     try {
       await import(file);
