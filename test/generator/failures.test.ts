@@ -1,4 +1,4 @@
-// Clear failures: `npm test` on a contract that does not bundle says so first, at the
+// Clear failures: `npm test` on a contract that does not bundle stops in the global setup, saying so at the
 // file and line; the mock's stale-bundle warning names the command that writes generated/;
 // `npm run mock` and `npm run sandbox` leave no process behind on SIGTERM or SIGINT (sent to npm
 // alone, as a process manager or an IDE's stop button does); the example webhook receiver binds
@@ -9,11 +9,12 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { freePort, type ProcessGroup, startProcessGroup } from '../../tooling/process/server-process.js';
 import { startExampleReceiver } from '../support/example-receiver.js';
 import { reply, startFakeApi } from '../support/fake-api.js';
+import rootSetup from '../support/global-setup.js';
 import { runCommand, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 const dirs: string[] = [];
@@ -106,32 +107,34 @@ const commandLine = (pid: number) => {
 };
 
 describe('npm test on a contract that does not bundle', () => {
-  it('says so first, at the file and line, with lint\'s message (not "No test files found")', async () => {
+  it("stops the run before any test, saying so at the file and line with lint's message", async () => {
     const { root, file, text } = await contractCopy((t) =>
       t.replace('required: [value, currency]', 'required: [value, currency'),
     );
     const line = text.split('\n').findIndex((l) => l.includes('required: [value, currency')) + 1;
-    const run = await runCommand(
-      process.execPath,
-      [join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/architecture.unit.test.ts'],
-      {
-        env: { PAYMENT_API_ROOT: root, NO_COLOR: '1', FORCE_COLOR: '0' },
-        timeoutMs: 120_000,
-      },
-    );
-    const output = `${run.stdout}\n${run.stderr}`;
-    expect(run.code, output).toBe(1);
-    // vitest's own banner (RUN v4…) may come first; the first line after it is ours
-    const meaningful = output
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !/^RUN\s+v\d/.test(l));
-    expect(meaningful[0], output).toMatch(/^The contract does not bundle: /);
-    expect(meaningful[0]).toContain(`${relative(REPO_ROOT, file)}:${line}:`);
-    expect(meaningful[0]).toMatch(/ error yaml-syntax a '\[' opened on line \d+ is never closed/);
-    expect(meaningful[0]).toMatch(/fix it, then npm run generate$/);
-    expect(output).not.toContain('No test files found');
-  }, 150_000);
+    // The root's global setup (test/support/global-setup.ts) runs before vitest collects a test file.
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    const exit = vi.spyOn(process, 'exit').mockImplementation((code) => {
+      throw new Error(`exit ${code}`);
+    });
+    vi.stubEnv('PAYMENT_API_ROOT', root);
+    try {
+      await expect(
+        rootSetup({ provide: () => expect.unreachable('the bundle was provided') } as never),
+      ).rejects.toThrow('exit 1');
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllEnvs();
+    }
+    expect(exit).toHaveBeenCalledWith(1);
+    const [first, ...rest] = written.join('').split('\n');
+    expect(first).toMatch(/^The contract does not bundle: /);
+    expect(first).toContain(`${relative(REPO_ROOT, file)}:${line}:`);
+    expect(first).toMatch(/ error yaml-syntax a '\[' opened on line \d+ is never closed/);
+    expect(first).toMatch(/fix it, then npm run generate$/);
+    expect(rest.at(-2)).toBe('(npm run lint lists every problem; no test ran)');
+  }, 60_000);
 });
 
 /** `npm <args>` in a process group of its own, until the port answers. */

@@ -15,24 +15,38 @@ declare module 'vitest' {
   }
 }
 
-/** The bundle of the contract under test; the run stops with one message when it does not bundle. */
+/** The root of the contract under test: PAYMENT_API_ROOT, else openapi/openapi.yaml. */
+const rootUnderTest = () => (process.env.PAYMENT_API_ROOT ? resolve(process.env.PAYMENT_API_ROOT) : DEFAULT_ROOT);
+
+/**
+ * The bundle of the contract under test, bundled once per run; when it does not bundle, the run
+ * stops here: the reason on stderr, exit code 1.
+ */
 export async function sharedBundle(): Promise<Record<string, unknown>> {
-  const root = process.env.PAYMENT_API_ROOT ? resolve(process.env.PAYMENT_API_ROOT) : DEFAULT_ROOT;
+  const root = rootUnderTest();
+  const bundled = await once(`bundle ${root}`, () => bundleOrWhyNot(root));
+  if ('document' in bundled) return bundled.document;
+  process.stderr.write(bundled.why);
+  // Exit here: thrown, the error would come after vitest's misleading "No test files found".
+  process.exit(1);
+}
+
+/** The bundle of `root`, or why it does not bundle: lint's first problem, up to five more, and what to do. */
+export async function bundleOrWhyNot(root: string): Promise<{ document: Record<string, unknown> } | { why: string }> {
   try {
-    return await once('bundle', async () => (await bundleContract({ root })).document);
+    return { document: (await bundleContract({ root })).document };
   } catch (err) {
     if (!(err instanceof BundleError)) throw err;
     const lines = whyItDoesNotBundle(root, err);
-    process.stderr.write(
-      `The contract does not bundle: ${lines[0]} — fix it, then npm run generate\n` +
+    return {
+      why:
+        `The contract does not bundle: ${lines[0]} — fix it, then npm run generate\n` +
         lines
           .slice(1, 6)
           .map((l) => `  also: ${l}\n`)
           .join('') +
         '(npm run lint lists every problem; no test ran)\n',
-    );
-    // Exit here: thrown, the error would come after vitest's misleading "No test files found".
-    process.exit(1);
+    };
   }
 }
 
