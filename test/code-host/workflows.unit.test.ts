@@ -164,3 +164,60 @@ describe('.github/workflows', () => {
     expect(on('release.yml')).toEqual({ push: { tags: ['v*'] } });
   });
 });
+
+/** Node's maintained lines, which the checks run on (20 reached its end of life in April 2026). */
+const MAINTAINED = ['22', '24'];
+
+/** Whether `version` satisfies `range`, in the forms engines uses here: `^x.y.z`, `>=x.y.z`, joined by `||`. */
+function satisfies(version: string, range: string): boolean {
+  const parts = (v: string) => v.split('.').map(Number) as [number, number, number];
+  const compare = (a: string, b: string) => {
+    const [x, y] = [parts(a), parts(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  };
+  return range.split('||').some((alternative) => {
+    const [, operator, floor] = /^\s*(\^|>=)(\d+\.\d+\.\d+)\s*$/.exec(alternative) ?? [];
+    if (!floor) throw new Error(`engines: cannot read '${alternative}'`);
+    return compare(version, floor) >= 0 && (operator === '>=' || parts(version)[0] === parts(floor)[0]);
+  });
+}
+
+describe('Node.js lines', () => {
+  const workflow = (file: string) =>
+    parse(readFileSync(join(DIR, file), 'utf8')) as {
+      jobs: Record<string, Job & { strategy?: { matrix?: { node?: unknown[] } } }>;
+    };
+  const nodeVersions = (job: Job) =>
+    (job.steps ?? [])
+      .filter((s) => s.uses?.startsWith('actions/setup-node@'))
+      .map((s) => String(s.with?.['node-version']));
+
+  it('the checks run on each maintained line; every other job on the newest', () => {
+    const check = workflow('pull-request.yml').jobs.check!;
+    expect(check.strategy?.matrix?.node?.map(String)).toEqual(MAINTAINED);
+    expect(nodeVersions(check)).toEqual(['${{ matrix.node }}']);
+    for (const file of WORKFLOWS)
+      for (const [id, job] of Object.entries(workflow(file).jobs))
+        if (file !== 'pull-request.yml' || id !== 'check')
+          for (const version of nodeVersions(job)) expect(version, `${file} ${id}`).toBe(MAINTAINED.at(-1));
+  });
+
+  it('engines admits the maintained lines and 20.19, from the versions that load ES modules with require()', () => {
+    for (const manifest of ['package.json', join('packages', 'sdk', 'package.json')]) {
+      const range = (JSON.parse(readFileSync(join(REPO_ROOT, manifest), 'utf8')) as { engines: { node: string } })
+        .engines.node;
+      const verdicts = Object.fromEntries(
+        ['20.18.1', '20.19.0', '21.7.3', '22.11.0', '22.12.0', '24.0.0', '25.1.0'].map((v) => [v, satisfies(v, range)]),
+      );
+      expect(verdicts, manifest).toEqual({
+        '20.18.1': false,
+        '20.19.0': true,
+        '21.7.3': false,
+        '22.11.0': false,
+        '22.12.0': true,
+        '24.0.0': true,
+        '25.1.0': true,
+      });
+    }
+  });
+});
