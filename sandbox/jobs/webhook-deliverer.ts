@@ -80,7 +80,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const post = webhookPoster({
     policy: options.destinations ?? destinationPolicy({}),
     timeoutMs: schedule.timeoutMs,
-    ...(options.resolve ? { resolve: options.resolve } : {}),
+    resolve: options.resolve,
   });
   let stopped = false;
   let claiming: Promise<void> | undefined;
