@@ -836,9 +836,58 @@ for (const kind of STORES) {
       }
       const scope: Scope = { merchantId: 'pg', environment: 'test' };
 
-      it('concurrent transactions share commits (group commit)', async () => {
-        const xids = await xidsDuring(() => Promise.all(Array.from({ length: 40 }, () => storedPayment(store, scope))));
+      it('concurrent transactions share commits (group commit), their reads and writes interleaved on one connection', async () => {
+        const transIds = Array.from({ length: 40 }, () => unique('GC'));
+        let histories: number[] = [];
+        const xids = await xidsDuring(async () => {
+          histories = await Promise.all(
+            transIds.map((transId) =>
+              store.transaction(async (tx) => {
+                if (await tx.payments.getByTransId(scope, transId)) throw new Error(`${transId} is taken`);
+                const ctx = domainContextAt(new Date(), sandboxContract().tables);
+                const decision = createPayment(newPayment({ scope, transId }), ctx);
+                await persist(tx, decision, 'insert');
+                // A read after the writes sees them: one transaction, in order.
+                return (await tx.operations.listByPayment(scope, decision.payment.payId)).length;
+              }),
+            ),
+          );
+        });
         expect(xids).toBeLessThanOrEqual(20);
+        expect(histories).toEqual(Array(40).fill(1));
+      });
+
+      it('a connection that breaks once a batch’s commit is sent fails each of its transactions as CommitOutcomeUnknown (they may have committed), runs none again, and the store goes on', async () => {
+        const [blocked, beside] = [unique('BROKEN'), unique('BESIDE')];
+        // A payment with the transId, not committed: the store's insert of it waits, its commit sent behind it.
+        await holder.query('begin');
+        await holder.query(
+          "insert into payments (merchant_id, environment, pay_id, kind, trans_id, state, amount_value, currency, created_at, version, data, document) values ($1, $2, $3, 'PAYMENT', $4, 'AUTHORIZED', 1, 'EUR', '', 1, '{}', '{}')",
+          [scope.merchantId, scope.environment, unique('held'), blocked],
+        );
+        const insert = (transId: string) =>
+          store.transaction((tx) =>
+            persist(
+              tx,
+              createPayment(newPayment({ scope, transId }), domainContextAt(new Date(), sandboxContract().tables)),
+              'insert',
+            ),
+          );
+        const batch = Promise.allSettled([insert(blocked), insert(beside)]);
+        await holder.someoneWaits(batch);
+        await holder.query(
+          "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+        );
+        await holder.query('rollback');
+        const outcomes = await batch;
+        expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : o.status))).toEqual([
+          'CommitOutcomeUnknown',
+          'CommitOutcomeUnknown',
+        ]);
+        expect(await store.paymentDocumentByTransId(scope, beside)).toBeUndefined();
+        const after = unique('AFTER');
+        await insert(after);
+        expect(await store.paymentDocumentByTransId(scope, after)).toBeDefined();
       });
 
       it('the work commits synchronously (an acknowledged write survives a crash of PostgreSQL)', async () => {
