@@ -47,8 +47,9 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   idleTimeoutMs: 60_000,
   keepAliveTimeoutMs: 30_000,
   maxConnections: 128,
-  // Half the slots: one client can never hold them all; the benchmark's and the tests' loads need far fewer.
-  maxConnectionsPerAddress: 64,
+  // Three quarters of the slots: one client never holds them all (32 stay for the others), and a
+  // client's pool of keep-alive connections beside a burst of 60 requests still fits.
+  maxConnectionsPerAddress: 96,
   maxHeaderBytes: 16 * 1024,
   bodyBytesInFlight: 1024 * 1024,
   // 64 kbit/s, after 2 s: no client on a working network comes near it; a trickle holds nothing for 30 s.
