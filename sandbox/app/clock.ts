@@ -115,7 +115,7 @@ interface DueWork extends Pick<ClockRun, 'captured' | 'billed'> {
   notified: boolean;
 }
 
-/** A DELAYED capture or an expiry that fell due at `at`: stored, and notified at the payment's URL. */
+/** A DELAYED capture or an expiry that fell due (at the context's time): stored, and notified at the payment's URL. */
 async function runPaymentDue(
   tx: StoreTransaction,
   ctx: AppContext,
