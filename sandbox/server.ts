@@ -15,7 +15,7 @@ import {
   registerMerchants,
   renewDemoCredentials,
 } from './app/merchants.js';
-import { deriveSecrets, ephemeralSecret } from './app/secrets.js';
+import { deriveSecrets, ephemeralSecret, type SandboxSecrets } from './app/secrets.js';
 import { giveExamples } from './app/seed.js';
 import type { WebhookSchedule } from './app/webhooks.js';
 import { type Contract, loadContract } from './contract/contract.js';
@@ -105,6 +105,79 @@ export interface Sandbox {
 /** A fresh admin key (the default of SandboxOptions.adminKey). */
 export const newAdminKey = () => `sbx_admin_${randomBytes(24).toString('base64url')}`;
 
+/** The webhook side of a sandbox: where deliveries may go, and the merchants' listeners. */
+function webhookParts(
+  options: SandboxOptions,
+  store: Store,
+  secrets: SandboxSecrets,
+  parts: { self: () => SelfAddresses | undefined; deliverer: () => Deliverer | undefined },
+) {
+  const { pollMs, privateNetworks, concurrency, perMerchant, resolve, ...schedule } = options.webhooks ?? {};
+  const destinations = destinationPolicy({ privateNetworks, self: parts.self });
+  // `npm run sandbox -- listen`: the merchants' listeners take their scopes' deliveries meanwhile.
+  const listeners = createListeners({
+    store,
+    secrets,
+    signer: SDK_SIGNER,
+    schedule,
+    pollMs,
+    onReleased: () => parts.deliverer()?.kick(),
+  });
+  /** Starts the deliverer (once the server listens: its own address is known). */
+  const startDelivering = () =>
+    startDeliverer({
+      store,
+      secrets,
+      schedule,
+      destinations,
+      pollMs,
+      concurrency,
+      perMerchant,
+      resolve,
+      log: options.log,
+    });
+  return { destinations, listeners, startDelivering };
+}
+
+/** Gives the merchants new to this database the contract's examples (a failure is reported, not fatal); those that got them. */
+async function giveNewcomersExamples(
+  store: Store,
+  contract: Contract,
+  secrets: SandboxSecrets,
+  clocks: TestClocks,
+  newcomers: readonly string[],
+): Promise<string[]> {
+  const examples: string[] = [];
+  for (const merchantId of newcomers) {
+    const scope = { merchantId, environment: 'test' as const };
+    const deps = { examples: contract.examples, tables: contract.tables, fingerprint: secrets.fingerprint };
+    const made = await giveExamples(store, deps, merchantId, 'test', clocks.now(scope));
+    if ('objects' in made) examples.push(merchantId);
+    else
+      console.error(
+        `sandbox: ${merchantId} did not get the contract's examples: ${'conflict' in made ? made.conflict : `no merchant ${merchantId}`}`,
+      );
+  }
+  return examples;
+}
+
+/** The jobs that run beside the server: housekeeping and the clock ticker; stop() waits for a run in progress. */
+function startJobs(options: SandboxOptions, store: Store, clocks: TestClocks): { stop(): Promise<void> } {
+  const { intervalMs, ...retention } = options.retention ?? {};
+  const housekeeper = startHousekeeper({ store, retention, intervalMs, log: options.log });
+  const ticker = startClockTicker(clocks, { tickMs: options.clockTickMs, log: options.log });
+  return {
+    async stop() {
+      await ticker.stop();
+      await housekeeper.stop();
+    },
+  };
+}
+
+/** The address clients use for a server listening on `host` and `port` (the wildcard address as loopback). */
+const urlOf = (host: string, port: number) =>
+  `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.adminKey !== undefined && options.adminKey.trim() === '') throw new Error('adminKey must not be empty');
   const contract = options.contract ?? loadContract();
@@ -120,57 +193,36 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const host = options.host ?? '127.0.0.1';
     let url = '';
     let deliverer: Deliverer | undefined;
-    const publicUrl = () => options.publicUrl ?? url;
     const adminKey = options.adminKey ?? newAdminKey();
     // The sandbox's own addresses, from its server once it listens: never a webhook's destination.
     let self: SelfAddresses | undefined;
-    const { pollMs, privateNetworks, concurrency, perMerchant, resolve, ...schedule } = options.webhooks ?? {};
-    const destinations = destinationPolicy({ ...(privateNetworks ? { privateNetworks } : {}), self: () => self });
-    // `npm run sandbox -- listen`: the merchants' listeners take their scopes' deliveries meanwhile.
-    const listeners = createListeners({
-      store,
-      secrets,
-      signer: SDK_SIGNER,
-      schedule,
-      ...(pollMs !== undefined ? { pollMs } : {}),
-      onReleased: () => deliverer?.kick(),
-    });
+    const webhooks = webhookParts(options, store, secrets, { self: () => self, deliverer: () => deliverer });
     /** A commit queued deliveries (or made retries due): the deliverer and the listeners look at once. */
     const queued = () => {
       deliverer?.kick();
-      listeners.wake();
+      webhooks.listeners.wake();
     };
     const clocks = await createClocks({
       store,
       tables: contract.tables,
       fingerprint: secrets.fingerprint,
       onWebhookQueued: queued,
-      ...(options.log ? { log: options.log } : {}),
+      log: options.log,
     });
-    const examples: string[] = [];
-    for (const merchantId of newcomers) {
-      const scope = { merchantId, environment: 'test' as const };
-      const deps = { examples: contract.examples, tables: contract.tables, fingerprint: secrets.fingerprint };
-      const made = await giveExamples(store, deps, merchantId, 'test', clocks.now(scope));
-      if ('objects' in made) examples.push(merchantId);
-      else
-        console.error(
-          `sandbox: ${merchantId} did not get the contract's examples: ${'conflict' in made ? made.conflict : `no merchant ${merchantId}`}`,
-        );
-    }
+    const examples = await giveNewcomersExamples(store, contract, secrets, clocks, newcomers);
     const app = await createSandboxApp({
       contract,
       store,
-      publicUrl,
+      publicUrl: () => options.publicUrl ?? url,
       now: clocks.now,
       secrets,
       onWebhookQueued: queued,
-      destinations,
-      ...(options.limits ? { limits: options.limits } : {}),
+      destinations: webhooks.destinations,
+      limits: options.limits,
       admin: {
         key: adminKey,
         clocks,
-        listeners,
+        listeners: webhooks.listeners,
         secrets,
         async afterReset(filter) {
           // The demo merchant's credentials live as long as its data.
@@ -179,39 +231,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           if (options.demo && everything) options.onDemoCredentials?.(await renewDemoCredentials(store, secrets));
         },
       },
-      ...(options.log ? { log: options.log } : {}),
-      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
-      ...(options.consoleOrigins ? { consoleOrigins: options.consoleOrigins } : {}),
+      log: options.log,
+      corsOrigins: options.corsOrigins,
+      consoleOrigins: options.consoleOrigins,
     });
     await app.listen({ host, port: options.port ?? 4020 });
-    const listening = app.server.address();
-    if (typeof listening === 'object' && listening)
-      self = selfAddresses(listening, { host, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) });
-    deliverer = startDeliverer({
-      store,
-      secrets,
-      schedule,
-      destinations,
-      ...(pollMs !== undefined ? { pollMs } : {}),
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      ...(perMerchant !== undefined ? { perMerchant } : {}),
-      ...(resolve ? { resolve } : {}),
-      ...(options.log ? { log: options.log } : {}),
-    });
-    const { intervalMs, ...retention } = options.retention ?? {};
-    const housekeeper = startHousekeeper({
-      store,
-      retention,
-      ...(intervalMs !== undefined ? { intervalMs } : {}),
-      ...(options.log ? { log: options.log } : {}),
-    });
-    const ticker = startClockTicker(clocks, {
-      ...(options.clockTickMs !== undefined ? { tickMs: options.clockTickMs } : {}),
-      ...(options.log ? { log: options.log } : {}),
-    });
     const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : (options.port ?? 4020);
-    url = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    if (typeof address === 'object' && address) self = selfAddresses(address, { host, publicUrl: options.publicUrl });
+    deliverer = webhooks.startDelivering();
+    const jobs = startJobs(options, store, clocks);
+    url = urlOf(host, typeof address === 'object' && address ? address.port : (options.port ?? 4020));
     return {
       url,
       store,
@@ -219,12 +248,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       deliverer,
       clocks,
       adminKey,
-      ...(demo ? { demo } : {}),
+      demo,
       examples,
       async close() {
-        await ticker.stop();
-        await housekeeper.stop();
-        listeners.stop();
+        await jobs.stop();
+        webhooks.listeners.stop();
         await deliverer?.stop();
         await app.close();
         await store.close();

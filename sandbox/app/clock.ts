@@ -4,6 +4,10 @@
 // (each a plan payment with its notification), and the scope's pending webhook retries become due.
 // Time passing on the wall clock does the same when the clock ticker (jobs/clock-ticker.ts) calls
 // runDue().
+//
+// What the clock ran is the value of the transaction that ran it, never a list kept beside it: it
+// exists only once that transaction has committed, and a transaction the store runs again (group
+// commit) makes it afresh, so what the clock reports and what the database holds agree.
 import type { ContractTables } from '../contract/contract.js';
 import {
   billingDueAt,
@@ -18,7 +22,7 @@ import {
 import { capturable } from '../domain/payments.js';
 import type { Merchant, Payment, PaymentPlan, Scope } from '../domain/types.js';
 import type { Store, StoreTransaction } from '../store/store.js';
-import { appContextAt } from './context.js';
+import { type AppContext, appContextAt } from './context.js';
 import { queueNotification } from './notifications.js';
 import { isRejection } from './outcomes.js';
 import { persist } from './payments.js';
@@ -84,16 +88,166 @@ export interface ClockDeps {
   log?: (line: string) => void;
 }
 
+/** What the due work of one scope ran, in one committed transaction. */
+export interface ClockRun {
+  scope: Scope;
+  captured: ClockAdvance['captured'];
+  billed: ClockAdvance['billed'];
+}
+
 export interface TestClocks extends Clocks {
   /** Re-reads the offsets (another process on the database may have advanced a clock). */
   refresh(): Promise<void>;
-  /** Runs what the wall clock's passing made due, in every scope; returns how many items ran. */
-  runDue(): Promise<number>;
+  /**
+   * Runs what the wall clock's passing made due, in every scope, a transaction each: what each
+   * committed transaction ran. A scope whose transaction failed ran nothing (it is logged, and its
+   * work is due again at the next call); the other scopes still run.
+   */
+  runDue(): Promise<ClockRun[]>;
 }
 
 const keyOf = (scope: Scope) => `${scope.environment}\u0000${scope.merchantId}`;
 
 type DueItem = { due: string; payment: Payment } | { due: string; plan: PaymentPlan };
+
+/** What runDueWork ran, and whether it queued notifications: the value of its transaction. */
+interface DueWork extends Pick<ClockRun, 'captured' | 'billed'> {
+  notified: boolean;
+}
+
+/** A DELAYED capture or an expiry that fell due (at the context's time): stored, and notified at the payment's URL. */
+async function runPaymentDue(
+  tx: StoreTransaction,
+  ctx: AppContext,
+  item: { due: string; payment: Payment },
+  work: DueWork,
+): Promise<void> {
+  const amount = { value: capturable(item.payment), currency: item.payment.currency };
+  const decision = runDuePayment(item.payment, ctx.domain);
+  await persist(tx, decision, 'update');
+  if (decision.outcome === 'ok') work.captured.push({ payId: decision.payment.payId, at: item.due, amount });
+  const url = decision.payment.details.urls?.webhook;
+  if (url) {
+    await queueNotification(tx, ctx.merchant, decision.payment, url, ctx.domain.now);
+    work.notified = true;
+  }
+}
+
+/** A plan's billing that fell due: completed past its expiry, else charged and notified at its initial payment's URL. */
+async function billPlanDue(
+  tx: StoreTransaction,
+  ctx: AppContext,
+  item: { due: string; plan: PaymentPlan },
+  work: DueWork,
+  log: ClockDeps['log'],
+): Promise<void> {
+  const { plan, due } = item;
+  if (expiresBeforeBilling(plan)) {
+    await tx.plans.update(completedPlan(plan));
+    return;
+  }
+  const charge = await chargePlan(ctx, tx, plan, scheduledCharge(plan, due));
+  if (isRejection(charge)) {
+    // E.g. the merchant took the billing's transId: the plan waits for a retry rather than loop.
+    await tx.plans.update({ ...plan, status: 'RETRY', version: plan.version + 1 });
+    log?.(`clock: billing of plan ${plan.id} at ${due} was rejected (${charge.rejected}); the plan is RETRY`);
+    return;
+  }
+  const payment = charge.decision.payment;
+  work.billed.push({ paymentPlanId: plan.id, payId: payment.payId, at: due, status: payment.state });
+  const initial = await tx.payments.get(ctx.scope, plan.initialPayId);
+  const url = initial?.details.urls?.webhook;
+  if (url) {
+    await queueNotification(tx, ctx.merchant, payment, url, ctx.domain.now);
+    work.notified = true;
+  }
+}
+
+/** Runs the scope's items due by `until` in `tx`, earliest first, each at its due time; returns what it ran. */
+async function runDueWork(
+  deps: ClockDeps,
+  tx: StoreTransaction,
+  merchant: Merchant,
+  scope: Scope,
+  until: Date,
+): Promise<DueWork> {
+  const bound = until.toISOString();
+  const work: DueWork = { captured: [], billed: [], notified: false };
+  for (let n = 0; ; n++) {
+    if (n === MAX_ITEMS_PER_RUN)
+      throw new ClockError(
+        `more than ${MAX_ITEMS_PER_RUN} captures and billings fall due by ${bound}: advance in smaller steps`,
+      );
+    const [duePayment] = await tx.payments.duePayments(bound, 1, scope);
+    const [billing] = await tx.plans.dueBillings(bound, 1, scope);
+    const next = earliest<DueItem>([
+      duePayment && { due: paymentDueAt(duePayment)!, payment: duePayment },
+      billing && { due: billingDueAt(billing)!, plan: billing },
+    ]);
+    if (!next) return work;
+    const ctx = appContextAt(new Date(next.due), merchant, scope, deps);
+    if ('payment' in next) await runPaymentDue(tx, ctx, next, work);
+    else await billPlanDue(tx, ctx, next, work, deps.log);
+  }
+}
+
+/** The merchant of a scope whose clock runs, or ClockError. */
+async function merchantOf(store: Store, scope: Scope): Promise<Merchant> {
+  const merchant = await store.merchants.get(scope.merchantId);
+  if (!merchant) throw new ClockError(`no merchant ${scope.merchantId}`);
+  return merchant;
+}
+
+/** Clocks.advance, in one transaction that holds the scope's clock; with whether it queued notifications. */
+async function advanceClock(
+  deps: ClockDeps,
+  wall: () => Date,
+  scope: Scope,
+  target: Date | { byMs: number },
+): Promise<ClockAdvance & { notified: boolean }> {
+  const merchant = await merchantOf(deps.store, scope);
+  return deps.store.transaction(async (tx) => {
+    const offset = await tx.clocks.get(scope, { lock: true });
+    const wallNow = wall();
+    const from = clockTime(wallNow, offset);
+    // A duration counts from this reading, so that "2 hours" is exactly 2 hours.
+    const to = target instanceof Date ? target : new Date(from.getTime() + target.byMs);
+    if (to.getTime() < from.getTime())
+      throw new ClockError(`the clock is at ${from.toISOString()}; it cannot go back to ${to.toISOString()}`);
+    const { notified, ...ran } = await runDueWork(deps, tx, merchant, scope, to);
+    const offsetMs = to.getTime() - wallNow.getTime();
+    await tx.clocks.set(scope, offsetMs);
+    const webhooksDue = await tx.webhooks.bringForward(scope, to.getTime() - from.getTime(), wallNow.toISOString());
+    return { clock: { scope, now: to, offsetMs }, from, ...ran, webhooksDue, notified };
+  });
+}
+
+/** The scopes with an item due at their own time: candidates up to the furthest clock, each kept if due on its clock. */
+async function scopesDue(store: Store, horizon: Date, now: (scope: Scope) => Date): Promise<Scope[]> {
+  const until = horizon.toISOString();
+  const [payments, plans] = await store.transaction((tx) =>
+    Promise.all([tx.payments.duePayments(until, 100), tx.plans.dueBillings(until, 100)]),
+  );
+  const due = new Map<string, Scope>();
+  for (const item of [
+    ...payments.map((p) => ({ scope: p.scope, at: paymentDueAt(p)! })),
+    ...plans.map((p) => ({ scope: p.scope, at: billingDueAt(p)! })),
+  ]) {
+    if (item.at <= now(item.scope).toISOString()) due.set(keyOf(item.scope), item.scope);
+  }
+  return [...due.values()];
+}
+
+/** Runs one scope's due work at its clock's time: what its committed transaction ran. */
+async function runScopeDue(deps: ClockDeps, wall: () => Date, scope: Scope): Promise<DueWork | undefined> {
+  const merchant = await deps.store.merchants.get(scope.merchantId);
+  if (!merchant) return undefined;
+  return deps.store.transaction(async (tx) => {
+    // Locked: two processes on one PostgreSQL never run a scope's due items twice.
+    const offset = await tx.clocks.get(scope, { lock: true });
+    return runDueWork(deps, tx, merchant, scope, clockTime(wall(), offset));
+  });
+}
 
 export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
   const { store } = deps;
@@ -107,74 +261,6 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
     for (const c of clocks) offsets.set(keyOf(c.scope), c.offsetMs);
   }
 
-  /** Runs the scope's items due by `until`, earliest first, each at its due time; fills `result`. */
-  async function runDueWork(
-    tx: StoreTransaction,
-    merchant: Merchant,
-    scope: Scope,
-    until: Date,
-    result: Pick<ClockAdvance, 'captured' | 'billed'>,
-  ): Promise<boolean> {
-    const bound = until.toISOString();
-    let notified = false;
-    for (let n = 0; ; n++) {
-      if (n === MAX_ITEMS_PER_RUN)
-        throw new ClockError(
-          `more than ${MAX_ITEMS_PER_RUN} captures and billings fall due by ${bound}: advance in smaller steps`,
-        );
-      const [duePayment] = await tx.payments.duePayments(bound, 1, scope);
-      const [billing] = await tx.plans.dueBillings(bound, 1, scope);
-      const next = earliest<DueItem>([
-        duePayment && { due: paymentDueAt(duePayment)!, payment: duePayment },
-        billing && { due: billingDueAt(billing)!, plan: billing },
-      ]);
-      if (!next) return notified;
-      const at = new Date(next.due);
-      const ctx = appContextAt(at, merchant, scope, deps);
-
-      if ('payment' in next) {
-        const amount = { value: capturable(next.payment), currency: next.payment.currency };
-        const decision = runDuePayment(next.payment, ctx.domain);
-        await persist(tx, decision, 'update');
-        if (decision.outcome === 'ok') result.captured.push({ payId: decision.payment.payId, at: next.due, amount });
-        const url = decision.payment.details.urls?.webhook;
-        if (url) {
-          await queueNotification(tx, merchant, decision.payment, url, at);
-          notified = true;
-        }
-        continue;
-      }
-
-      if (expiresBeforeBilling(next.plan)) {
-        await tx.plans.update(completedPlan(next.plan));
-        continue;
-      }
-      const charge = await chargePlan(ctx, tx, next.plan, scheduledCharge(next.plan, next.due));
-      if (isRejection(charge)) {
-        // E.g. the merchant took the billing's transId: the plan waits for a retry rather than loop.
-        await tx.plans.update({ ...next.plan, status: 'RETRY', version: next.plan.version + 1 });
-        deps.log?.(
-          `clock: billing of plan ${next.plan.id} at ${next.due} was rejected (${charge.rejected}); the plan is RETRY`,
-        );
-        continue;
-      }
-      const payment = charge.decision.payment;
-      result.billed.push({ paymentPlanId: next.plan.id, payId: payment.payId, at: next.due, status: payment.state });
-      const initial = await tx.payments.get(scope, next.plan.initialPayId);
-      const url = initial?.details.urls?.webhook;
-      if (url) {
-        await queueNotification(tx, merchant, payment, url, at);
-        notified = true;
-      }
-    }
-  }
-
-  const merchantOf = async (scope: Scope) => {
-    const merchant = await store.merchants.get(scope.merchantId);
-    if (!merchant) throw new ClockError(`no merchant ${scope.merchantId}`);
-    return merchant;
-  };
-
   const clocks: TestClocks = {
     now,
 
@@ -185,23 +271,7 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
     },
 
     async advance(scope, target) {
-      const merchant = await merchantOf(scope);
-      let notified = false;
-      const result = await store.transaction(async (tx): Promise<ClockAdvance> => {
-        const offset = await tx.clocks.get(scope, { lock: true });
-        const wallNow = wall();
-        const from = clockTime(wallNow, offset);
-        // A duration counts from this reading, so that "2 hours" is exactly 2 hours.
-        const to = target instanceof Date ? target : new Date(from.getTime() + target.byMs);
-        if (to.getTime() < from.getTime())
-          throw new ClockError(`the clock is at ${from.toISOString()}; it cannot go back to ${to.toISOString()}`);
-        const done: Pick<ClockAdvance, 'captured' | 'billed'> = { captured: [], billed: [] };
-        notified = await runDueWork(tx, merchant, scope, to, done);
-        const offsetMs = to.getTime() - wallNow.getTime();
-        await tx.clocks.set(scope, offsetMs);
-        const webhooksDue = await tx.webhooks.bringForward(scope, to.getTime() - from.getTime(), wallNow.toISOString());
-        return { clock: { scope, now: to, offsetMs }, from, ...done, webhooksDue };
-      });
+      const { notified, ...result } = await advanceClock(deps, wall, scope, target);
       offsets.set(keyOf(scope), result.clock.offsetMs);
       if (notified || result.webhooksDue > 0) deps.onWebhookQueued?.();
       return result;
@@ -216,31 +286,23 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
 
     async runDue() {
       // Every scope's due items up to the furthest clock; each scope then runs up to its own time.
-      const horizon = new Date(wall().getTime() + Math.max(0, ...offsets.values())).toISOString();
-      const [payments, plans] = await store.transaction((tx) =>
-        Promise.all([tx.payments.duePayments(horizon, 100), tx.plans.dueBillings(horizon, 100)]),
-      );
-      const due = new Map<string, Scope>();
-      for (const item of [
-        ...payments.map((p) => ({ scope: p.scope, at: paymentDueAt(p)! })),
-        ...plans.map((p) => ({ scope: p.scope, at: billingDueAt(p)! })),
-      ]) {
-        if (item.at <= now(item.scope).toISOString()) due.set(keyOf(item.scope), item.scope);
+      const horizon = new Date(wall().getTime() + Math.max(0, ...offsets.values()));
+      const runs: ClockRun[] = [];
+      for (const scope of await scopesDue(store, horizon, now)) {
+        let work: DueWork | undefined;
+        try {
+          work = await runScopeDue(deps, wall, scope);
+        } catch (error) {
+          deps.log?.(
+            `clock: the due work of ${scope.merchantId} (${scope.environment}) failed: ${(error as Error).message}`,
+          );
+          continue;
+        }
+        if (!work) continue;
+        runs.push({ scope, captured: work.captured, billed: work.billed });
+        if (work.notified) deps.onWebhookQueued?.();
       }
-      let ran = 0;
-      for (const scope of due.values()) {
-        const merchant = await store.merchants.get(scope.merchantId);
-        if (!merchant) continue;
-        const done: Pick<ClockAdvance, 'captured' | 'billed'> = { captured: [], billed: [] };
-        const notified = await store.transaction(async (tx) => {
-          // Locked: two processes on one PostgreSQL never run a scope's due items twice.
-          const offset = await tx.clocks.get(scope, { lock: true });
-          return runDueWork(tx, merchant, scope, clockTime(wall(), offset), done);
-        });
-        ran += done.captured.length + done.billed.length;
-        if (notified) deps.onWebhookQueued?.();
-      }
-      return ran;
+      return runs;
     },
   };
 

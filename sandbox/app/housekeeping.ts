@@ -2,7 +2,8 @@
 // housekeeping job (jobs/housekeeper.ts), in every process (deleting twice deletes nothing more).
 //
 // - Idempotency keys past their retention (24 hours, on the clock of their scope): every scope's on
-//   the wall clock, and each advanced scope's on its own clock, which runs ahead of the wall clock.
+//   the wall clock, and each advanced scope's on its own clock, which runs ahead of the wall clock;
+//   a key whose request is still in flight, its lease holding on the wall clock, stays.
 // - Delivered webhook deliveries, `deliveredMs` after their delivery (default 7 days).
 // - Dead-lettered ones, resendable until then, `deadMs` after their last attempt (default 30 days).
 // - Listeners whose client stopped polling without saying goodbye.
@@ -36,12 +37,14 @@ export async function runHousekeeping(
   wallNow: Date = new Date(),
 ): Promise<HousekeepingResult> {
   const at = (ms: number) => new Date(wallNow.getTime() - ms).toISOString();
-  let idempotencyKeys = await store.idempotency.purgeExpired(wallNow.toISOString());
+  const wall = wallNow.toISOString();
+  let idempotencyKeys = await store.idempotency.purgeExpired(wall);
   for (const { scope, offsetMs } of await store.clocks())
     if (offsetMs > 0)
       idempotencyKeys += await store.idempotency.purgeExpired(
         new Date(wallNow.getTime() + offsetMs).toISOString(),
         scope,
+        wall,
       );
   return {
     idempotencyKeys,

@@ -95,33 +95,122 @@ export interface ListenerDeps {
 /** A held delivery is due again after the attempt timeout plus this (a client that died holding it). */
 const HOLD_MARGIN_MS = 5_000;
 
-export function createListeners(deps: ListenerDeps): Listeners {
-  const { store, signer } = deps;
-  const schedule = { ...DEFAULT_WEBHOOK_SCHEDULE, ...deps.schedule };
-  const pollMs = deps.pollMs ?? 200;
-  const open = new Set<string>();
-  let wakers = new Set<() => void>();
-  let stopped = false;
+/** Open polls waiting for a delivery: each pauses until its time is up, or it is woken or aborted. */
+class Waiters {
+  #wakers = new Set<() => void>();
 
   /** Resolves after `ms`, or sooner when woken or aborted. */
-  const pause = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
+  pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        wakers.delete(done);
+        this.#wakers.delete(done);
         signal.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      wakers.add(done);
+      this.#wakers.add(done);
       signal.addEventListener('abort', done, { once: true });
     });
+  }
 
-  const wake = () => {
-    const woken = wakers;
-    wakers = new Set();
+  /** Every poll waiting looks again at once. */
+  wake(): void {
+    const woken = this.#wakers;
+    this.#wakers = new Set();
     for (const w of woken) w();
-  };
+  }
+}
+
+/**
+ * One look for the listener's deliveries: those taken under a fresh claim, handed over with their
+ * headers; none; or 'missing' when the listener is gone. Taken ones are released (due again at
+ * once) when the client went away meanwhile.
+ */
+async function takeForListener(
+  deps: ListenerDeps,
+  schedule: WebhookSchedule,
+  listener: { scope: Scope; id: string },
+  max: number,
+  signal: AbortSignal,
+): Promise<HandedDelivery[] | 'missing'> {
+  const { store } = deps;
+  const now = new Date();
+  const claim = `${listener.id}.${randomBytes(6).toString('hex')}`;
+  const taken = await store.listeners.claim({
+    scope: listener.scope,
+    listenerId: listener.id,
+    token: claim,
+    now: now.toISOString(),
+    lockedUntil: new Date(now.getTime() + schedule.timeoutMs + HOLD_MARGIN_MS).toISOString(),
+    limit: Math.max(1, Math.min(max, LISTENER_LIMITS.held)),
+    maxHeld: LISTENER_LIMITS.held,
+  });
+  if (!taken) return 'missing';
+  if (taken.length > 0 && signal.aborted) {
+    // The client went away meanwhile: they are due again at once rather than when their hold ends.
+    await store.listeners.release(listener.scope.merchantId, claim);
+    return [];
+  }
+  return Promise.all(
+    taken.map(async (delivery) => ({
+      delivery,
+      claim,
+      headers: await deliveryHeaders(store, deps.secrets, delivery, now, deps.signer),
+      timeoutMs: schedule.timeoutMs,
+    })),
+  );
+}
+
+/** Listeners.answer: the attempt recorded on the delivery the claim holds, in one transaction that holds it. */
+function recordAnswer(
+  store: Store,
+  schedule: WebhookSchedule,
+  held: { merchantId: string; listenerId: string; deliveryId: string; claim: string },
+  answer: ListenerAnswer,
+): Promise<WebhookDelivery | 'missing' | 'stale'> {
+  return store.transaction(async (tx) => {
+    const delivery = await tx.webhooks.findClaimed(held.merchantId, held.deliveryId, held.claim);
+    if (!delivery) {
+      const known = await tx.webhooks.find(held.deliveryId);
+      return known?.scope.merchantId === held.merchantId ? ('stale' as const) : ('missing' as const);
+    }
+    const at = new Date();
+    const attempt: DeliveryAttempt = {
+      at: new Date(at.getTime() - answer.durationMs).toISOString(),
+      ...('statusCode' in answer ? { statusCode: answer.statusCode } : { error: answer.error }),
+      durationMs: answer.durationMs,
+      listenerId: held.listenerId,
+    };
+    const done = afterAttempt(delivery, attempt, at, schedule);
+    await tx.webhooks.update(done);
+    return done;
+  });
+}
+
+export function createListeners(deps: ListenerDeps): Listeners {
+  const { store } = deps;
+  const schedule = { ...DEFAULT_WEBHOOK_SCHEDULE, ...deps.schedule };
+  const pollMs = deps.pollMs ?? 200;
+  const open = new Set<string>();
+  const waiters = new Waiters();
+  let stopped = false;
+
+  /** Looks for deliveries until some are taken, the deadline passes, the client goes or the sandbox stops. */
+  async function waitForDeliveries(
+    listener: { scope: Scope; id: string },
+    deadline: number,
+    options: { max: number; signal: AbortSignal },
+  ): Promise<HandedDelivery[] | 'missing'> {
+    while (!stopped) {
+      const handed = await takeForListener(deps, schedule, listener, options.max, options.signal);
+      if (handed === 'missing' || handed.length > 0) return handed;
+      const left = deadline - Date.now();
+      if (left <= 0 || options.signal.aborted || stopped) return [];
+      await waiters.pause(Math.min(pollMs, left), options.signal);
+    }
+    return [];
+  }
 
   return {
     async register(scope) {
@@ -148,38 +237,7 @@ export function createListeners(deps: ListenerDeps): Listeners {
           new Date(deadline + LISTENER_LIMITS.graceMs).toISOString(),
         );
         if (!scope) return 'missing';
-        while (!stopped) {
-          const now = new Date();
-          const claim = `${id}.${randomBytes(6).toString('hex')}`;
-          const taken = await store.listeners.claim({
-            scope,
-            listenerId: id,
-            token: claim,
-            now: now.toISOString(),
-            lockedUntil: new Date(now.getTime() + schedule.timeoutMs + HOLD_MARGIN_MS).toISOString(),
-            limit: Math.max(1, Math.min(options.max, LISTENER_LIMITS.held)),
-            maxHeld: LISTENER_LIMITS.held,
-          });
-          if (!taken) return 'missing';
-          if (taken.length > 0 && options.signal.aborted) {
-            // The client went away meanwhile: they are due again at once rather than when their hold ends.
-            await store.listeners.release(merchantId, claim);
-            return [];
-          }
-          if (taken.length > 0)
-            return Promise.all(
-              taken.map(async (delivery) => ({
-                delivery,
-                claim,
-                headers: await deliveryHeaders(store, deps.secrets, delivery, now, signer),
-                timeoutMs: schedule.timeoutMs,
-              })),
-            );
-          const left = deadline - Date.now();
-          if (left <= 0 || options.signal.aborted || stopped) return [];
-          await pause(Math.min(pollMs, left), options.signal);
-        }
-        return [];
+        return await waitForDeliveries({ scope, id }, deadline, options);
       } finally {
         open.delete(key);
       }
@@ -187,24 +245,8 @@ export function createListeners(deps: ListenerDeps): Listeners {
 
     async answer(merchantId, id, deliveryId, claim, answer) {
       if (!claim.startsWith(`${id}.`)) return 'stale';
-      const outcome = await store.transaction(async (tx) => {
-        const delivery = await tx.webhooks.findClaimed(merchantId, deliveryId, claim);
-        if (!delivery) {
-          const known = await tx.webhooks.find(deliveryId);
-          return known?.scope.merchantId === merchantId ? ('stale' as const) : ('missing' as const);
-        }
-        const at = new Date();
-        const attempt: DeliveryAttempt = {
-          at: new Date(at.getTime() - answer.durationMs).toISOString(),
-          ...('statusCode' in answer ? { statusCode: answer.statusCode } : { error: answer.error }),
-          durationMs: answer.durationMs,
-          listenerId: id,
-        };
-        const done = afterAttempt(delivery, attempt, at, schedule);
-        await tx.webhooks.update(done);
-        return done;
-      });
-      wake(); // the listener holds one fewer
+      const outcome = await recordAnswer(store, schedule, { merchantId, listenerId: id, deliveryId, claim }, answer);
+      waiters.wake(); // the listener holds one fewer
       return outcome;
     },
 
@@ -214,11 +256,11 @@ export function createListeners(deps: ListenerDeps): Listeners {
       return removed;
     },
 
-    wake,
+    wake: () => waiters.wake(),
 
     stop() {
       stopped = true;
-      wake();
+      waiters.wake();
     },
   };
 }

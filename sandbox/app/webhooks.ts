@@ -1,6 +1,7 @@
 // Webhook deliveries as use cases: the due ones taken from the outbox, an attempt's result recorded
 // (delivered, retried with exponential back-off, or dead-lettered after the schedule's attempts),
 // and a delivery sent again. The deliverer (jobs/webhook-deliverer.ts) makes the attempts.
+import { randomBytes } from 'node:crypto';
 import { retryDelayMs } from '../domain/hosted.js';
 import type { Scope, WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -36,16 +37,20 @@ const countedAttempts = (d: WebhookDelivery) => d.attempts.length - (d.resentAft
  * per merchant), and holds them until `lockedUntil`: two processes on one database never take the
  * same one. Scopes with a connected listener (app/listeners.ts) are left to it.
  */
-export const takeDueDeliveries = (
+export async function takeDueDeliveries(
   store: Store,
   claim: { now: Date; lockedUntil: Date; limit: number; perMerchant: number },
-) =>
-  store.webhooks.claimDue({
+): Promise<{ token: string; deliveries: WebhookDelivery[] }> {
+  const token = `deliverer.${randomBytes(8).toString('hex')}`;
+  const deliveries = await store.webhooks.claimDue({
+    token,
     now: claim.now.toISOString(),
     lockedUntil: claim.lockedUntil.toISOString(),
     limit: claim.limit,
     perMerchant: claim.perMerchant,
   });
+  return { token, deliveries };
+}
 
 /** The secrets an enhanced delivery is signed with (every secret of the merchant while one is rotated); none for a basic one. */
 export async function signingSecrets(
@@ -107,18 +112,21 @@ export function afterAttempt(
   };
 }
 
-/** Records an attempt's result and releases the delivery's hold (`final`: dead-lettered at once, see afterAttempt). */
+/**
+ * Records the result of an attempt made under the claim `token` and releases the delivery's hold
+ * (`final`: dead-lettered at once, see afterAttempt): the delivery after it, or 'stale' when the
+ * claim no longer held it (its hold ran out and another claim took it: that one's result stands).
+ */
 export async function recordAttempt(
   store: Store,
-  delivery: WebhookDelivery,
+  claimed: { delivery: WebhookDelivery; token: string },
   attempt: DeliveryAttempt,
   at: Date,
   schedule: WebhookSchedule,
   final = false,
-): Promise<WebhookDelivery> {
-  const done = afterAttempt(delivery, attempt, at, schedule, final);
-  await store.webhooks.save(done);
-  return done;
+): Promise<WebhookDelivery | 'stale'> {
+  const done = afterAttempt(claimed.delivery, attempt, at, schedule, final);
+  return (await store.webhooks.record(done, claimed.token)) ? done : 'stale';
 }
 
 /** The delivery made PENDING again, due at `at`, with a fresh set of attempts (a dead letter, or a delivered one to send again). */
@@ -133,35 +141,36 @@ export function resentDelivery(delivery: WebhookDelivery, at: Date): WebhookDeli
   return resent;
 }
 
-/** Resends a delivery of `scope` (see resentDelivery); undefined when there is none. */
+/**
+ * Resends the delivery `id` (of `scope` when given, else whatever its scope): read, checked and
+ * written in one transaction, so that a delivery the deliverer is sending stays PENDING (`pending`:
+ * it is refused) and one housekeeping is deleting is either resent first or gone (`missing`).
+ */
+export function resendDeliveryById(
+  store: Store,
+  id: string,
+  at: Date,
+  scope?: Scope,
+): Promise<WebhookDelivery | 'missing' | 'pending'> {
+  return store.transaction(async (tx) => {
+    const delivery = await tx.webhooks.find(id, { lock: true });
+    if (!delivery || (scope && !sameScope(delivery.scope, scope))) return 'missing' as const;
+    if (delivery.status === 'PENDING') return 'pending' as const;
+    const resent = resentDelivery(delivery, at);
+    await tx.webhooks.update(resent);
+    return resent;
+  });
+}
+
+const sameScope = (a: Scope, b: Scope) => a.merchantId === b.merchantId && a.environment === b.environment;
+
+/** Resends a delivery of `scope` (see resendDeliveryById); undefined when there is none, or it is pending. */
 export async function resendDelivery(
   store: Store,
   scope: Scope,
   id: string,
   at: Date,
 ): Promise<WebhookDelivery | undefined> {
-  const delivery = await store.webhooks.get(scope, id);
-  if (!delivery) return undefined;
-  const resent = resentDelivery(delivery, at);
-  await store.webhooks.save(resent);
-  return resent;
-}
-
-/**
- * Resends the delivery `id`, whatever its scope: read, checked and written in one transaction, so
- * that a delivery the deliverer is sending stays PENDING (`pending`: it is refused).
- */
-export function resendDeliveryById(
-  store: Store,
-  id: string,
-  at: Date,
-): Promise<WebhookDelivery | 'missing' | 'pending'> {
-  return store.transaction(async (tx) => {
-    const delivery = await tx.webhooks.find(id, { lock: true });
-    if (!delivery) return 'missing' as const;
-    if (delivery.status === 'PENDING') return 'pending' as const;
-    const resent = resentDelivery(delivery, at);
-    await tx.webhooks.update(resent);
-    return resent;
-  });
+  const outcome = await resendDeliveryById(store, id, at, scope);
+  return typeof outcome === 'string' ? undefined : outcome;
 }

@@ -8,13 +8,11 @@ import type { Environment, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { type AdminDeps, loadAdminDocument, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
-import { BodyBudget, bodyBudgetHook } from './body-budget.js';
 import { sandboxCors } from './cors.js';
 import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
-import { closeIdleConnections } from './idle-connections.js';
-import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
+import { applyServerLimits, BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
 import { authenticateFirst, operationHandler, REPLAY_HEADER } from './pipeline.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
@@ -101,12 +99,8 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     frameworkErrors: (error, request, reply) => failures.frameworkError(error, request, reply),
     clientErrorHandler: (error, socket) => failures.clientError(error, socket),
   });
-  app.server.headersTimeout = limits.headersTimeoutMs;
-  app.server.maxConnections = limits.maxConnections;
-  closeIdleConnections(app.server, limits.idleTimeoutMs);
+  applyServerLimits(app, limits, BODY_LIMIT_BYTES, options.log);
   app.decorateRequest('sandboxAuth', null);
-  // Bodies in flight, bounded in bytes: past the budget a request waits before its body is read.
-  app.addHook('preParsing', bodyBudgetHook(new BodyBudget(limits.bodyBytesInFlight), BODY_LIMIT_BYTES));
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
   // the token endpoint's form likewise; any other media type is refused with 415.

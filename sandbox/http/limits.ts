@@ -1,5 +1,9 @@
 // The sandbox's limits on what a client may send and how long it may take: every merchant sharing a
 // sandbox is treated as hostile. Each is documented in docs/sandbox.md ("Limits").
+import type { FastifyInstance } from 'fastify';
+import { capConnectionsPerAddress } from './address-cap.js';
+import { BodyBudget, BodyFloor, bodyBudgetHook } from './body-budget.js';
+import { closeIdleConnections } from './idle-connections.js';
 
 /** Larger request bodies are answered 413 before they are read to the end. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -25,10 +29,16 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Connections open at once; further ones are closed as they arrive (`server.maxConnections`). */
   maxConnections: number;
+  /** Connections open at once from one client address; further ones from it are closed as they arrive (address-cap.ts); 0: no cap. */
+  maxConnectionsPerAddress: number;
   /** The request line and headers, in bytes (Node's `maxHeaderSize`): more is a 431. */
   maxHeaderBytes: number;
   /** Bytes of large request bodies (over 64 KiB) read and not yet answered, all together; more wait (body-budget.ts). */
   bodyBytesInFlight: number;
+  /** A request body must arrive at least this fast (bytes a second, on average since its read began) once `bodyGraceMs` has passed: else 408, closed (body-budget.ts); 0: no floor. */
+  minBodyBytesPerSecond: number;
+  /** How long a body's read may take before `minBodyBytesPerSecond` applies. */
+  bodyGraceMs: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
@@ -37,9 +47,39 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   idleTimeoutMs: 60_000,
   keepAliveTimeoutMs: 30_000,
   maxConnections: 128,
+  // Three quarters of the slots: one client never holds them all (32 stay for the others), and a
+  // client's pool of keep-alive connections beside a burst of 60 requests still fits.
+  maxConnectionsPerAddress: 96,
   maxHeaderBytes: 16 * 1024,
   bodyBytesInFlight: 1024 * 1024,
+  // 64 kbit/s, after 2 s: no client on a working network comes near it; a trickle holds nothing for 30 s.
+  minBodyBytesPerSecond: 8 * 1024,
+  bodyGraceMs: 2_000,
 };
+
+/**
+ * Applies the limits that act on the server's connections and bodies (the timeouts are fastify's
+ * options): the headers timeout, the caps on connections in all and per address, the idle sweep,
+ * the budget of large bodies in flight and the floor rate of every body. `log` hears of an address
+ * refused over its cap (once while it holds connections).
+ */
+export function applyServerLimits(
+  app: FastifyInstance,
+  limits: ServerLimits,
+  bodyLimit: number,
+  log?: (line: string) => void,
+): void {
+  app.server.headersTimeout = limits.headersTimeoutMs;
+  app.server.maxConnections = limits.maxConnections;
+  capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, log);
+  closeIdleConnections(app.server, limits.idleTimeoutMs);
+  const floor = new BodyFloor(app.server, {
+    minBytesPerSecond: limits.minBodyBytesPerSecond,
+    graceMs: limits.bodyGraceMs,
+  });
+  // Bodies in flight, bounded in bytes: past the budget a request waits before its body is read.
+  app.addHook('preParsing', bodyBudgetHook(new BodyBudget(limits.bodyBytesInFlight), bodyLimit, floor));
+}
 
 /** Whether `raw` (JSON text) nests objects and arrays deeper than `max`: one pass, strings skipped. */
 export function nestedDeeperThan(raw: string, max: number): boolean {

@@ -18,7 +18,11 @@ export function startClockTicker(
   const tick = async () => {
     try {
       await clocks.refresh();
-      await clocks.runDue();
+      for (const run of await clocks.runDue())
+        if (run.captured.length + run.billed.length > 0)
+          options.log?.(
+            `clock: ${run.scope.merchantId} (${run.scope.environment}): ${run.captured.length} captured, ${run.billed.length} billed`,
+          );
     } catch (err) {
       options.log?.(`clock: ${(err as Error).message}`);
     }

@@ -4,7 +4,8 @@
 // own helper under every secret of the merchant; each attempt's result is recorded by
 // app/webhooks.ts (delivered, retried, or dead-lettered). A delivery is written in the transaction
 // of the state change it reports, so a crash (even kill -9) loses none: what was taken and not
-// recorded is taken again when its lease runs out.
+// recorded is taken again when its lease runs out, and the first holder's late result is then not
+// recorded (the claim's token no longer holds the delivery).
 //
 // Fair across merchants: every attempt runs on its own (nothing waits for the slowest of a batch),
 // at most `concurrency` at once in this process and at most `perMerchant` held per merchant (in
@@ -79,7 +80,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const post = webhookPoster({
     policy: options.destinations ?? destinationPolicy({}),
     timeoutMs: schedule.timeoutMs,
-    ...(options.resolve ? { resolve: options.resolve } : {}),
+    resolve: options.resolve,
   });
   let stopped = false;
   let claiming: Promise<void> | undefined;
@@ -106,9 +107,15 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
     };
   }
 
-  async function deliver(delivery: WebhookDelivery): Promise<void> {
+  async function deliver(delivery: WebhookDelivery, token: string): Promise<void> {
     const made = await attempt(delivery);
-    const done = await recordAttempt(store, delivery, made.attempt, now(), schedule, made.final);
+    const done = await recordAttempt(store, { delivery, token }, made.attempt, now(), schedule, made.final);
+    if (done === 'stale') {
+      options.log?.(
+        `webhook ${delivery.id}: its hold ran out during the attempt and another claim took it; this attempt's result is not recorded`,
+      );
+      return;
+    }
     const last = done.attempts.at(-1)!;
     options.log?.(
       `webhook ${done.id} → ${done.url}: ${last.statusCode ?? last.error} (${done.status}, attempt ${done.attempts.length})`,
@@ -122,14 +129,14 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       const free = Math.min(concurrency - inFlight.size, MAX_CLAIM);
       if (free <= 0) return;
       const at = now();
-      const due = await takeDueDeliveries(store, {
+      const { token, deliveries: due } = await takeDueDeliveries(store, {
         now: at,
         lockedUntil: new Date(at.getTime() + schedule.timeoutMs + LEASE_MARGIN_MS),
         limit: free,
         perMerchant,
       });
       for (const delivery of due) {
-        const running: Promise<void> = deliver(delivery)
+        const running: Promise<void> = deliver(delivery, token)
           .catch((err: unknown) => options.log?.(`webhook delivery ${delivery.id}: ${(err as Error).message}`))
           .finally(() => {
             inFlight.delete(running);

@@ -102,7 +102,7 @@ function postTo(
     agent: false,
     signal,
     // TLS: the certificate is checked against the URL's host, not the address connected to.
-    ...(secure && isIP(host) === 0 ? { servername: host } : {}),
+    servername: secure && isIP(host) === 0 ? host : undefined,
   };
   return new Promise((resolve, reject) => {
     const request: ClientRequest = (secure ? httpsRequest : httpRequest)(options, (response) => {

@@ -44,6 +44,10 @@ export interface IdempotencyStore {
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Gives a claimed key up (the work failed without a response worth keeping, e.g. a 500). */
   release(ref: IdempotencyKeyRef & { token: string }): Promise<void>;
-  /** Deletes keys past their retention at `now` (of one scope, on its clock; else of all); returns how many. */
-  purgeExpired(now: Timestamp, scope?: Scope): Promise<number>;
+  /**
+   * Deletes keys past their retention at `now` (of one scope, on its clock; else of all); returns
+   * how many. A key whose request is still in flight, its lease holding at `wallNow` (the wall
+   * clock, default `now`), stays: its request completes it (or gives it up).
+   */
+  purgeExpired(now: Timestamp, scope?: Scope, wallNow?: Timestamp): Promise<number>;
 }

@@ -8,137 +8,162 @@ import { type CreateTableBuilder, type Kysely, type Migration, sql } from 'kysel
 const scoped = <TB extends string>(table: CreateTableBuilder<TB, never>) =>
   table.addColumn('merchant_id', 'text', (c) => c.notNull()).addColumn('environment', 'text', (c) => c.notNull());
 
+/** The settings shared by every process, and the merchants with their key hashes. */
+async function createSettingsAndMerchants(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('settings')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('value', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('merchants')
+    .addColumn('merchant_id', 'text', (c) => c.primaryKey())
+    .addColumn('api_key_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .execute();
+}
+
+/** Payments and their operations (the history, in order). */
+async function createPayments(db: Kysely<unknown>): Promise<void> {
+  await scoped(db.schema.createTable('payments'))
+    .addColumn('pay_id', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('trans_id', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('amount_value', 'bigint', (c) => c.notNull())
+    .addColumn('currency', 'text', (c) => c.notNull())
+    .addColumn('merchant_customer_id', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('version', 'integer', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('document', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('payments_pk', ['merchant_id', 'environment', 'pay_id'])
+    // One payment per transId in a scope: getByTransId is unambiguous.
+    .addUniqueConstraint('payments_trans_id', ['merchant_id', 'environment', 'trans_id'])
+    .execute();
+  await db.schema
+    .createIndex('payments_duplicates')
+    .on('payments')
+    .columns(['merchant_id', 'environment', 'amount_value', 'currency', 'created_at'])
+    .execute();
+
+  await scoped(db.schema.createTable('payment_operations'))
+    .addColumn('x_id', 'text', (c) => c.notNull())
+    .addColumn('pay_id', 'text', (c) => c.notNull())
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('payment_operations_pk', ['merchant_id', 'environment', 'x_id'])
+    .addUniqueConstraint('payment_operations_order', ['merchant_id', 'environment', 'pay_id', 'position'])
+    .execute();
+}
+
+/** Idempotency-Key claims and the responses they replay. */
+async function createIdempotencyKeys(db: Kysely<unknown>): Promise<void> {
+  await scoped(db.schema.createTable('idempotency_keys'))
+    .addColumn('idempotency_key', 'text', (c) => c.notNull())
+    .addColumn('operation_id', 'text', (c) => c.notNull())
+    .addColumn('request_hash', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('token', 'text', (c) => c.notNull())
+    .addColumn('locked_until', 'text', (c) => c.notNull())
+    .addColumn('expires_at', 'text', (c) => c.notNull())
+    .addColumn('response_status', 'integer')
+    .addColumn('response_headers', 'text')
+    .addColumn('response_body', 'text')
+    .addPrimaryKeyConstraint('idempotency_keys_pk', ['merchant_id', 'environment', 'idempotency_key'])
+    .execute();
+  await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+}
+
+/** Checkout sessions, payment links and payment intents: one shape. */
+async function createFlows(db: Kysely<unknown>): Promise<void> {
+  for (const table of ['checkout_sessions', 'payment_links', 'payment_intents']) {
+    await scoped(db.schema.createTable(table))
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('data', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint(`${table}_pk`, ['merchant_id', 'environment', 'id'])
+      .execute();
+  }
+}
+
+/** Payment plans and the payments billed under them. */
+async function createPlans(db: Kysely<unknown>): Promise<void> {
+  await scoped(db.schema.createTable('payment_plans'))
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('merchant_customer_id', 'text')
+    .addColumn('customer_id', 'text')
+    .addColumn('currency', 'text', (c) => c.notNull())
+    .addColumn('amount_value', 'bigint')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('last_billing_at', 'text')
+    .addColumn('version', 'integer', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('payment_plans_pk', ['merchant_id', 'environment', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('payment_plans_created')
+    .on('payment_plans')
+    .columns(['merchant_id', 'environment', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('payment_plans_customer')
+    .on('payment_plans')
+    .columns(['merchant_id', 'environment', 'customer_id'])
+    .execute();
+
+  await scoped(db.schema.createTable('plan_payments'))
+    .addColumn('plan_id', 'text', (c) => c.notNull())
+    .addColumn('pay_id', 'text', (c) => c.notNull())
+    .addColumn('billing_date', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('plan_payments_pk', ['merchant_id', 'environment', 'plan_id', 'pay_id'])
+    .execute();
+}
+
+/** Customers, their stored payment methods, and the cards' pseudo numbers. */
+async function createCustomersAndCards(db: Kysely<unknown>): Promise<void> {
+  await scoped(db.schema.createTable('customers'))
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('merchant_customer_id', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('customers_pk', ['merchant_id', 'environment', 'id'])
+    .addUniqueConstraint('customers_merchant_customer_id', ['merchant_id', 'environment', 'merchant_customer_id'])
+    .execute();
+
+  await scoped(db.schema.createTable('payment_methods'))
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('customer_id', 'text', (c) => c.notNull())
+    .addColumn('pseudo_number', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('payment_methods_pk', ['merchant_id', 'environment', 'id'])
+    .addUniqueConstraint('payment_methods_card', ['merchant_id', 'environment', 'customer_id', 'pseudo_number'])
+    .execute();
+
+  await scoped(db.schema.createTable('pseudo_numbers'))
+    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .addColumn('pseudo_number', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('pseudo_numbers_pk', ['merchant_id', 'environment', 'fingerprint'])
+    .addUniqueConstraint('pseudo_numbers_token', ['merchant_id', 'environment', 'pseudo_number'])
+    .execute();
+}
+
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('settings')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .execute();
-
-      await db.schema
-        .createTable('merchants')
-        .addColumn('merchant_id', 'text', (c) => c.primaryKey())
-        .addColumn('api_key_hash', 'text', (c) => c.notNull().unique())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .execute();
-
-      await scoped(db.schema.createTable('payments'))
-        .addColumn('pay_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('trans_id', 'text', (c) => c.notNull())
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('amount_value', 'bigint', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('merchant_customer_id', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addColumn('document', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payments_pk', ['merchant_id', 'environment', 'pay_id'])
-        // One payment per transId in a scope: getByTransId is unambiguous.
-        .addUniqueConstraint('payments_trans_id', ['merchant_id', 'environment', 'trans_id'])
-        .execute();
-      await db.schema
-        .createIndex('payments_duplicates')
-        .on('payments')
-        .columns(['merchant_id', 'environment', 'amount_value', 'currency', 'created_at'])
-        .execute();
-
-      await scoped(db.schema.createTable('payment_operations'))
-        .addColumn('x_id', 'text', (c) => c.notNull())
-        .addColumn('pay_id', 'text', (c) => c.notNull())
-        .addColumn('position', 'integer', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_operations_pk', ['merchant_id', 'environment', 'x_id'])
-        .addUniqueConstraint('payment_operations_order', ['merchant_id', 'environment', 'pay_id', 'position'])
-        .execute();
-
-      await scoped(db.schema.createTable('idempotency_keys'))
-        .addColumn('idempotency_key', 'text', (c) => c.notNull())
-        .addColumn('operation_id', 'text', (c) => c.notNull())
-        .addColumn('request_hash', 'text', (c) => c.notNull())
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('token', 'text', (c) => c.notNull())
-        .addColumn('locked_until', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull())
-        .addColumn('response_status', 'integer')
-        .addColumn('response_headers', 'text')
-        .addColumn('response_body', 'text')
-        .addPrimaryKeyConstraint('idempotency_keys_pk', ['merchant_id', 'environment', 'idempotency_key'])
-        .execute();
-      await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
-
-      for (const table of ['checkout_sessions', 'payment_links', 'payment_intents']) {
-        await scoped(db.schema.createTable(table))
-          .addColumn('id', 'text', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .addColumn('data', 'text', (c) => c.notNull())
-          .addPrimaryKeyConstraint(`${table}_pk`, ['merchant_id', 'environment', 'id'])
-          .execute();
-      }
-
-      await scoped(db.schema.createTable('payment_plans'))
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('merchant_customer_id', 'text')
-        .addColumn('customer_id', 'text')
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('amount_value', 'bigint')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('last_billing_at', 'text')
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_plans_pk', ['merchant_id', 'environment', 'id'])
-        .execute();
-      await db.schema
-        .createIndex('payment_plans_created')
-        .on('payment_plans')
-        .columns(['merchant_id', 'environment', 'created_at'])
-        .execute();
-      await db.schema
-        .createIndex('payment_plans_customer')
-        .on('payment_plans')
-        .columns(['merchant_id', 'environment', 'customer_id'])
-        .execute();
-
-      await scoped(db.schema.createTable('plan_payments'))
-        .addColumn('plan_id', 'text', (c) => c.notNull())
-        .addColumn('pay_id', 'text', (c) => c.notNull())
-        .addColumn('billing_date', 'text', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('plan_payments_pk', ['merchant_id', 'environment', 'plan_id', 'pay_id'])
-        .execute();
-
-      await scoped(db.schema.createTable('customers'))
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('merchant_customer_id', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('customers_pk', ['merchant_id', 'environment', 'id'])
-        .addUniqueConstraint('customers_merchant_customer_id', ['merchant_id', 'environment', 'merchant_customer_id'])
-        .execute();
-
-      await scoped(db.schema.createTable('payment_methods'))
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('customer_id', 'text', (c) => c.notNull())
-        .addColumn('pseudo_number', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_methods_pk', ['merchant_id', 'environment', 'id'])
-        .addUniqueConstraint('payment_methods_card', ['merchant_id', 'environment', 'customer_id', 'pseudo_number'])
-        .execute();
-
-      await scoped(db.schema.createTable('pseudo_numbers'))
-        .addColumn('fingerprint', 'text', (c) => c.notNull())
-        .addColumn('pseudo_number', 'text', (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('pseudo_numbers_pk', ['merchant_id', 'environment', 'fingerprint'])
-        .addUniqueConstraint('pseudo_numbers_token', ['merchant_id', 'environment', 'pseudo_number'])
-        .execute();
+      await createSettingsAndMerchants(db);
+      await createPayments(db);
+      await createIdempotencyKeys(db);
+      await createFlows(db);
+      await createPlans(db);
+      await createCustomersAndCards(db);
     },
   },
   '0002_webhook_deliveries': {

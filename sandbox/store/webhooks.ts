@@ -4,6 +4,11 @@ import type { Environment, Scope, Timestamp, WebhookDelivery } from '../domain/t
 
 /** What the deliverer asks for: due deliveries, fairly across merchants. */
 export interface DueClaim {
+  /**
+   * Marks what this claim holds (the deliverer's own, never a listener's `<listenerId>.…`): the
+   * attempts' results must present it (WebhookOutbox.record).
+   */
+  token: string;
   now: Timestamp;
   /** The hold's end: a process that dies holding a delivery lets it go then. */
   lockedUntil: Timestamp;
@@ -26,8 +31,13 @@ export interface WebhookOutbox {
    * none takes more than `perMerchant` in all.
    */
   claimDue(claim: DueClaim): Promise<WebhookDelivery[]>;
-  /** Stores a delivery after an attempt (or a resend) and releases its hold. */
-  save(delivery: WebhookDelivery): Promise<void>;
+  /**
+   * Stores a delivery after an attempt made under the claim `token`, and releases its hold; false
+   * (nothing written) when the claim no longer holds it: its hold ran out and another claim took it
+   * (whose result stands), or it is gone. So a claim that outlived its hold never overwrites a newer
+   * claim's result, nor ends a delivery that another claim holds (which housekeeping could then delete).
+   */
+  record(delivery: WebhookDelivery, token: string): Promise<boolean>;
   get(scope: Scope, id: string): Promise<WebhookDelivery | undefined>;
   /** A delivery by its id, whatever its scope. */
   find(id: string): Promise<WebhookDelivery | undefined>;
@@ -67,7 +77,11 @@ export interface WebhookListeners {
   touch(merchantId: string, id: string, now: Timestamp, expiresAt: Timestamp): Promise<Scope | undefined>;
   /** Removes the merchant's listener and releases what it holds (due at once, for the URL or another listener); false when there was none. */
   remove(merchantId: string, id: string): Promise<boolean>;
-  /** Takes the scope's due deliveries for the listener (see ListenerClaim); undefined when the listener is gone. */
+  /**
+   * Takes the scope's due deliveries for the listener (see ListenerClaim); undefined when the
+   * listener is gone. It holds the listener's row meanwhile: a removal or housekeeping's delete
+   * under way is waited for (then: gone), and one that comes after it releases what it took.
+   */
   claim(claim: ListenerClaim): Promise<WebhookDelivery[] | undefined>;
   /** Lets the merchant's deliveries held under the claim `token` go (due again at once). */
   release(merchantId: string, token: string): Promise<void>;
@@ -75,7 +89,7 @@ export interface WebhookListeners {
 
 /** What the housekeeping job deletes. */
 export interface Housekeeping {
-  /** Deletes deliveries in `status` that ended at or before `before`; returns how many. */
+  /** Deletes deliveries in `status` that ended at or before `before`; returns how many. A PENDING one (held or not) is never deleted. */
   purgeDeliveries(status: 'DELIVERED' | 'DEAD', before: Timestamp): Promise<number>;
   /** Deletes listeners expired at `now`; returns how many. */
   purgeListeners(now: Timestamp): Promise<number>;

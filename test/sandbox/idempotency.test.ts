@@ -1,9 +1,10 @@
 // Idempotency as Stripe and Adyen do it, on SQLite and on PostgreSQL: the same key with the same
 // request replays the first response byte for byte (Idempotent-Replayed: true); the same key with a
 // different request is a 409; concurrent requests with one key make one payment; keys are scoped per
-// merchant and root and kept 24 hours; a request that failed validation keeps nothing.
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../sandbox/store/store.js';
+// merchant and root; a request that failed validation keeps nothing. Keys kept 24 hours on the
+// scope's clock: clock.test.ts; the claims in the store themselves (in flight, completed, renewed,
+// taken over, rolled back, two processes at once): store-contract.test.ts.
+import { describe, expect, it } from 'vitest';
 import { databases, STORES } from '../support/postgres.js';
 import { conformingFetch, sandboxPerSuite } from '../support/sandbox.js';
 
@@ -121,97 +122,5 @@ describe.each(STORES)('idempotency on %s', (kind) => {
     expect(new Set(created.map((a) => JSON.parse(a.text).payId)).size).toBe(1);
     expect(created.filter((a) => a.replayed === null)).toHaveLength(1);
     expect((await sandbox().call('GET', `/payments/getByTransId/${body.transId}`)).status).toBe(200);
-  });
-});
-
-describe.each(STORES)('idempotency keys in the store (%s)', (kind) => {
-  const sandbox = sandboxPerSuite(() => dbs.database(kind));
-  let store: Store;
-  beforeAll(() => {
-    store = sandbox().sandbox.store;
-  });
-  const scope = { merchantId: 'm', environment: 'test' as const };
-  const claim = (k: string, now: string, requestHash = 'h') =>
-    store.idempotency.claim({
-      scope,
-      key: k,
-      operationId: 'createPayment',
-      requestHash,
-      now,
-      leaseMs: 30_000,
-      retentionMs: 24 * 3_600_000,
-    });
-  const complete = (k: string, token: string, now: string, body = '{}') =>
-    store.transaction((tx) =>
-      tx.idempotency.complete({
-        scope,
-        key: k,
-        token,
-        response: { status: 201, headers: { 'content-type': 'application/json' }, body },
-        now,
-      }),
-    );
-
-  it('a key in flight is a conflict until its request completes or gives it up', async () => {
-    const t0 = '2026-11-24T10:00:00.000Z';
-    const first = (await claim('flight', t0)) as { outcome: string; token: string };
-    expect(first.outcome).toBe('claimed');
-    expect(await claim('flight', '2026-11-24T10:00:10.000Z')).toEqual({ outcome: 'conflict', reason: 'in_progress' });
-    await store.idempotency.release({ scope, key: 'flight', token: first.token });
-    expect((await claim('flight', '2026-11-24T10:00:11.000Z')).outcome).toBe('claimed');
-  });
-
-  it.runIf(kind === 'postgres')(
-    'PostgreSQL: after its lease ran out (its process died), a key is taken over, and the old token can no longer complete it',
-    async () => {
-      const t0 = '2026-11-24T10:00:00.000Z';
-      const first = (await claim('lease', t0)) as { token: string };
-      expect((await claim('lease', '2026-11-24T10:00:31.000Z')).outcome).toBe('claimed');
-      await expect(complete('lease', first.token, t0)).rejects.toThrow(/took it over/);
-    },
-  );
-
-  it('a completed key replays for 24 hours, then the key is new again', async () => {
-    const t0 = '2026-11-24T10:00:00.000Z';
-    const first = (await claim('retention', t0)) as { token: string };
-    await complete('retention', first.token, t0, '{"a":1}');
-    expect(await claim('retention', '2026-11-25T09:59:59.000Z')).toEqual({
-      outcome: 'replay',
-      response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"a":1}' },
-    });
-    expect(await claim('retention', '2026-11-25T09:59:59.000Z', 'other')).toEqual({
-      outcome: 'conflict',
-      reason: 'different_request',
-    });
-    const renewed = (await claim('retention', '2026-11-25T10:00:01.000Z', 'other')) as {
-      outcome: string;
-      token: string;
-    };
-    expect(renewed.outcome).toBe('claimed');
-    await complete('retention', renewed.token, '2026-11-25T10:00:01.000Z', '{"b":2}');
-    expect(await claim('retention', '2026-11-25T10:00:02.000Z', 'other')).toMatchObject({
-      outcome: 'replay',
-      response: { body: '{"b":2}' },
-    });
-    expect(await store.idempotency.purgeExpired('2026-11-27T00:00:00.000Z')).toBeGreaterThanOrEqual(1);
-  });
-
-  it('a completion rolls back with its transaction: nothing is replayed', async () => {
-    const t0 = '2026-11-24T10:00:00.000Z';
-    const first = (await claim('rollback', t0)) as { token: string };
-    await expect(
-      store.transaction(async (tx) => {
-        await tx.idempotency.complete({
-          scope,
-          key: 'rollback',
-          token: first.token,
-          response: { status: 201, headers: {}, body: '{}' },
-          now: t0,
-        });
-        throw new Error('the work failed');
-      }),
-    ).rejects.toThrow('the work failed');
-    await store.idempotency.release({ scope, key: 'rollback', token: first.token });
-    expect((await claim('rollback', '2026-11-24T10:00:01.000Z')).outcome).toBe('claimed');
   });
 });

@@ -1,12 +1,10 @@
 // Webhook delivery is fair across merchants, on SQLite and on PostgreSQL: one merchant's endpoint
 // that never answers (each attempt waits for the timeout) holds at most `perMerchant` attempts, and
-// another merchant's delivery is sent beside them, at once, not after them. The outbox's claim, by
-// itself: round-robin over merchants, a merchant's cap counted from what it already holds, scopes
-// with a connected listener left alone; and two stores on one PostgreSQL database (two processes)
-// never take the same delivery.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// another merchant's delivery is sent beside them, at once, not after them. The outbox's claim by
+// itself (round-robin over merchants, the cap, listeners' scopes left alone, two processes never
+// taking the same delivery) is the store's: test/sandbox/store-contract.test.ts.
+import { afterAll, describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
-import { openStore } from '../../sandbox/store/index.js';
 import type { Store } from '../../sandbox/store/store.js';
 import { databases, STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
@@ -84,98 +82,4 @@ describe.each(STORES)('webhook delivery across merchants on %s', (kind) => {
     });
     expect(sent!.attempts.map((a) => a.statusCode)).toEqual([200]);
   }, 30_000);
-});
-
-describe.each(STORES)('the outbox claim on %s', (kind) => {
-  let store: Store;
-  beforeAll(async () => {
-    store = await openStore({ database: await dbs.database(kind) });
-    for (const merchantId of ['hang', 'fine', 'third'])
-      await store.merchants.upsert({
-        merchantId,
-        apiKeyHash: `${merchantId}-hash`,
-        sealedWebhookSecrets: 'whsec_x',
-        createdAt: new Date().toISOString(),
-      });
-  });
-  afterAll(() => store?.close());
-
-  const claim = (perMerchant: number, limit = 64) => {
-    const now = new Date();
-    return store.webhooks.claimDue({
-      now: now.toISOString(),
-      lockedUntil: new Date(now.getTime() + 60_000).toISOString(),
-      limit,
-      perMerchant,
-    });
-  };
-
-  it('takes every merchant’s next delivery before any merchant’s one after it, and no more than a merchant’s cap in all', async () => {
-    const hang = Array.from({ length: 50 }, (_, i) => delivery('hang', 'http://hang.example/', 10_000 - i));
-    const fine = [delivery('fine', 'http://fine.example/', 5_000), delivery('fine', 'http://fine.example/', 4_000)];
-    await queue(store, [...hang, ...fine]);
-
-    const first = await claim(3, 4);
-    expect(first.map((d) => d.id)).toEqual([hang[0]!.id, fine[0]!.id, hang[1]!.id, fine[1]!.id]);
-    const second = await claim(3);
-    expect(second.map((d) => d.id)).toEqual([hang[2]!.id]); // its third; fine has none left
-    expect(await claim(3)).toEqual([]); // hang holds 3: its cap
-    // A merchant that holds nothing comes first.
-    const third = delivery('third', 'http://third.example/', 60_000);
-    await queue(store, [third]);
-    expect((await claim(4, 1)).map((d) => d.id)).toEqual([third.id]);
-  });
-
-  it('leaves the scopes of a connected listener to it', async () => {
-    const now = new Date();
-    const fine = delivery('fine', 'http://fine.example/');
-    await queue(store, [fine]);
-    const registered = await store.listeners.register(
-      {
-        scope: fine.scope,
-        id: 'lst_fairness',
-        now: now.toISOString(),
-        expiresAt: new Date(now.getTime() + 60_000).toISOString(),
-      },
-      4,
-    );
-    expect(registered).toBe('registered');
-    expect((await claim(10)).map((d) => d.id)).not.toContain(fine.id);
-    expect(await store.listeners.remove('fine', 'lst_fairness')).toBe(true);
-    expect((await claim(10)).map((d) => d.id)).toContain(fine.id);
-  });
-});
-
-describe('two stores on one PostgreSQL database', () => {
-  it('claiming at once, they never take the same delivery', async () => {
-    const database = await dbs.database('postgres');
-    const [a, b] = await Promise.all([openStore({ database }), openStore({ database })]);
-    try {
-      for (const merchantId of ['m1', 'm2', 'm3'])
-        await a.merchants.upsert({
-          merchantId,
-          apiKeyHash: `${merchantId}-h`,
-          sealedWebhookSecrets: 'x',
-          createdAt: '',
-        });
-      const all = ['m1', 'm2', 'm3'].flatMap((m) => Array.from({ length: 20 }, () => delivery(m, 'http://x.example/')));
-      await queue(a, all);
-      const taken: string[] = [];
-      for (let round = 0; round < 10; round++) {
-        const now = new Date();
-        const request = {
-          now: now.toISOString(),
-          lockedUntil: new Date(now.getTime() + 60_000).toISOString(),
-          limit: 8,
-          perMerchant: 100,
-        };
-        const claims = await Promise.all([a, b, a, b].map((s) => s.webhooks.claimDue(request)));
-        taken.push(...claims.flat().map((d) => d.id));
-      }
-      expect(new Set(taken).size).toBe(taken.length);
-      expect(new Set(taken)).toEqual(new Set(all.map((d) => d.id)));
-    } finally {
-      await Promise.all([a.close(), b.close()]);
-    }
-  });
 });

@@ -25,7 +25,7 @@ async function take(
   tx: Db,
   ids: string[],
   now: string,
-  hold: { lockedUntil: string; token: string | null },
+  hold: { lockedUntil: string; token: string },
 ): Promise<WebhookDelivery[]> {
   if (ids.length === 0) return [];
   const rows = await dialect
@@ -56,7 +56,7 @@ async function take(
  * merchant's one after it. Scopes with a connected listener are left to the listener.
  */
 export function claimDue(dialect: StoreDialect, claim: DueClaim): Promise<WebhookDelivery[]> {
-  const { now, lockedUntil, limit, perMerchant } = claim;
+  const { now, lockedUntil, limit, perMerchant, token } = claim;
   return dialect.runTransaction(async (tx) => {
     const candidates = await tx
       .with('held', (db) =>
@@ -112,7 +112,7 @@ export function claimDue(dialect: StoreDialect, claim: DueClaim): Promise<Webhoo
       tx,
       candidates.map((c) => c.id),
       now,
-      { lockedUntil, token: null },
+      { lockedUntil, token },
     );
   });
 }
@@ -124,9 +124,14 @@ export function claimDue(dialect: StoreDialect, claim: DueClaim): Promise<Webhoo
 export function claimForListener(dialect: StoreDialect, claim: ListenerClaim): Promise<WebhookDelivery[] | undefined> {
   const { scope, listenerId, token, now, lockedUntil } = claim;
   return dialect.runTransaction(async (tx) => {
-    const alive = await scoped(tx.selectFrom('webhook_listeners').select('id'), scope)
-      .where('id', '=', listenerId)
-      .where('expires_at', '>', now)
+    // Locked: a removal (or housekeeping's delete) under way is waited for, and then the listener is
+    // gone; one that comes later finds what this claim took, and releases it.
+    const alive = await dialect
+      .lockForUpdate(
+        scoped(tx.selectFrom('webhook_listeners').select('id'), scope)
+          .where('id', '=', listenerId)
+          .where('expires_at', '>', now),
+      )
       .executeTakeFirst();
     if (!alive) return undefined;
     const held = await scoped(

@@ -48,8 +48,13 @@ export function webhooksRepository({ db, dialect }: Context): StoreTransaction['
         .execute();
     },
     async bringForward(scope, byMs, wallNow) {
-      const rows = await scoped(db.selectFrom('webhook_deliveries').select('data'), scope)
-        .where('status', '=', 'PENDING')
+      // Locked: an attempt's result recorded meanwhile is either seen here (the delivery is no longer
+      // PENDING, or its attempts are the new ones) or written after this, over it; never overwritten
+      // with what was read before it.
+      const rows = await dialect
+        .lockForUpdate(
+          scoped(db.selectFrom('webhook_deliveries').select('data'), scope).where('status', '=', 'PENDING'),
+        )
         .execute();
       let due = 0;
       for (const row of rows) {
@@ -74,12 +79,15 @@ export function webhookOutbox(dialect: StoreDialect): WebhookOutbox {
   const { reader } = dialect;
   return {
     claimDue: (claim) => claimDue(dialect, claim),
-    async save(delivery) {
-      await dialect.runWrite((db) =>
+    async record(delivery, token) {
+      const result = await dialect.runWrite((db) =>
         scoped(db.updateTable('webhook_deliveries').set(written(delivery)), delivery.scope)
           .where('id', '=', delivery.id)
-          .execute(),
+          .where('status', '=', 'PENDING')
+          .where('claim_token', '=', token)
+          .executeTakeFirst(),
       );
+      return Number(result.numUpdatedRows) === 1;
     },
     async get(scope, id) {
       const row = await scoped(reader.selectFrom('webhook_deliveries').select('data'), scope)

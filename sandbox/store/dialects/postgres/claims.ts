@@ -68,7 +68,12 @@ export function leasedClaims(
     return (await sent.answer)?.rowCount === 1;
   }
 
-  async function claim(request: ClaimRequest): Promise<ClaimResult> {
+  /**
+   * Claims the key. The row read may change before it is taken: released or deleted by housekeeping
+   * (then the key is free: claimed anew), or taken by a racing request (then it is that one's). A
+   * take that finds the row changed looks again, a few times, rather than answer from what it read.
+   */
+  async function claim(request: ClaimRequest, looks = 3): Promise<ClaimResult> {
     const { scope, key, now } = request;
     const fresh = () => claimFields(request, randomUUID());
     const claimed = fresh();
@@ -77,14 +82,14 @@ export function leasedClaims(
     const row = await scoped(db.selectFrom('idempotency_keys').selectAll(), scope)
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
-    if (!row) return claim(request); // released meanwhile: try again
+    const again = (): Promise<ClaimResult> =>
+      looks > 1 ? claim(request, looks - 1) : Promise.resolve({ outcome: 'conflict', reason: 'in_progress' });
+    if (!row) return again(); // released or deleted meanwhile
     if (row.expires_at <= now) {
       // Past its retention: the key is new again. Only one of several racing requests wins.
       const renewed = fresh();
       const taken = await keyOf(request).set(renewed).where('token', '=', row.token).executeTakeFirst();
-      return Number(taken.numUpdatedRows) === 1
-        ? { outcome: 'claimed', token: renewed.token }
-        : { outcome: 'conflict', reason: 'in_progress' };
+      return Number(taken.numUpdatedRows) === 1 ? { outcome: 'claimed', token: renewed.token } : again();
     }
     if (row.operation_id !== request.operationId || row.request_hash !== request.requestHash)
       return { outcome: 'conflict', reason: 'different_request' };
@@ -97,13 +102,11 @@ export function leasedClaims(
       .where('token', '=', row.token)
       .where('state', '=', 'in_flight')
       .executeTakeFirst();
-    return Number(taken.numUpdatedRows) === 1
-      ? { outcome: 'claimed', token }
-      : { outcome: 'conflict', reason: 'in_progress' };
+    return Number(taken.numUpdatedRows) === 1 ? { outcome: 'claimed', token } : again();
   }
 
   return {
-    claim,
+    claim: (request) => claim(request),
     async release({ scope, key, token }) {
       await scoped(db.deleteFrom('idempotency_keys'), scope)
         .where('idempotency_key', '=', key)

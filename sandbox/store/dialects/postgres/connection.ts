@@ -25,7 +25,7 @@ export class PreparedStatements {
   /** `text` with its values, by name when it is one of them. */
   config(text: string, values: readonly unknown[] | undefined): pg.QueryConfig {
     const name = this.names.get(text);
-    return { text, values: values as unknown[], ...(name ? { name } : {}) };
+    return { text, values: values as unknown[], name };
   }
   /** Whether `text` holds the rows it reads (compiled by the dialect's lockForUpdate or lockSkippingLocked). */
   locks(text: string): boolean {
@@ -63,7 +63,7 @@ const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 /** A statement's answer as Kysely takes it. */
 export async function kyselyResult<R>(answer: Promise<pg.QueryResult<R & pg.QueryResultRow>>): Promise<QueryResult<R>> {
   const { command, rowCount, rows } = await answer;
-  return { rows: rows ?? [], ...(WRITES.has(command) ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}) };
+  return { rows: rows ?? [], numAffectedRows: WRITES.has(command) ? BigInt(rowCount ?? 0) : undefined };
 }
 
 export class PipelinedConnection implements Statements {

@@ -69,6 +69,13 @@ export class PostgresTransactions {
     const client = await this.pool.connect();
     const connection = new PipelinedConnection(client, this.statements);
     let broken: Error | undefined;
+    // A connection that breaks while it is checked out (the server ended the session) fails its
+    // statements; its client's error event, which the pool listens to only while the client is
+    // idle, would otherwise end the process. The pool then drops it.
+    const dropped = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', dropped);
     try {
       connection.send('begin');
       if (options.asynchronousCommit) connection.send('set local synchronous_commit = off');
@@ -81,6 +88,7 @@ export class PostgresTransactions {
       });
       throw error;
     } finally {
+      client.removeListener('error', dropped);
       client.release(broken);
     }
   }
