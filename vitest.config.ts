@@ -17,6 +17,7 @@ export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 
 /** The serial project's files. */
 export const SERIAL = [
   'test/sandbox/idle-connections.test.ts',
+  'test/sandbox/limits.test.ts',
   'test/sandbox/webhook-fairness.test.ts',
   'test/sandbox/hidden-classes.test.ts',
   'test/sandbox/credentials.test.ts',

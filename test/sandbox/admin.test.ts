@@ -1,4 +1,4 @@
-// The admin API (/_sandbox, sandbox/admin/openapi.yaml) on SQLite and on PostgreSQL: its own
+// The admin API (/_sandbox, sandbox/admin/openapi.yaml), on SQLite (HTTP_STORES): its own
 // credential, a reset of one scope or of everything, the test clock shown and advanced (a DELAYED
 // capture runs), webhook deliveries listed with their attempts and resent (409 while pending, 404
 // unknown), and validation from its document. Every admin response is held to the admin document.
@@ -10,12 +10,10 @@ import { ADMIN_PREFIX, type AdminOperationId, loadAdminDocument } from '../../sa
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite } from '../support/sandbox.js';
+import { sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
 const HOUR = 3_600_000;
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 /** Every response of an admin operation checked against the admin document (throws naming the violation). */
 async function adminFetch(

@@ -1,4 +1,4 @@
-// The test clocks, on SQLite and on PostgreSQL: one per scope, advanced forward only; what falls due
+// The test clocks, on SQLite (HTTP_STORES): one per scope, advanced forward only; what falls due
 // in between runs in order, each item at its own time: DELAYED captures `delayedHours` after the
 // authorization, recurring and installment plans billing on their dates (a plan payment and a
 // notification each), pending webhook retries; idempotency keys and bearer tokens expire on it;
@@ -9,18 +9,16 @@ import type { Scope } from '../../sandbox/domain/types.js';
 import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
 import { IDEMPOTENCY_RETENTION_MS } from '../../sandbox/http/pipeline.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite } from '../support/sandbox.js';
+import { sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const VISA = '4111111111111111';
 
-describe.each(STORES)('test clocks on %s', (kind) => {
+describe.each(HTTP_STORES)('test clocks on %s', (kind) => {
   const receiver = new Receiver();
   // Retries an hour apart: only the clock can make them due within a test.
   const sandbox = sandboxPerSuite(

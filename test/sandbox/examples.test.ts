@@ -1,4 +1,4 @@
-// The contract's examples as a merchant's data (sandbox/app/seed.ts), on SQLite and on PostgreSQL:
+// The contract's examples as a merchant's data (sandbox/app/seed.ts) (the demo merchant: on SQLite and on PostgreSQL):
 // the admin API gives a merchant the objects the examples name, under the examples' own ids (read
 // here from the bundle too, never copied), each in the state its operation needs; a second time,
 // or on colliding data, nothing is made (409); a reset brings them back to the scopes that had

@@ -4,11 +4,9 @@
 // may have passed for that merchant, and not for another.
 import { describe, expect, it } from 'vitest';
 import { deref, isObject, type JsonObject, operations, propertiesOf } from '../../tooling/openapi/walker.js';
-import { sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import { sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const HOUR = 3_600_000;
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 /** The operations whose request body has an `expirationTime`, with the first request example of each. */
 function withExpiration(): Array<{ id: string; method: string; path: string; example: JsonObject }> {

@@ -1,4 +1,4 @@
-// The hosted payment page and webhook delivery, on SQLite and on PostgreSQL: a checkout session, a
+// The hosted payment page and webhook delivery, on SQLite (HTTP_STORES): a checkout session, a
 // payment link and a HOSTED payment are paid, declined or cancelled through the page's form (as a
 // browser without JavaScript sends it); the customer lands on the merchant's URLs with the
 // identifiers the contract documents; the merchant's endpoint receives the notification from the
@@ -10,12 +10,10 @@ import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { newMerchant, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import { newMerchant, sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
 import { createSchemaValidator, formatErrors } from '../support/schema.js';
 
 const dbs = databases();
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 const MAX_ATTEMPTS = 5;
 
 const redirectParameters = () => {

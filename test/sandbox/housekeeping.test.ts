@@ -1,17 +1,17 @@
-// Housekeeping through the sandbox, on SQLite and on PostgreSQL (app/housekeeping.ts, run by
+// Housekeeping through the sandbox, on SQLite (HTTP_STORES) (app/housekeeping.ts, run by
 // jobs/housekeeper.ts): idempotency keys of real requests are deleted after 24 hours on the clock of
 // their scope (an advanced clock expires its own, the others keep theirs); the job runs on its own
 // and deletes a delivered notification once its retention has passed. What each delete spares (a
 // pending delivery, a key in flight) and its races with the claims: store-contract.test.ts.
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION, runHousekeeping } from '../../sandbox/app/housekeeping.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
 
-describe.each(STORES)('housekeeping on %s', (kind) => {
+describe.each(HTTP_STORES)('housekeeping on %s', (kind) => {
   // The job out of the way (hourly): the tests run housekeeping themselves.
   const sandbox = sandboxPerSuite(() => dbs.database(kind), {
     webhooks: { pollMs: 25, retryBaseMs: 3_600_000 },
@@ -48,7 +48,7 @@ describe.each(STORES)('housekeeping on %s', (kind) => {
   });
 });
 
-describe.each(STORES)('the housekeeping job on %s', (kind) => {
+describe.each(HTTP_STORES)('the housekeeping job on %s', (kind) => {
   const receiver = new Receiver();
   const sandbox = sandboxPerSuite(
     async () => {

@@ -1,4 +1,4 @@
-// The sandbox's HTTP layer, on SQLite and on PostgreSQL: every operation is routed from the
+// The sandbox's HTTP layer, on SQLite (HTTP_STORES): every operation is routed from the
 // contract under both roots; credentials per operation; validation of every part of a request with
 // the contract's 400 naming each field; 413 and 415; the roots and merchants keep their data
 // apart; CORS only where a browser may call. Every response goes through the conformance check.
@@ -10,6 +10,7 @@ import { corsHeaders, preflight } from '../support/cors.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import {
   ConformanceError,
+  cardPayment,
   conformingFetch,
   sandboxContract,
   sandboxPerSuite,
@@ -18,14 +19,6 @@ import {
 import { runSandboxCommand } from '../support/sandbox-process.js';
 
 const dbs = databases();
-
-const cardPayment = (transId: string, extra: Record<string, unknown> = {}) => ({
-  transId,
-  amount: { value: 2500, currency: 'USD' },
-  captureMethod: { type: 'MANUAL' },
-  paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
-  ...extra,
-});
 
 describe.each(HTTP_STORES)('the sandbox on %s', (kind) => {
   // The origin the CORS test below calls from (CORS is closed unless origins are named).

@@ -1,11 +1,11 @@
-// Idempotency as Stripe and Adyen do it, on SQLite and on PostgreSQL: the same key with the same
+// Idempotency as Stripe and Adyen do it, on SQLite (HTTP_STORES): the same key with the same
 // request replays the first response byte for byte (Idempotent-Replayed: true); the same key with a
 // different request is a 409; concurrent requests with one key make one payment; keys are scoped per
 // merchant and root; a request that failed validation keeps nothing. Keys kept 24 hours on the
 // scope's clock: clock.test.ts; the claims in the store themselves (in flight, completed, renewed,
 // taken over, rolled back, two processes at once): store-contract.test.ts.
 import { describe, expect, it } from 'vitest';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { conformingFetch, sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
@@ -17,7 +17,7 @@ const payment = (transId: string) => ({
   paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
 });
 
-describe.each(STORES)('idempotency on %s', (kind) => {
+describe.each(HTTP_STORES)('idempotency on %s', (kind) => {
   const sandbox = sandboxPerSuite(() => dbs.database(kind));
 
   /** The raw exchange, to compare bytes. */

@@ -19,13 +19,11 @@ import { type ProcessGroup, startProcessGroup } from '../../tooling/process/serv
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
+import { sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
 import { runSandboxCommand } from '../support/sandbox-process.js';
 import { DeliveryChecks } from '../support/webhook-check.js';
 
 const dbs = databases();
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 interface Answer {
   status: number;

@@ -1,4 +1,4 @@
-// The payment lifecycle of the sandbox, on SQLite and on PostgreSQL: the interface document's rules
+// The payment lifecycle of the sandbox, on SQLite (HTTP_STORES): the interface document's rules
 // and preconditions (capture of an authorized payment, reversal only while nothing is captured,
 // refunds up to what was captured, incremental authorization of card payments, confirmation of
 // multi-step methods, the payId that never changes and an xId per operation), the contract's
@@ -6,11 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { isObject } from '../../tooling/openapi/walker.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import { sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 /** The contract's simulation codes, as the sandbox must honour them. */
 function simulationCodes(): Array<{

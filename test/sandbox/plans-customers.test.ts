@@ -1,14 +1,13 @@
-// Plans, customers and services of the sandbox, on SQLite and on PostgreSQL: initial
+// Plans, customers and services of the sandbox, on SQLite (HTTP_STORES): initial
 // credential-on-file payments create plans of the matching type; charges follow the document's
 // amount rules; installments complete; the plan list filters and pages for real. Customers and their
 // stored cards come from payments (never a full card number). The services answer from fixtures.
 import { describe, expect, it } from 'vitest';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { sandboxPerSuite } from '../support/sandbox.js';
+import { sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
-let seq = 0;
-const id = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
+const id = transId;
 
 const VISA = '4111111111111111';
 

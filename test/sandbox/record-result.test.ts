@@ -1,4 +1,4 @@
-// The payment record's result follows the payment, on SQLite and on PostgreSQL: after each change that
+// The payment record's result follows the payment, on SQLite (HTTP_STORES): after each change that
 // no request of the merchant's made on the spot (the customer's choice on the hosted page, a
 // confirmation, the DELAYED capture and a plan's billing on the test clock, an expiry), getByPayId's
 // `status`, `responseCode` and `responseDescription` at the top report the payment's latest outcome,
@@ -7,11 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../sandbox/domain/types.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { bearerOf, sandboxContract, sandboxPerSuite } from '../support/sandbox.js';
+import { bearerOf, sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 

@@ -1,4 +1,4 @@
-// Webhook delivery is fair across merchants, on SQLite and on PostgreSQL: one merchant's endpoint
+// Webhook delivery is fair across merchants, on SQLite (HTTP_STORES): one merchant's endpoint
 // that never answers (each attempt waits for the timeout) holds at most `perMerchant` attempts, and
 // another merchant's delivery is sent beside them, at once, not after them. The outbox's claim by
 // itself (round-robin over merchants, the cap, listeners' scopes left alone, two processes never
@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import type { Store } from '../../sandbox/store/store.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxPerSuite } from '../support/sandbox.js';
 import { type HoldingReceiver, holdingReceiver } from '../support/sandbox-process.js';
@@ -36,7 +36,7 @@ const queue = (store: Store, deliveries: WebhookDelivery[]) =>
     for (const d of deliveries) await tx.webhooks.insert(d);
   });
 
-describe.each(STORES)('webhook delivery across merchants on %s', (kind) => {
+describe.each(HTTP_STORES)('webhook delivery across merchants on %s', (kind) => {
   const TIMEOUT_MS = 4_000;
   const hanging: { receiver?: HoldingReceiver } = {};
   const endpoint = new Receiver();

@@ -14,11 +14,8 @@ import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import type { ResolvedAddress } from '../../sandbox/jobs/webhook-post.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { newMerchant, sandboxPerSuite, type TestSandbox } from '../support/sandbox.js';
+import { newMerchant, sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
 import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
-
-let seq = 0;
-const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 /** The four operations that take `urls.webhook`, each with a valid body around the URL. */
 const CREATIONS: Array<{ path: string; body: (url: string) => Record<string, unknown> }> = [

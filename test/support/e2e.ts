@@ -15,7 +15,10 @@ import { connectBrowser } from './browser.js';
 import { checkResponse, matchOperation } from './contract-check.js';
 import { type ExampleReceiver, startExampleReceiver } from './example-receiver.js';
 import { MerchantSite } from './merchant-site.js';
-import { conformingFetch, newMerchant, sandboxContract } from './sandbox.js';
+import { conformingFetch, newMerchant, sandboxContract, transId } from './sandbox.js';
+
+export { transId };
+
 import { type HoldingReceiver, holdingReceiver } from './sandbox-process.js';
 import { registerWebhookSecrets } from './webhook-check.js';
 
@@ -30,10 +33,6 @@ export const enhancedMerchant = (
   registerWebhookSecrets(merchant);
   return merchant;
 };
-
-let seq = 0;
-/** A transId no other test uses. */
-export const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
 /** The SDK, on `baseUrl`, with every response of the sandbox held to the contract; no retries. */
 export function sdk(baseUrl: string, merchant: MerchantCredentials): PaymentClient {

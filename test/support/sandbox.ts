@@ -74,6 +74,19 @@ export interface TestSandbox {
   stop(): Promise<void>;
 }
 
+let sequence = 0;
+/** A transId (or another id) no other test uses: `<prefix>-<time>-<n>`. */
+export const transId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++sequence}`;
+
+/** A DIRECT card payment with MANUAL capture, 25.00 USD: the body of a create with nothing else to it. */
+export const cardPayment = (id: string, extra: Record<string, unknown> = {}) => ({
+  transId: id,
+  amount: { value: 2500, currency: 'USD' },
+  captureMethod: { type: 'MANUAL' },
+  paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+  ...extra,
+});
+
 /** A merchant with fresh credentials; its webhook secret is known to the tests' receivers (webhook-check.ts). */
 export const newMerchant = (name: string): MerchantCredentials => {
   const merchant = {
