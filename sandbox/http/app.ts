@@ -10,7 +10,15 @@ import { type AdminDeps, loadAdminDocument, registerAdminApi } from './admin.js'
 import { createAuthenticator } from './auth.js';
 import { BodyBudget, bodyBudgetHook } from './body-budget.js';
 import { sandboxCors } from './cors.js';
-import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
+import {
+  Failures,
+  failureStatus,
+  genericFailure,
+  MAX_PARAM_LENGTH,
+  redactedUrl,
+  requestFailureText,
+  send,
+} from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { closeIdleConnections } from './idle-connections.js';
@@ -133,17 +141,10 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = failureStatus(error);
     if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
+    const operation = contract.operations.get(request.routeOptions.config.operationId as never);
     const failure = failures.answer(request.method, request.url, {
       status,
-      ...{
-        413: { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` },
-        415: {
-          title: 'Unsupported media type.',
-          detail: `Send the body as ${contract.operations.get(request.routeOptions.config.operationId as never)?.requestMediaType ?? 'application/json'}.`,
-        },
-        400: { title: 'Malformed request.', detail: 'The request body could not be read.' },
-        500: { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' },
-      }[status],
+      ...requestFailureText(status, operation?.requestMediaType),
       field: {
         name: '(body)',
         message:
@@ -204,12 +205,4 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   );
 
   return app;
-}
-
-/** The status a fastify error stands for: 413, 415, 400 for the client's other faults, else 500. */
-function failureStatus(error: FastifyError): 400 | 413 | 415 | 500 {
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return 413;
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return 415;
-  const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-  return clientError ? 400 : 500;
 }
