@@ -23,7 +23,7 @@ import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { closeIdleConnections } from './idle-connections.js';
 import { BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
-import { authenticateFirst, operationHandler, REPLAY_HEADER } from './pipeline.js';
+import { authenticateFirst, operationHandler, type PipelineDeps, REPLAY_HEADER } from './pipeline.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
 export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
@@ -71,7 +71,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   const handlers = createHandlers(auth);
   const missing = [...contract.operations.keys()].filter((id) => !handlers[id]);
   if (missing.length > 0) throw new Error(`the contract has operations without a handler: ${missing.join(', ')}`);
-  const deps = {
+  const deps: PipelineDeps = {
     contract,
     store,
     auth,
@@ -90,7 +90,39 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     ],
     limits.maxHeaderBytes,
   );
+  const app = createServer(limits, failures);
+  answerFailures(app, contract, failures);
+  if (options.log) logRequests(app, options.log);
+  // Routes last: a route takes the error handler and hooks of its context when it is registered.
+  await registerHostedPages(app, {
+    ...deps,
+    tables: contract.tables,
+    fingerprint: options.secrets.fingerprint,
+    onDelivery: () => options.onWebhookQueued?.(),
+  });
+  if (options.admin)
+    await registerAdminApi(app, {
+      ...options.admin,
+      store,
+      onWebhookQueued: () => options.onWebhookQueued?.(),
+      forgetCredentials: (merchantId) => auth.forget(merchantId),
+      examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.secrets.fingerprint },
+      // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
+      authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
+    });
+  registerOperations(
+    app,
+    deps,
+    sandboxCors(contract.document, options.corsOrigins ?? [], options.consoleOrigins ?? []),
+  );
+  return app;
+}
 
+/**
+ * The fastify server with the sandbox's limits on connections, headers and bodies, and the parsers
+ * of the bodies it takes (as text: the pipeline parses them).
+ */
+function createServer(limits: ServerLimits, failures: Failures): FastifyInstance {
   // maxParamLength: a long path parameter reaches validation (a 400 naming it); a longer one is
   // answered by frameworkErrors (the operation's 400 naming it too).
   const app = Fastify({
@@ -122,7 +154,16 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   for (const mediaType of ['application/json', 'application/x-www-form-urlencoded']) {
     app.addContentTypeParser(mediaType, { parseAs: 'string' }, (_request, body, done) => done(null, body));
   }
+  return app;
+}
 
+/**
+ * A URL no operation has: the generic 404. Errors before or outside the handler: a too large body
+ * (413), a media type without a parser (415), a body the client cut short or mis-announced (400:
+ * fastify marks those 4xx), anything else (500), each in the body the operation's contract gives for
+ * that status (its 400 for a status it does not declare).
+ */
+function answerFailures(app: FastifyInstance, contract: Contract, failures: Failures): void {
   app.setNotFoundHandler((request, reply) =>
     send(
       reply,
@@ -133,11 +174,6 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       }),
     ),
   );
-
-  // Errors before or outside the handler: a too large body (413), a media type without a parser
-  // (415), a body the client cut short or mis-announced (400: fastify marks those 4xx), anything
-  // else (500), each in the body the operation's contract gives for that status (its 400 for a
-  // status it does not declare).
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = failureStatus(error);
     if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
@@ -157,52 +193,36 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     });
     return send(reply, failure);
   });
+}
 
-  if (options.log) {
-    const log = options.log;
-    app.addHook('onResponse', async (request, reply) => {
-      // A hosted page's id is a bearer capability: the log leaves it out.
-      log(
-        `${new Date().toISOString()} ${request.method} ${redactedUrl(request.url)} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
-      );
-    });
-  }
-  // Routes last: a route takes the error handler and hooks of its context when it is registered.
-  await registerHostedPages(app, {
-    ...deps,
-    tables: contract.tables,
-    fingerprint: options.secrets.fingerprint,
-    onDelivery: () => options.onWebhookQueued?.(),
+/** One line per answered request. */
+function logRequests(app: FastifyInstance, log: (line: string) => void): void {
+  app.addHook('onResponse', async (request, reply) => {
+    // A hosted page's id is a bearer capability: the log leaves it out.
+    log(
+      `${new Date().toISOString()} ${request.method} ${redactedUrl(request.url)} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
+    );
   });
-  if (options.admin)
-    await registerAdminApi(app, {
-      ...options.admin,
-      store,
-      onWebhookQueued: () => options.onWebhookQueued?.(),
-      forgetCredentials: (merchantId) => auth.forget(merchantId),
-      examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.secrets.fingerprint },
-      // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
-      authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
-    });
-  const cors = sandboxCors(contract.document, options.corsOrigins ?? [], options.consoleOrigins ?? []);
+}
+
+/** Every operation of the contract under each root; CORS only on the operations a browser may call. */
+function registerOperations(app: FastifyInstance, deps: PipelineDeps, cors: ReturnType<typeof sandboxCors>): void {
   for (const { root, environment } of ROOTS) {
-    for (const operation of contract.operations.values()) {
-      const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');
-      const route = {
+    for (const operation of deps.contract.operations.values()) {
+      app.route({
         method: operation.method.toUpperCase() as 'GET',
+        url: root + operation.path.replace(/\{([^}]+)\}/g, ':$1'),
         config: { operationId: operation.id },
         // Credentials before the body is read: an unauthenticated client never makes the sandbox wait for one.
         onRequest: authenticateFirst(deps, operation, environment),
         handler: operationHandler(deps, operation, environment),
-      };
-      // CORS only on the operations a browser may call, and only with allowed origins (cors.ts).
-      app.route({ ...route, url, ...cors.routeOptions(operation.id) });
+        // Only with allowed origins (cors.ts).
+        ...cors.routeOptions(operation.id),
+      });
     }
   }
   cors.registerPreflights(
     app,
     ROOTS.map((r) => r.root),
   );
-
-  return app;
 }
