@@ -403,7 +403,7 @@ class ExampleSeeder {
     const { tx, now } = this;
     const current = (await tx.plans.get(this.scope, planId)) as PaymentPlan;
     const next = current.nextPaymentDate === undefined ? now : new Date(`${current.nextPaymentDate}Z`);
-    const at = next < now ? next : now;
+    const at = new Date(Math.min(next.getTime(), now.getTime()));
     const what = `payment ${later.payId} of plan ${planId}`;
     const { ctx, check } = this.#withIds({ payment: [later.payId] }, at);
     const scheduled = scheduledCharge(current, at.toISOString());
