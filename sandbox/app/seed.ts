@@ -61,11 +61,11 @@ export class ExampleConflict extends Error {
 
 const DAY_MS = 24 * 3_600_000;
 
+/** An amount with both its parts. */
+type Amount = { value: number; currency: string };
+
 /** An example's amount, its missing parts from `fallback`. */
-const money = (
-  amount: { value?: number; currency?: string } | undefined,
-  fallback: { value: number; currency: string },
-) => ({
+const money = (amount: { value?: number; currency?: string } | undefined, fallback: Amount) => ({
   value: amount?.value ?? fallback.value,
   currency: amount?.currency ?? fallback.currency,
 });
@@ -86,7 +86,7 @@ const PAYMENT_NEEDS = [
 interface OperationExample {
   transId?: string;
   refNr?: string;
-  amount?: { value: number; currency: string };
+  amount?: Amount;
   order?: { merchantReference?: string };
   paymentMethods?: object;
 }
@@ -148,8 +148,7 @@ export async function seedExamples(
   now: Date,
 ): Promise<ExampleObject[]> {
   const seeder = new ExampleSeeder(deps, tx, merchant, scope, now);
-  const shown = await seeder.shownPayment();
-  const fallbackAmount = { value: shown.amount.value, currency: shown.amount.currency };
+  const fallbackAmount = await seeder.shownPayment();
   await seeder.operationsPayments(fallbackAmount);
   await seeder.paymentByTransId(fallbackAmount);
   const customer = await seeder.customerAndPlans(fallbackAmount);
@@ -187,8 +186,11 @@ class ExampleSeeder {
     this.#examples = deps.examples;
   }
 
-  /** The payment GET shows, made and then changed as its history says. */
-  async shownPayment(): Promise<Schemas['PaymentDetails'] & Pick<Schemas['PaymentDetails'], 'amount'>> {
+  /**
+   * The payment GET shows, made and then changed as its history says. Its amount is the one the
+   * other examples fall back on where they give none.
+   */
+  async shownPayment(): Promise<Amount> {
     const shown = this.#examples.response<Schemas['PaymentDetails']>('getPaymentByPayId', 200);
     if (shown.payId === undefined || shown.transId === undefined || shown.amount === undefined)
       throw new Error("the contract's example of getPaymentByPayId names no payId, transId or amount");
@@ -222,7 +224,7 @@ class ExampleSeeder {
     }
     if (shown.state !== undefined && payment.state !== shown.state)
       throw new Error(`the contract's examples: ${what} ends ${payment.state}, its example says ${shown.state}`);
-    return shown as Schemas['PaymentDetails'] & Pick<Schemas['PaymentDetails'], 'amount'>;
+    return fallbackAmount;
   }
 
   /** One operation of the shown payment's history, made as its request would make it (undefined: none to make). */
@@ -230,7 +232,7 @@ class ExampleSeeder {
     ctx: DestinationContext,
     payment: Payment,
     type: string | undefined,
-    request: { transId: string; amount: { value: number; currency: string } },
+    request: { transId: string; amount: Amount },
   ): Promise<Decision | Rejection | undefined> {
     const { tx } = this;
     const payId = payment.payId;
@@ -256,7 +258,7 @@ class ExampleSeeder {
   }
 
   /** The payment each payment operation's path names, in the state the operation needs. */
-  async operationsPayments(fallbackAmount: { value: number; currency: string }): Promise<void> {
+  async operationsPayments(fallbackAmount: Amount): Promise<void> {
     for (const [operationId, need] of PAYMENT_NEEDS) {
       const payId = this.#examples.pathParameter(operationId, 'id');
       const request = (this.#examples.requests<OperationExample>(operationId)[0] ?? {}) as OperationExample;
@@ -290,7 +292,7 @@ class ExampleSeeder {
   }
 
   /** The payment getPaymentByTransId names, unless one made already has its transId. */
-  async paymentByTransId(fallbackAmount: { value: number; currency: string }): Promise<void> {
+  async paymentByTransId(fallbackAmount: Amount): Promise<void> {
     const transId = this.#examples.pathParameter('getPaymentByTransId', 'id');
     if ([...this.#payments.values()].some((p) => p.transId === transId)) return;
     const { ctx } = this.#withIds({});
@@ -302,7 +304,7 @@ class ExampleSeeder {
    * The customer, its stored card and its plan, from an initial credential-on-file payment a month
    * ago; the plan's later payments as the clock bills them; and the plan the charge names.
    */
-  async customerAndPlans(fallbackAmount: { value: number; currency: string }): Promise<ExampleCustomer> {
+  async customerAndPlans(fallbackAmount: Amount): Promise<ExampleCustomer> {
     const examples = this.#examples;
     const customer = examples.response<Schemas['Customer']>('getCustomer', 200);
     const method = examples.response<Schemas['StoredPaymentMethod']>('getCustomerPaymentMethod', 200);
@@ -398,7 +400,7 @@ class ExampleSeeder {
   async #billLater(
     planId: string,
     later: NonNullable<Schemas['PlanPaymentPage']['data']>[number],
-    planAmount: { value: number; currency: string },
+    planAmount: Amount,
   ): Promise<void> {
     const { tx, now } = this;
     const current = (await tx.plans.get(this.scope, planId)) as PaymentPlan;
