@@ -5,7 +5,8 @@
 // A stateful sandbox of the Payment Service API v2, driven by the contract; see docs/sandbox.md.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { MerchantCredentials } from './server.js';
+import { definedMembers } from '../tooling/defined.js';
+import type { MerchantCredentials, Sandbox, SandboxOptions } from './server.js';
 
 const USAGE = `usage: npm run sandbox [-- options]
 
@@ -135,162 +136,248 @@ export function readMerchants(path: string): MerchantCredentials[] {
       merchantId: record.merchantId,
       apiKey: record.apiKey,
       webhookSecret: secret,
-      ...(record.webhookKind !== undefined ? { webhookKind: record.webhookKind } : {}),
+      webhookKind: record.webhookKind,
     } as MerchantCredentials;
   });
 }
 
+/** `npm run sandbox` without a subcommand: serve until SIGINT or SIGTERM. */
 async function serve(): Promise<void> {
-  const { StoreOpenError } = await import('./store/index.js');
-  const { startSandbox } = await import('./server.js');
-  const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
-  const { cliConfigPath, removeCliConfig, writeCliConfig } = await import('./cli/config.js');
-  const { CONSOLE_ORIGIN_OPTION, CORS_ORIGINS_ENV, corsOriginsFrom, parseOrigins } = await import(
-    '../tooling/openapi/cors.js'
-  );
   const values = options();
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
   }
+  const settings = await serveSettings(values);
+  const config = new CliConfigFile(settings.configPath, await import('./cli/config.js'));
+  const shown = (m: MerchantCredentials) =>
+    settings.merchantsFile
+      ? `${m.merchantId} (from ${settings.merchantsFile})`
+      : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`;
+  let sandbox: Sandbox | undefined;
+  sandbox = await startServing(settings, (demo) => {
+    console.log(`demo merchant: its data was reset, so were its credentials\n${shown(demo)}`);
+    if (sandbox) config.write(sandbox, [demo]);
+  });
+  const merchants = sandbox.demo ? [sandbox.demo] : settings.merchants;
+  config.write(sandbox, merchants);
+  console.log(banner(settings, sandbox, merchants, shown, config));
+  stopOnSignals(sandbox, config);
+}
+
+/** What `npm run sandbox` serves with: its options and environment variables, checked. */
+interface ServeSettings {
+  host: string;
+  port: number;
+  database: string;
+  /** --merchants: the file the merchants came from (none: the demo merchant). */
+  merchantsFile: string | undefined;
+  merchants: MerchantCredentials[];
+  secret: { secret: string; from: string };
+  webhooks: NonNullable<SandboxOptions['webhooks']>;
+  retention: NonNullable<SandboxOptions['retention']>;
+  /** Given (--admin-key, SANDBOX_ADMIN_KEY), else the sandbox makes one. */
+  adminKey: string | undefined;
+  /** Where .sandbox/cli.json goes (undefined: none is written). */
+  configPath: string | undefined;
+  corsOrigins: string[];
+  consoleOrigins: string[];
+  publicUrl: string | undefined;
+  quiet: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The options and environment variables of serving, checked: exit 1 naming the first bad one. */
+async function serveSettings(values: ReturnType<typeof options>): Promise<ServeSettings> {
+  const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
+  const { cliConfigPath } = await import('./cli/config.js');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
-  /** A positive integer option, or exit 1 naming it. */
-  function positive(name: string, value: string | undefined): number | undefined {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got ${value}`);
-    return n;
-  }
-  const webhookOptions = {
-    maxAttempts: positive('webhook-attempts', values['webhook-attempts']),
-    retryBaseMs: positive('webhook-retry-ms', values['webhook-retry-ms']),
-    timeoutMs: positive('webhook-timeout-ms', values['webhook-timeout-ms']),
-  };
-  const privateNetworks = values['webhook-private-networks'] ?? process.env.SANDBOX_WEBHOOK_PRIVATE_NETWORKS;
-  if (privateNetworks !== undefined && privateNetworks !== 'allow' && privateNetworks !== 'deny')
-    fail(
-      `--webhook-private-networks (or SANDBOX_WEBHOOK_PRIVATE_NETWORKS) must be allow or deny, got ${privateNetworks}`,
-    );
-  const webhooks = {
-    ...Object.fromEntries(Object.entries(webhookOptions).filter(([, v]) => v !== undefined)),
-    ...(privateNetworks !== undefined ? { privateNetworks: privateNetworks as 'allow' | 'deny' } : {}),
-  };
-  const DAY_MS = 86_400_000;
-  const deliveredDays = positive('webhook-retention-days', values['webhook-retention-days']);
-  const deadDays = positive('webhook-dead-retention-days', values['webhook-dead-retention-days']);
-  const retention = {
-    ...(deliveredDays !== undefined ? { deliveredMs: deliveredDays * DAY_MS } : {}),
-    ...(deadDays !== undefined ? { deadMs: deadDays * DAY_MS } : {}),
-  };
+  const { webhooks, retention } = webhookSettings(values);
   const adminKey = values['admin-key'] ?? process.env.SANDBOX_ADMIN_KEY;
   const configPath = cliConfigPath(values['cli-config']);
   if (configPath !== undefined && configPath.trim() === '')
     fail('--cli-config (or SANDBOX_CLI_CONFIG) must be a path or none');
   if (adminKey !== undefined && adminKey.trim() === '') fail('--admin-key (or SANDBOX_ADMIN_KEY) must not be empty');
+  const { corsOrigins, consoleOrigins } = await browserOrigins(values);
+  const publicUrl = publicOrigin(values['public-url'] ?? process.env.SANDBOX_PUBLIC_URL);
+  try {
+    return {
+      host: values.host,
+      port,
+      database: values.db,
+      merchantsFile: values.merchants,
+      merchants: values.merchants ? readMerchants(values.merchants) : [],
+      secret: loadSecret({
+        secret: process.env[SECRET_ENV],
+        file: values['secret-file'] ?? process.env[SECRET_FILE_ENV],
+      }),
+      webhooks,
+      retention,
+      adminKey,
+      configPath,
+      corsOrigins,
+      consoleOrigins,
+      publicUrl,
+      quiet: values.quiet,
+    };
+  } catch (err) {
+    fail((err as Error).message);
+  }
+}
+
+/** A positive integer option, or exit 1 naming it. */
+function positive(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+/** Webhook delivery's options: the retry schedule, private networks, how long deliveries are kept. */
+function webhookSettings(values: ReturnType<typeof options>): Pick<ServeSettings, 'webhooks' | 'retention'> {
+  const maxAttempts = positive('webhook-attempts', values['webhook-attempts']);
+  const retryBaseMs = positive('webhook-retry-ms', values['webhook-retry-ms']);
+  const timeoutMs = positive('webhook-timeout-ms', values['webhook-timeout-ms']);
+  const privateNetworks = values['webhook-private-networks'] ?? process.env.SANDBOX_WEBHOOK_PRIVATE_NETWORKS;
+  if (privateNetworks !== undefined && privateNetworks !== 'allow' && privateNetworks !== 'deny')
+    fail(
+      `--webhook-private-networks (or SANDBOX_WEBHOOK_PRIVATE_NETWORKS) must be allow or deny, got ${privateNetworks}`,
+    );
+  const deliveredDays = positive('webhook-retention-days', values['webhook-retention-days']);
+  const deadDays = positive('webhook-dead-retention-days', values['webhook-dead-retention-days']);
+  // The sandbox has defaults for each: only the options given are passed.
+  return {
+    webhooks: definedMembers({ maxAttempts, retryBaseMs, timeoutMs, privateNetworks }),
+    retention: definedMembers({
+      deliveredMs: deliveredDays === undefined ? undefined : deliveredDays * DAY_MS,
+      deadMs: deadDays === undefined ? undefined : deadDays * DAY_MS,
+    }),
+  };
+}
+
+/** The origins whose pages may call from a browser: CORS's and the docs console's, or exit 1. */
+async function browserOrigins(
+  values: ReturnType<typeof options>,
+): Promise<Pick<ServeSettings, 'corsOrigins' | 'consoleOrigins'>> {
+  const { CONSOLE_ORIGIN_OPTION, CORS_ORIGINS_ENV, corsOriginsFrom, parseOrigins } = await import(
+    '../tooling/openapi/cors.js'
+  );
   let corsOrigins: string[];
   try {
     corsOrigins = corsOriginsFrom(values['cors-origin'], process.env[CORS_ORIGINS_ENV]);
   } catch (err) {
     fail((err as Error).message);
   }
-  let consoleOrigins: string[];
   try {
-    consoleOrigins = parseOrigins(values['docs-console-origin'] ?? []);
+    return { corsOrigins, consoleOrigins: parseOrigins(values['docs-console-origin'] ?? []) };
   } catch (err) {
     fail(`--${CONSOLE_ORIGIN_OPTION}: ${(err as Error).message}`);
   }
-  const publicUrl = publicOrigin(values['public-url'] ?? process.env.SANDBOX_PUBLIC_URL);
-  let merchants: MerchantCredentials[] = [];
-  let secret: { secret: string; from: string };
-  try {
-    if (values.merchants) merchants = readMerchants(values.merchants);
-    secret = loadSecret({
-      secret: process.env[SECRET_ENV],
-      file: values['secret-file'] ?? process.env[SECRET_FILE_ENV],
-    });
-  } catch (err) {
-    fail((err as Error).message);
-  }
+}
 
-  const shown = (m: MerchantCredentials) =>
-    values.merchants
-      ? `${m.merchantId} (from ${values.merchants})`
-      : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`;
-  // For the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys.
-  let configWritten = false;
-  const writeConfig = (registered: MerchantCredentials[]) => {
-    if (configPath === undefined || !sandbox) return;
-    try {
-      writeCliConfig(
-        {
-          url: sandbox.url,
-          adminKey: sandbox.adminKey,
-          merchants: registered.map((m) => ({
-            merchantId: m.merchantId,
-            apiKey: m.apiKey,
-            webhookSecret: m.webhookSecret,
-          })),
-        },
-        configPath,
-      );
-      configWritten = true;
-    } catch (err) {
-      console.error(
-        `sandbox: cannot write ${configPath} (${(err as Error).message}); the subcommands then need --url and --admin-key`,
-      );
-    }
-  };
-
-  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+/** Opens the store and starts the sandbox, or exits 1 saying why it cannot (the database, the address). */
+async function startServing(
+  settings: ServeSettings,
+  onDemoCredentials: (demo: MerchantCredentials) => void,
+): Promise<Sandbox> {
+  const { StoreOpenError } = await import('./store/index.js');
+  const { startSandbox } = await import('./server.js');
   try {
-    sandbox = await startSandbox({
-      host: values.host,
-      port,
-      database: values.db,
-      secret: secret.secret,
-      merchants,
-      demo: !values.merchants,
-      onDemoCredentials: (demo) => {
-        console.log(`demo merchant: its data was reset, so were its credentials\n${shown(demo)}`);
-        writeConfig([demo]);
-      },
-      webhooks,
-      corsOrigins,
-      consoleOrigins,
-      retention,
-      ...(publicUrl !== undefined ? { publicUrl } : {}),
-      ...(adminKey !== undefined ? { adminKey } : {}),
-      ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
+    return await startSandbox({
+      host: settings.host,
+      port: settings.port,
+      database: settings.database,
+      secret: settings.secret.secret,
+      merchants: settings.merchants,
+      demo: !settings.merchantsFile,
+      onDemoCredentials,
+      webhooks: settings.webhooks,
+      corsOrigins: settings.corsOrigins,
+      consoleOrigins: settings.consoleOrigins,
+      retention: settings.retention,
+      publicUrl: settings.publicUrl,
+      adminKey: settings.adminKey,
+      log: settings.quiet ? undefined : (line: string) => console.log(line),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (err instanceof StoreOpenError) fail(err.message);
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL')
-      fail(`cannot listen on ${values.host}:${port} (${e.code}); choose another --port or --host`);
+      fail(`cannot listen on ${settings.host}:${settings.port} (${e.code}); choose another --port or --host`);
     throw err;
   }
+}
 
-  if (sandbox.demo) merchants = [sandbox.demo];
-  writeConfig(merchants);
-  console.log(`Payment Service API v2 sandbox
+/** .sandbox/cli.json, for the subcommands (and tools) on this machine: the address, the admin key, the merchants' keys. */
+class CliConfigFile {
+  /** Whether this process wrote it (and removes it when it stops). */
+  written = false;
+
+  constructor(
+    readonly path: string | undefined,
+    private readonly files: typeof import('./cli/config.js'),
+  ) {}
+
+  write(sandbox: Pick<Sandbox, 'url' | 'adminKey'>, merchants: MerchantCredentials[]): void {
+    if (this.path === undefined) return;
+    try {
+      this.files.writeCliConfig(
+        {
+          url: sandbox.url,
+          adminKey: sandbox.adminKey,
+          merchants: merchants.map((m) => ({
+            merchantId: m.merchantId,
+            apiKey: m.apiKey,
+            webhookSecret: m.webhookSecret,
+          })),
+        },
+        this.path,
+      );
+      this.written = true;
+    } catch (err) {
+      console.error(
+        `sandbox: cannot write ${this.path} (${(err as Error).message}); the subcommands then need --url and --admin-key`,
+      );
+    }
+  }
+
+  remove(sandbox: Pick<Sandbox, 'url'>): void {
+    if (this.written) this.files.removeCliConfig(sandbox.url, this.path);
+  }
+}
+
+/** What `npm run sandbox` prints once it listens: where, with which keys, what a browser may call. */
+function banner(
+  settings: ServeSettings,
+  sandbox: Sandbox,
+  merchants: MerchantCredentials[],
+  shown: (merchant: MerchantCredentials) => string,
+  config: Pick<CliConfigFile, 'path' | 'written'>,
+): string {
+  const { publicUrl, adminKey, corsOrigins, consoleOrigins } = settings;
+  return `Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
 ${publicUrl !== undefined ? `  public URL   ${publicUrl}   (the hosted page's links)\n` : ''}  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- seed | reset | clock | deliveries | trigger)
-  admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${configWritten ? `   (in ${configPath})` : ''}
-  database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${secret.from}
+  admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${config.written ? `   (in ${config.path})` : ''}
+  database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${settings.secret.from}
   merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (a reset brings them back; docs/sandbox.md)` : ''}
   CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
 ${consoleOrigins.length ? `  docs console ${consoleOrigins.join(', ')} (every operation, merchant credentials included: a developer's machine only)\n` : ''}  try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
                (npm run sandbox -- env prints export lines for a shell or a .env file)
-Ctrl-C stops it.`);
+Ctrl-C stops it.`;
+}
 
+/** SIGINT or SIGTERM: the CLI's file removed, the sandbox closed, exit 0 (1 if closing failed). */
+function stopOnSignals(sandbox: Sandbox, config: Pick<CliConfigFile, 'remove'>): void {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      if (configWritten) removeCliConfig(sandbox.url, configPath);
+      config.remove(sandbox);
       sandbox.close().then(
         () => process.exit(0),
         (err) => {

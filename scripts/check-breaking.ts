@@ -112,7 +112,7 @@ if (values.record) {
 
 let base: Awaited<ReturnType<typeof loadBase>>;
 try {
-  base = await loadBase(baseSpec, { root, releasesDir, ...(values.target ? { target: values.target } : {}) });
+  base = await loadBase(baseSpec, { root, releasesDir, target: values.target });
 } catch (err) {
   if (!(err instanceof BaseError) && !(err instanceof BundleError)) throw err;
   const record = /no release is recorded/.test(err.message)

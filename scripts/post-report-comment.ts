@@ -76,8 +76,9 @@ async function main(bodyFile: string): Promise<string> {
   const result = await upsertReportComment(octokitFor(context), context, {
     pullNumber,
     body,
-    ...(values.marker ? { marker: values.marker } : {}),
-    ...(values.author ? { author: values.author } : {}),
+    // An empty --marker or --author is none: the defaults apply.
+    marker: values.marker || undefined,
+    author: values.author || undefined,
     truncationNote: 'the whole report is in the job summary of the workflow run',
   });
   return `${result.action} the report comment ${result.id} on pull request #${pullNumber}${result.url ? `: ${result.url}` : ''}`;

@@ -51,12 +51,12 @@ if (values.base !== undefined && values.target !== undefined) {
 let data: Awaited<ReturnType<typeof collectReport>>;
 try {
   data = await collectReport({
-    ...(values.base !== undefined ? { base: values.base } : {}),
-    ...(values.target !== undefined ? { target: values.target } : {}),
-    ...(values.accepted ? { accepted: resolve(values.accepted) } : {}),
-    ...(values.root ? { root: resolve(values.root) } : {}),
-    ...(values.generated ? { generated: resolve(values.generated) } : {}),
-    ...(values.releases ? { releasesDir: resolve(values.releases) } : {}),
+    base: values.base,
+    target: values.target,
+    accepted: values.accepted ? resolve(values.accepted) : undefined,
+    root: values.root ? resolve(values.root) : undefined,
+    generated: values.generated ? resolve(values.generated) : undefined,
+    releasesDir: values.releases ? resolve(values.releases) : undefined,
     lint: !values['no-lint'],
     drift: !values['no-drift'],
   });

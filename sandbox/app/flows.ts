@@ -58,9 +58,8 @@ export async function confirmPaymentIntent(
   if (confirmation.outcome === 'refused') return refused(refusedIntentResult(intent, confirmation.code, ctx.domain));
   const credentialOnFile = intent.request.credentialOnFile;
   const started = await startPayment(ctx, tx, confirmation.payment, {
-    ...(credentialOnFile?.type !== undefined
-      ? { credentialOnFile: credentialOnFile as Schemas['CredentialOnFile'] }
-      : {}),
+    credentialOnFile:
+      credentialOnFile?.type !== undefined ? (credentialOnFile as Schemas['CredentialOnFile']) : undefined,
     card: selection.card,
     cardField: 'card',
   });

@@ -119,15 +119,15 @@ export async function chooseOnHostedPage(
     if (!availability.open) return { refusal: availability.reason };
     const { offer } = availability;
     const ids = {
-      ...(target.kind === 'sessions' ? { sessionId: target.session.id } : {}),
-      ...(target.kind === 'links' ? { linkId: target.link.id } : {}),
+      sessionId: target.kind === 'sessions' ? target.session.id : undefined,
+      linkId: target.kind === 'links' ? target.link.id : undefined,
     };
     if (choice.decision === 'cancel') {
       return {
         redirect: offer.urls.cancel,
         parameters: {
           transId: offer.reference,
-          ...(target.kind === 'payments' ? { payId: target.payment.payId } : {}),
+          payId: target.kind === 'payments' ? target.payment.payId : undefined,
           ...ids,
         },
       };
@@ -139,7 +139,7 @@ export async function chooseOnHostedPage(
     else {
       const request = target.kind === 'sessions' ? target.session.request : target.link.request;
       const started = await startPayment(ctx, tx, paymentOfHostedRequest(target), {
-        ...(request.credentialOnFile ? { credentialOnFile: request.credentialOnFile } : {}),
+        credentialOnFile: request.credentialOnFile,
       });
       if (isRejection(started)) return { refusal: 'used' }; // its transId was taken meanwhile
       payment = started.decision.payment;

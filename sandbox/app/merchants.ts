@@ -44,8 +44,8 @@ function merchantRecord(
     merchantId: credentials.merchantId,
     apiKeyHash: secrets.apiKeyDigest(credentials.apiKey),
     sealedWebhookSecrets: secrets.seal(JSON.stringify(secretList(credentials.webhookSecret))),
-    ...(keepApiKey ? { sealedApiKey: secrets.seal(credentials.apiKey) } : {}),
-    ...(credentials.webhookKind ? { webhookKind: credentials.webhookKind } : {}),
+    sealedApiKey: keepApiKey ? secrets.seal(credentials.apiKey) : undefined,
+    webhookKind: credentials.webhookKind,
     createdAt,
   };
 }
@@ -106,7 +106,8 @@ export async function rotateApiKey(
   await store.merchants.upsert({
     ...merchant,
     apiKeyHash: secrets.apiKeyDigest(apiKey),
-    ...(merchant.sealedApiKey !== undefined ? { sealedApiKey: secrets.seal(apiKey) } : {}),
+    // Kept sealed only where it was: the demo merchant's, shown again after a restart.
+    sealedApiKey: merchant.sealedApiKey === undefined ? undefined : secrets.seal(apiKey),
   });
   return { apiKey };
 }

@@ -118,8 +118,8 @@ export async function startPayment(
     const existing = await tx.customers.getByMerchantCustomerId(ctx.scope, info.merchantCustomerId);
     const source = {
       customerInfo: info,
-      ...(input.details.billingAddress ? { billingAddress: input.details.billingAddress } : {}),
-      ...(input.details.shipping ? { shipping: input.details.shipping } : {}),
+      billingAddress: input.details.billingAddress,
+      shipping: input.details.shipping,
     };
     const customer = customerFromPayment(existing, ctx.scope, source, ctx.domain)!;
     if (existing) await tx.customers.update(customer);
@@ -127,13 +127,10 @@ export async function startPayment(
     customerId = customer.id;
   }
 
-  const created = createDecision({ ...input, ...(customerId !== undefined ? { customerId } : {}) }, ctx.domain);
-  return {
-    decision: await settle(ctx, tx, created, 'insert', {
-      ...(extras.credentialOnFile ? { credentialOnFile: extras.credentialOnFile } : {}),
-      card,
-    }),
-  };
+  // The payment's customer, when its request named one: added only then, so that the common
+  // payment's input keeps its shape (an object that gains keys after a spread makes V8 maps of its own).
+  const created = createDecision(customerId === undefined ? input : { ...input, customerId }, ctx.domain);
+  return { decision: await settle(ctx, tx, created, 'insert', { credentialOnFile: extras.credentialOnFile, card }) };
 }
 
 /** A card payment's pseudo number, kept by fingerprint: the same card is the same pseudo number. */
@@ -151,8 +148,8 @@ async function cardRecord(
         fingerprint: ctx.fingerprint(`CARD:${number}`),
         number,
         type: 'CARD',
-        ...(card.expiryDate !== undefined ? { expiryDate: card.expiryDate } : {}),
-        ...(card.cardHolderName !== undefined ? { cardHolderName: card.cardHolderName } : {}),
+        expiryDate: card.expiryDate,
+        cardHolderName: card.cardHolderName,
       },
       ctx.domain,
     ),
@@ -194,20 +191,15 @@ export async function settle(
   }
   const merchantCustomerId = payment.details.customerInfo?.merchantCustomerId;
   const plan = planFromInitialPayment(
-    {
-      payment,
-      credentialOnFile,
-      ...(merchantCustomerId !== undefined ? { merchantCustomerId } : {}),
-      ...(method ? { storedPaymentMethod: method } : {}),
-    },
+    { payment, credentialOnFile, merchantCustomerId, storedPaymentMethod: method },
     ctx.domain,
   );
   const settled: Decision = {
     ...decision,
     payment: {
       ...payment,
-      ...(method ? { storedPaymentMethodId: method.id } : {}),
-      ...(plan ? { paymentPlanId: plan.id } : {}),
+      storedPaymentMethodId: method ? method.id : payment.storedPaymentMethodId,
+      paymentPlanId: plan ? plan.id : payment.paymentPlanId,
     },
   };
   await persist(tx, settled, mode);
@@ -231,10 +223,7 @@ export async function createPayment(
     integrationType: paymentMethods?.integrationType ?? 'HOSTED',
     paymentMethodType: paymentMethods?.type,
   });
-  return startPayment(ctx, tx, input, {
-    ...(credentialOnFile ? { credentialOnFile } : {}),
-    card: paymentMethods?.card,
-  });
+  return startPayment(ctx, tx, input, { credentialOnFile, card: paymentMethods?.card });
 }
 
 /** A change of the state machine on the payment `payId` (locked for it), settled and stored. */

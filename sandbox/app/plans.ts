@@ -32,7 +32,7 @@ export async function chargePlan(
       paymentPlanId: plan.id,
       merchantId: ctx.scope.merchantId,
       transId: request.transId,
-      ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+      refNr: request.refNr,
       status: 'FAILED',
       ...code,
     });

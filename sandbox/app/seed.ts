@@ -17,6 +17,7 @@
 //   - the payment intent the confirmation names, the payment link the creation answers with, and
 //     the pseudo numbers of the tokenization examples.
 // Nothing is notified: the examples' webhook URLs are not the merchant's.
+
 import type { ContractTables } from '../contract/contract.js';
 import type { ContractExamples } from '../contract/examples.js';
 import { scheduledCharge } from '../domain/clock.js';
@@ -60,11 +61,11 @@ export class ExampleConflict extends Error {
 
 const DAY_MS = 24 * 3_600_000;
 
+/** An amount with both its parts. */
+type Amount = { value: number; currency: string };
+
 /** An example's amount, its missing parts from `fallback`. */
-const money = (
-  amount: { value?: number; currency?: string } | undefined,
-  fallback: { value: number; currency: string },
-) => ({
+const money = (amount: { value?: number; currency?: string } | undefined, fallback: Amount) => ({
   value: amount?.value ?? fallback.value,
   currency: amount?.currency ?? fallback.currency,
 });
@@ -85,7 +86,7 @@ const PAYMENT_NEEDS = [
 interface OperationExample {
   transId?: string;
   refNr?: string;
-  amount?: { value: number; currency: string };
+  amount?: Amount;
   order?: { merchantReference?: string };
   paymentMethods?: object;
 }
@@ -146,15 +147,335 @@ export async function seedExamples(
   scope: Scope,
   now: Date,
 ): Promise<ExampleObject[]> {
-  const { examples } = deps;
-  const payments = new Map<string, Payment>();
-  const plans = new Set<string>();
+  const seeder = new ExampleSeeder(deps, tx, merchant, scope, now);
+  const fallbackAmount = await seeder.shownPayment();
+  await seeder.operationsPayments(fallbackAmount);
+  await seeder.paymentByTransId(fallbackAmount);
+  const customer = await seeder.customerAndPlans(fallbackAmount);
+  await seeder.intentAndLink();
+  await seeder.pseudoNumbers();
+  const objects = await seeder.made(customer);
+  await tx.examples.mark(scope);
+  return objects;
+}
+
+/** Ids to hand out, by kind, in order (undefined: none of the example's, a new one). */
+type ExampleIds = Partial<Record<IdKind, Array<string | undefined>>>;
+
+/** The customer the examples made, with its stored card. */
+interface ExampleCustomer {
+  customerId: string;
+  method: Schemas['StoredPaymentMethod'];
+}
+
+/** The seeding of one scope, object by kind of object, and what it made. */
+class ExampleSeeder {
+  readonly #examples: ContractExamples;
+  readonly #payments = new Map<string, Payment>();
+  readonly #plans = new Set<string>();
   /** The intent, the link and the pseudo numbers made, listed after the payments, plans and customer. */
-  const others: ExampleObject[] = [];
+  readonly #others: ExampleObject[] = [];
+
+  constructor(
+    private readonly deps: ExampleDeps,
+    private readonly tx: StoreTransaction,
+    private readonly merchant: Merchant,
+    private readonly scope: Scope,
+    private readonly now: Date,
+  ) {
+    this.#examples = deps.examples;
+  }
+
+  /**
+   * The payment GET shows, made and then changed as its history says. Its amount is the one the
+   * other examples fall back on where they give none.
+   */
+  async shownPayment(): Promise<Amount> {
+    const shown = this.#examples.response<Schemas['PaymentDetails']>('getPaymentByPayId', 200);
+    if (shown.payId === undefined || shown.transId === undefined || shown.amount === undefined)
+      throw new Error("the contract's example of getPaymentByPayId names no payId, transId or amount");
+    const what = `payment ${shown.payId}`;
+    const { ctx, check } = this.#withIds({ payment: [shown.payId] });
+    let payment = await this.#pay(
+      ctx,
+      {
+        transId: shown.transId,
+        refNr: shown.refNr,
+        amount: shown.amount,
+        captureMethod: shown.captureMethod,
+        channel: shown.channel,
+        order: shown.order,
+        customerInfo: shown.customerInfo,
+        metadata: shown.metadata,
+        paymentMethods: {
+          integrationType: shown.integrationType ?? 'DIRECT',
+          type: (shown.paymentMethodType ?? 'CARD') as Schemas['PaymentIntentMethodType'],
+        },
+      },
+      what,
+    );
+    check(what);
+    const fallbackAmount = { value: shown.amount.value, currency: shown.amount.currency };
+    for (const op of shown.operations ?? []) {
+      if (op.status !== 'OK') continue;
+      const request = { transId: op.transId ?? shown.transId, amount: money(op.amount, fallbackAmount) };
+      const decision = await this.#replay(ctx, payment, op.type, request);
+      if (decision) payment = this.#decided(this.#ok(decision, what), `${what}'s ${op.type}`);
+    }
+    if (shown.state !== undefined && payment.state !== shown.state)
+      throw new Error(`the contract's examples: ${what} ends ${payment.state}, its example says ${shown.state}`);
+    return fallbackAmount;
+  }
+
+  /** One operation of the shown payment's history, made as its request would make it (undefined: none to make). */
+  async #replay(
+    ctx: DestinationContext,
+    payment: Payment,
+    type: string | undefined,
+    request: { transId: string; amount: Amount },
+  ): Promise<Decision | Rejection | undefined> {
+    const { tx } = this;
+    const payId = payment.payId;
+    switch (type) {
+      case 'AUTHORIZATION': {
+        if (payment.state !== 'PENDING') return undefined;
+        const choice = { decision: 'pay' as const, paymentMethodType: payment.paymentMethodType ?? 'CARD' };
+        return settle(ctx, tx, completeOnHostedPage(payment, choice, ctx.domain), 'update');
+      }
+      case 'CONFIRMATION':
+        return paymentChanges.confirm(ctx, tx, payId, request);
+      case 'CAPTURE':
+        return paymentChanges.capture(ctx, tx, payId, request);
+      case 'REFUND':
+        return paymentChanges.refund(ctx, tx, payId, request);
+      case 'REVERSAL':
+        return paymentChanges.reverse(ctx, tx, payId, request);
+      case 'INCREMENTAL_AUTHORIZATION':
+        return paymentChanges.incrementAuthorization(ctx, tx, payId, request);
+      default:
+        return undefined;
+    }
+  }
+
+  /** The payment each payment operation's path names, in the state the operation needs. */
+  async operationsPayments(fallbackAmount: Amount): Promise<void> {
+    for (const [operationId, need] of PAYMENT_NEEDS) {
+      const payId = this.#examples.pathParameter(operationId, 'id');
+      const request = (this.#examples.requests<OperationExample>(operationId)[0] ?? {}) as OperationExample;
+      const made = this.#payments.get(payId);
+      if (made) {
+        if (!satisfies(made, need, request))
+          throw new Error(
+            `the contract's examples: ${operationId} names payment ${payId}, which is ${made.state} (it needs ${need}): give it a payment of its own`,
+          );
+        continue;
+      }
+      const type = need === 'PENDING_CONFIRMATION' ? methodTypeOf(request.paymentMethods) : 'CARD';
+      if (type === undefined || (need === 'PENDING_CONFIRMATION' && !MULTI_STEP_METHODS.has(type)))
+        throw new Error(`the contract's example of ${operationId} names no multi-step payment method to confirm`);
+      const amount = need === 'PENDING_CONFIRMATION' || !request.amount ? fallbackAmount : request.amount;
+      const what = `payment ${payId} (for ${operationId})`;
+      const { ctx, check } = this.#withIds({ payment: [payId] });
+      await this.#pay(
+        ctx,
+        {
+          transId: request.order?.merchantReference ?? request.transId ?? payId,
+          refNr: request.refNr,
+          amount: { value: amount.value, currency: amount.currency },
+          captureMethod: { type: need === 'CAPTURED' || need === 'ANY' ? 'AUTOMATIC' : 'MANUAL' },
+          paymentMethods: { integrationType: 'DIRECT', type: type as Schemas['PaymentIntentMethodType'] },
+        },
+        what,
+      );
+      check(what);
+    }
+  }
+
+  /** The payment getPaymentByTransId names, unless one made already has its transId. */
+  async paymentByTransId(fallbackAmount: Amount): Promise<void> {
+    const transId = this.#examples.pathParameter('getPaymentByTransId', 'id');
+    if ([...this.#payments.values()].some((p) => p.transId === transId)) return;
+    const { ctx } = this.#withIds({});
+    const request = { transId, amount: fallbackAmount, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } };
+    await this.#pay(ctx, request as Schemas['PaymentRequest'], `payment ${transId}`);
+  }
+
+  /**
+   * The customer, its stored card and its plan, from an initial credential-on-file payment a month
+   * ago; the plan's later payments as the clock bills them; and the plan the charge names.
+   */
+  async customerAndPlans(fallbackAmount: Amount): Promise<ExampleCustomer> {
+    const examples = this.#examples;
+    const customer = examples.response<Schemas['Customer']>('getCustomer', 200);
+    const method = examples.response<Schemas['StoredPaymentMethod']>('getCustomerPaymentMethod', 200);
+    const plan = examples.response<Schemas['PaymentPlan']>('getPaymentPlan', 200);
+    const planId = plan.id ?? examples.pathParameter('getPaymentPlan', 'paymentPlanId');
+    const planPayments = examples.response<Schemas['PlanPaymentPage']>('listPaymentPlanPayments', 200).data ?? [];
+    const { id: customerId, creationDate: _, billingAddress, shipping, metadata: __, ...customerInfo } = customer;
+    const initial = {
+      customerInfo,
+      billingAddress,
+      shipping,
+      card: cardOf(method.card ?? {}),
+      schedule: { recurring: plan.recurring, installments: plan.installments },
+    };
+    const planAmount = money(plan.recurring?.amount, fallbackAmount);
+    await this.#initialPayment(
+      planId,
+      plan.paymentPlanType,
+      initial,
+      {
+        transId: plan.order?.merchantReference,
+        amount: planAmount,
+        // The plan's description is its order's.
+        order: { ...plan.order, description: plan.description },
+      },
+      {
+        payment: [planPayments[0]?.payId],
+        customer: [customerId],
+        pseudoNumber: [method.pseudoNumber],
+        paymentMethod: [method.id],
+      },
+      new Date(this.now.getTime() - 30 * DAY_MS),
+    );
+    for (const later of planPayments.slice(1)) await this.#billLater(planId, later, planAmount);
+
+    // The plan the charge names: one the merchant triggers, of the same customer and card.
+    const chargedId = examples.pathParameter('chargePaymentPlan', 'paymentPlanId');
+    if (!this.#plans.has(chargedId)) {
+      const charge = examples.request<Schemas['PlanChargeRequest']>('chargePaymentPlan');
+      await this.#initialPayment(
+        chargedId,
+        charge.amount?.value !== undefined ? 'UNSCHEDULED_MIT' : 'DELAYED_SHIPMENT',
+        initial,
+        {
+          amount: { value: charge.amount?.value ?? fallbackAmount.value, currency: planAmount.currency },
+          customerInfo: { merchantCustomerId: customer.merchantCustomerId },
+          statementDescriptor: charge.statementDescriptor,
+        },
+        {},
+        this.now,
+      );
+    }
+    return { customerId, method };
+  }
+
+  /** The initial credential-on-file payment that makes the plan `planId` (and its customer and stored card). */
+  async #initialPayment(
+    planId: string,
+    type: Schemas['PaymentPlan']['paymentPlanType'],
+    initial: Pick<Schemas['PaymentRequest'], 'customerInfo' | 'billingAddress' | 'shipping'> & {
+      card: ReturnType<typeof cardOf>;
+      schedule: Pick<Schemas['PaymentPlan'], 'recurring' | 'installments'>;
+    },
+    fields: Pick<Schemas['PaymentRequest'], 'amount' | 'order' | 'customerInfo' | 'statementDescriptor'> & {
+      transId?: string | undefined;
+    },
+    ids: ExampleIds,
+    at: Date,
+  ): Promise<void> {
+    const what = `payment plan ${planId}`;
+    const { ctx, check } = this.#withIds({ ...ids, plan: [planId] }, at);
+    await this.#pay(
+      ctx,
+      {
+        transId: fields.transId ?? `${planId}-INITIAL`,
+        captureMethod: { type: 'AUTOMATIC' },
+        customerInfo: fields.customerInfo ?? initial.customerInfo,
+        billingAddress: initial.billingAddress,
+        shipping: initial.shipping,
+        credentialOnFile: credentialOnFileFor({ paymentPlanType: type, ...initial.schedule }),
+        paymentMethods: { integrationType: 'DIRECT', type: 'CARD', card: initial.card },
+        amount: fields.amount,
+        order: fields.order,
+        statementDescriptor: fields.statementDescriptor,
+      },
+      what,
+    );
+    check(what);
+    this.#plans.add(planId);
+  }
+
+  /** A later payment of the plan, billed as the clock bills it: at its next payment date (or now). */
+  async #billLater(
+    planId: string,
+    later: NonNullable<Schemas['PlanPaymentPage']['data']>[number],
+    planAmount: Amount,
+  ): Promise<void> {
+    const { tx, now } = this;
+    const current = (await tx.plans.get(this.scope, planId)) as PaymentPlan;
+    const next = current.nextPaymentDate === undefined ? now : new Date(`${current.nextPaymentDate}Z`);
+    const at = new Date(Math.min(next.getTime(), now.getTime()));
+    const what = `payment ${later.payId} of plan ${planId}`;
+    const { ctx, check } = this.#withIds({ payment: [later.payId] }, at);
+    const scheduled = scheduledCharge(current, at.toISOString());
+    // A recurring plan charges its own amount; the others the amount of the example's payment.
+    const charge =
+      current.type === 'RECURRING'
+        ? scheduled
+        : { ...scheduled, amount: { value: money(later.amount, planAmount).value } };
+    this.#decided(this.#ok(await chargePlan(ctx, tx, current, charge), what).decision, what);
+    check(what);
+  }
+
+  /** The payment intent the confirmation names, and the payment link the creation answers with. */
+  async intentAndLink(): Promise<void> {
+    const { tx } = this;
+    const intentId = this.#examples.pathParameter('confirmPaymentIntent', 'id');
+    {
+      const { ctx, check } = this.#withIds({ intent: [intentId] });
+      const request = this.#examples.request<Schemas['PaymentIntentRequest']>('createPaymentIntent');
+      const intent = this.#ok(await createPaymentIntent(ctx, tx, request), `intent ${intentId}`);
+      check(`payment intent ${intentId}`);
+      this.#others.push({ kind: 'paymentIntent', id: intent.intent.id, state: intent.intent.status });
+    }
+    const linkId = this.#examples.response<Schemas['PaymentLink']>('createPaymentLink', 201).id;
+    {
+      const { ctx, check } = this.#withIds({ link: [linkId] });
+      const request = this.#examples.request<Schemas['PaymentLinkRequest']>('createPaymentLink');
+      const link = this.#ok(await createPaymentLink(ctx, tx, request), `link ${linkId}`);
+      check(`payment link ${linkId}`);
+      this.#others.push({ kind: 'paymentLink', id: link.link.id, state: link.link.status });
+    }
+  }
+
+  /** The pseudo numbers of the tokenization examples, each under its example's number. */
+  async pseudoNumbers(): Promise<void> {
+    const tokens = this.#examples.responses<Schemas['PseudoNumber']>('createPseudoNumber', 200);
+    for (const request of this.#examples.requests<{ cardNumber?: string; iban?: string }>('createPseudoNumber')) {
+      const token = tokens.find((t) => t.type === (request.cardNumber !== undefined ? 'CARD' : 'IBAN'));
+      if (!token) continue;
+      const what = `pseudo number ${token.pseudoNumber}`;
+      const { ctx, check } = this.#withIds({ pseudoNumber: [token.pseudoNumber] });
+      const made = this.#ok(await createPseudoNumber(ctx, this.tx, request), what);
+      if (made.pseudoNumber !== token.pseudoNumber)
+        throw new ExampleConflict(`${what}: the scope has ${made.pseudoNumber} for its ${token.type} number`);
+      check(what);
+      this.#others.push({ kind: 'pseudoNumber', id: made.pseudoNumber });
+    }
+  }
+
+  /** What the seeding made, as it is now: the payments, the plans, the customer and its card, the others. */
+  async made({ customerId, method }: ExampleCustomer): Promise<ExampleObject[]> {
+    const { tx, scope } = this;
+    const objects: ExampleObject[] = [];
+    for (const p of this.#payments.values()) {
+      const payment = (await tx.payments.get(scope, p.payId)) ?? p;
+      objects.push({ kind: 'payment', id: payment.payId, transId: payment.transId, state: payment.state });
+    }
+    for (const id of this.#plans) {
+      const made = await tx.plans.get(scope, id);
+      if (made) objects.push({ kind: 'paymentPlan', id, state: made.status });
+    }
+    objects.push({ kind: 'customer', id: customerId }, { kind: 'paymentMethod', id: method.id });
+    if (method.pseudoNumber !== undefined) objects.push({ kind: 'pseudoNumber', id: method.pseudoNumber });
+    objects.push(...this.#others);
+    return objects;
+  }
 
   /** The context at `at` whose new ids of the kinds in `ids` are those (in order); `check` throws if one went unused. */
-  const withIds = (ids: Partial<Record<IdKind, Array<string | undefined>>>, at = now) => {
-    const base = appContextAt(at, merchant, scope, deps);
+  #withIds(ids: ExampleIds, at = this.now): { ctx: DestinationContext; check: (what: string) => void } {
+    const base = appContextAt(at, this.merchant, this.scope, this.deps);
     const queue = new Map(
       Object.entries(ids).map(([kind, list]) => [kind, list.filter((id): id is string => id !== undefined)]),
     );
@@ -169,246 +490,33 @@ export async function seedExamples(
       if (left.length > 0) throw new ExampleConflict(`${what}: the scope holds another in place of ${left.join(', ')}`);
     };
     return { ctx, check };
-  };
-  const ok = <T extends object>(outcome: T | Rejection, what: string): T => {
+  }
+
+  #ok<T extends object>(outcome: T | Rejection, what: string): T {
     if (isRejection(outcome)) throw new ExampleConflict(`${what}: ${why(outcome)}`);
     return outcome;
-  };
-  const decided = (decision: Decision, what: string): Payment => {
+  }
+
+  #decided(decision: Decision, what: string): Payment {
     if (decision.outcome !== 'ok')
       throw new Error(`the contract's examples: ${what} was refused (${decision.reported.responseDescription})`);
-    payments.set(decision.payment.payId, decision.payment);
+    this.#payments.set(decision.payment.payId, decision.payment);
     return decision.payment;
+  }
+
+  async #pay(ctx: DestinationContext, request: Schemas['PaymentRequest'], what: string): Promise<Payment> {
+    return this.#decided(this.#ok(await createPayment(ctx, this.tx, request), what).decision, what);
+  }
+}
+
+/** The card of a payment request that stores the example's card: its number made up, its expiry and holder. */
+function cardOf(stored: Schemas['CardSummary']) {
+  const expiry = stored.expiryDate?.replace('-', '');
+  return {
+    cardNumber: cardNumberFor(stored),
+    expiryDate: expiry !== undefined && /^\d{6}$/.test(expiry) ? expiry : undefined,
+    cardHolderName: stored.cardHolderName,
   };
-  const pay = async (ctx: DestinationContext, request: Schemas['PaymentRequest'], what: string) =>
-    decided(ok(await createPayment(ctx, tx, request), what).decision, what);
-
-  // The payment GET shows, made and then changed as its history says.
-  const shown = examples.response<Schemas['PaymentDetails']>('getPaymentByPayId', 200);
-  if (shown.payId === undefined || shown.transId === undefined || shown.amount === undefined)
-    throw new Error("the contract's example of getPaymentByPayId names no payId, transId or amount");
-  const fallbackAmount = { value: shown.amount.value, currency: shown.amount.currency };
-  {
-    const what = `payment ${shown.payId}`;
-    const { ctx, check } = withIds({ payment: [shown.payId] });
-    let payment = await pay(
-      ctx,
-      {
-        transId: shown.transId,
-        ...(shown.refNr !== undefined ? { refNr: shown.refNr } : {}),
-        amount: shown.amount,
-        ...(shown.captureMethod ? { captureMethod: shown.captureMethod } : {}),
-        ...(shown.channel !== undefined ? { channel: shown.channel } : {}),
-        ...(shown.order ? { order: shown.order } : {}),
-        ...(shown.customerInfo ? { customerInfo: shown.customerInfo } : {}),
-        ...(shown.metadata ? { metadata: shown.metadata } : {}),
-        paymentMethods: {
-          integrationType: shown.integrationType ?? 'DIRECT',
-          type: (shown.paymentMethodType ?? 'CARD') as Schemas['PaymentIntentMethodType'],
-        },
-      },
-      what,
-    );
-    check(what);
-    for (const op of shown.operations ?? []) {
-      if (op.status !== 'OK') continue;
-      const request = { transId: op.transId ?? shown.transId, amount: money(op.amount, fallbackAmount) };
-      const payId = payment.payId;
-      let decision: Decision | Rejection | undefined;
-      if (op.type === 'AUTHORIZATION' && payment.state === 'PENDING') {
-        const choice = { decision: 'pay' as const, paymentMethodType: payment.paymentMethodType ?? 'CARD' };
-        decision = await settle(ctx, tx, completeOnHostedPage(payment, choice, ctx.domain), 'update');
-      } else if (op.type === 'CONFIRMATION') decision = await paymentChanges.confirm(ctx, tx, payId, request);
-      else if (op.type === 'CAPTURE') decision = await paymentChanges.capture(ctx, tx, payId, request);
-      else if (op.type === 'REFUND') decision = await paymentChanges.refund(ctx, tx, payId, request);
-      else if (op.type === 'REVERSAL') decision = await paymentChanges.reverse(ctx, tx, payId, request);
-      else if (op.type === 'INCREMENTAL_AUTHORIZATION')
-        decision = await paymentChanges.incrementAuthorization(ctx, tx, payId, request);
-      if (decision) payment = decided(ok(decision, what), `${what}'s ${op.type}`);
-    }
-    if (shown.state !== undefined && payment.state !== shown.state)
-      throw new Error(`the contract's examples: ${what} ends ${payment.state}, its example says ${shown.state}`);
-  }
-
-  // The payment each operation's path names, in the state the operation needs.
-  for (const [operationId, need] of PAYMENT_NEEDS) {
-    const payId = examples.pathParameter(operationId, 'id');
-    const request = (examples.requests<OperationExample>(operationId)[0] ?? {}) as OperationExample;
-    const made = payments.get(payId);
-    if (made) {
-      if (!satisfies(made, need, request))
-        throw new Error(
-          `the contract's examples: ${operationId} names payment ${payId}, which is ${made.state} (it needs ${need}): give it a payment of its own`,
-        );
-      continue;
-    }
-    const type = need === 'PENDING_CONFIRMATION' ? methodTypeOf(request.paymentMethods) : 'CARD';
-    if (type === undefined || (need === 'PENDING_CONFIRMATION' && !MULTI_STEP_METHODS.has(type)))
-      throw new Error(`the contract's example of ${operationId} names no multi-step payment method to confirm`);
-    const amount = need === 'PENDING_CONFIRMATION' || !request.amount ? fallbackAmount : request.amount;
-    const what = `payment ${payId} (for ${operationId})`;
-    const { ctx, check } = withIds({ payment: [payId] });
-    await pay(
-      ctx,
-      {
-        transId: request.order?.merchantReference ?? request.transId ?? payId,
-        ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
-        amount: { value: amount.value, currency: amount.currency },
-        captureMethod: { type: need === 'CAPTURED' || need === 'ANY' ? 'AUTOMATIC' : 'MANUAL' },
-        paymentMethods: { integrationType: 'DIRECT', type: type as Schemas['PaymentIntentMethodType'] },
-      },
-      what,
-    );
-    check(what);
-  }
-  const transId = examples.pathParameter('getPaymentByTransId', 'id');
-  if (![...payments.values()].some((p) => p.transId === transId)) {
-    const { ctx } = withIds({});
-    const request = { transId, amount: fallbackAmount, paymentMethods: { integrationType: 'DIRECT', type: 'CARD' } };
-    await pay(ctx, request as Schemas['PaymentRequest'], `payment ${transId}`);
-  }
-
-  // The customer, its stored card and its plan, from an initial credential-on-file payment a month
-  // ago; the plan's later payments as the clock bills them.
-  const customer = examples.response<Schemas['Customer']>('getCustomer', 200);
-  const method = examples.response<Schemas['StoredPaymentMethod']>('getCustomerPaymentMethod', 200);
-  const plan = examples.response<Schemas['PaymentPlan']>('getPaymentPlan', 200);
-  const planId = plan.id ?? examples.pathParameter('getPaymentPlan', 'paymentPlanId');
-  const planPayments = examples.response<Schemas['PlanPaymentPage']>('listPaymentPlanPayments', 200).data ?? [];
-  const { id: customerId, creationDate: _, billingAddress, shipping, metadata: __, ...customerInfo } = customer;
-  const storedCard = method.card ?? {};
-  const expiry = storedCard.expiryDate?.replace('-', '');
-  const card = {
-    cardNumber: cardNumberFor(storedCard),
-    ...(expiry !== undefined && /^\d{6}$/.test(expiry) ? { expiryDate: expiry } : {}),
-    ...(storedCard.cardHolderName !== undefined ? { cardHolderName: storedCard.cardHolderName } : {}),
-  };
-  const initialPayment = async (
-    planId: string,
-    type: Schemas['PaymentPlan']['paymentPlanType'],
-    fields: Partial<Schemas['PaymentRequest']> & Pick<Schemas['PaymentRequest'], 'amount'>,
-    ids: Partial<Record<IdKind, Array<string | undefined>>>,
-    at: Date,
-  ) => {
-    const what = `payment plan ${planId}`;
-    const { ctx, check } = withIds({ ...ids, plan: [planId] }, at);
-    await pay(
-      ctx,
-      {
-        transId: `${planId}-INITIAL`,
-        captureMethod: { type: 'AUTOMATIC' },
-        customerInfo,
-        ...(billingAddress ? { billingAddress } : {}),
-        ...(shipping ? { shipping } : {}),
-        credentialOnFile: credentialOnFileFor({
-          paymentPlanType: type,
-          recurring: plan.recurring,
-          installments: plan.installments,
-        }),
-        paymentMethods: { integrationType: 'DIRECT', type: 'CARD', card },
-        ...fields,
-      },
-      what,
-    );
-    check(what);
-    plans.add(planId);
-  };
-  const planAmount = money(plan.recurring?.amount, fallbackAmount);
-  await initialPayment(
-    planId,
-    plan.paymentPlanType,
-    {
-      ...(plan.order?.merchantReference !== undefined ? { transId: plan.order.merchantReference } : {}),
-      amount: planAmount,
-      order: { ...plan.order, ...(plan.description !== undefined ? { description: plan.description } : {}) },
-    },
-    {
-      payment: [planPayments[0]?.payId],
-      customer: [customerId],
-      pseudoNumber: [method.pseudoNumber],
-      paymentMethod: [method.id],
-    },
-    new Date(now.getTime() - 30 * DAY_MS),
-  );
-  for (const later of planPayments.slice(1)) {
-    const current = (await tx.plans.get(scope, planId)) as PaymentPlan;
-    const next = current.nextPaymentDate === undefined ? now : new Date(`${current.nextPaymentDate}Z`);
-    const at = next < now ? next : now;
-    const what = `payment ${later.payId} of plan ${planId}`;
-    const { ctx, check } = withIds({ payment: [later.payId] }, at);
-    const charge = {
-      ...scheduledCharge(current, at.toISOString()),
-      ...(current.type !== 'RECURRING' ? { amount: { value: money(later.amount, planAmount).value } } : {}),
-    };
-    decided(ok(await chargePlan(ctx, tx, current, charge), what).decision, what);
-    check(what);
-  }
-
-  // The plan the charge names: one the merchant triggers, of the same customer and card.
-  const chargedId = examples.pathParameter('chargePaymentPlan', 'paymentPlanId');
-  if (!plans.has(chargedId)) {
-    const charge = examples.request<Schemas['PlanChargeRequest']>('chargePaymentPlan');
-    await initialPayment(
-      chargedId,
-      charge.amount?.value !== undefined ? 'UNSCHEDULED_MIT' : 'DELAYED_SHIPMENT',
-      {
-        amount: {
-          value: charge.amount?.value ?? fallbackAmount.value,
-          currency: planAmount.currency,
-        },
-        customerInfo: { merchantCustomerId: customer.merchantCustomerId },
-        ...(charge.statementDescriptor !== undefined ? { statementDescriptor: charge.statementDescriptor } : {}),
-      },
-      {},
-      now,
-    );
-  }
-
-  // The payment intent the confirmation names, the payment link the creation answers with, the pseudo numbers.
-  const intentId = examples.pathParameter('confirmPaymentIntent', 'id');
-  {
-    const { ctx, check } = withIds({ intent: [intentId] });
-    const intent = ok(
-      await createPaymentIntent(ctx, tx, examples.request('createPaymentIntent')),
-      `intent ${intentId}`,
-    );
-    check(`payment intent ${intentId}`);
-    others.push({ kind: 'paymentIntent', id: intent.intent.id, state: intent.intent.status });
-  }
-  const linkId = examples.response<Schemas['PaymentLink']>('createPaymentLink', 201).id;
-  {
-    const { ctx, check } = withIds({ link: [linkId] });
-    const link = ok(await createPaymentLink(ctx, tx, examples.request('createPaymentLink')), `link ${linkId}`);
-    check(`payment link ${linkId}`);
-    others.push({ kind: 'paymentLink', id: link.link.id, state: link.link.status });
-  }
-  const tokens = examples.responses<Schemas['PseudoNumber']>('createPseudoNumber', 200);
-  for (const request of examples.requests<{ cardNumber?: string; iban?: string }>('createPseudoNumber')) {
-    const token = tokens.find((t) => t.type === (request.cardNumber !== undefined ? 'CARD' : 'IBAN'));
-    if (!token) continue;
-    const what = `pseudo number ${token.pseudoNumber}`;
-    const { ctx, check } = withIds({ pseudoNumber: [token.pseudoNumber] });
-    const made = ok(await createPseudoNumber(ctx, tx, request), what);
-    if (made.pseudoNumber !== token.pseudoNumber)
-      throw new ExampleConflict(`${what}: the scope has ${made.pseudoNumber} for its ${token.type} number`);
-    check(what);
-    others.push({ kind: 'pseudoNumber', id: made.pseudoNumber });
-  }
-
-  const objects: ExampleObject[] = [];
-  for (const p of payments.values()) {
-    const payment = (await tx.payments.get(scope, p.payId)) ?? p;
-    objects.push({ kind: 'payment', id: payment.payId, transId: payment.transId, state: payment.state });
-  }
-  for (const id of plans) {
-    const made = await tx.plans.get(scope, id);
-    if (made) objects.push({ kind: 'paymentPlan', id, state: made.status });
-  }
-  objects.push({ kind: 'customer', id: customerId }, { kind: 'paymentMethod', id: method.id });
-  if (method.pseudoNumber !== undefined) objects.push({ kind: 'pseudoNumber', id: method.pseudoNumber });
-  objects.push(...others);
-  await tx.examples.mark(scope);
-  return objects;
 }
 
 /**

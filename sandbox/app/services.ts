@@ -37,7 +37,7 @@ export async function checkDuplicates(
     amountValue: value,
     currency,
     transId: request.transId,
-    ...(request.merchantCustomerId !== undefined ? { merchantCustomerId: request.merchantCustomerId } : {}),
+    merchantCustomerId: request.merchantCustomerId,
     since,
   };
   const payIds = await store.transaction((tx) => tx.payments.findDuplicates(ctx.scope, query));

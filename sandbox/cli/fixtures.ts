@@ -55,7 +55,7 @@ async function createPayment(
     transId: result.transId,
     amount: USD(2500),
     paymentMethods: card,
-    ...(ctx.webhookUrl ? { urls: { webhook: ctx.webhookUrl } } : {}),
+    urls: ctx.webhookUrl ? { webhook: ctx.webhookUrl } : undefined,
     ...extra,
   };
   try {

@@ -281,10 +281,7 @@ function positiveInteger(name: string, value: string): number {
 
 async function reset(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);
-  const body = {
-    ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}),
-    ...(environment ? { environment } : {}),
-  };
+  const body = { merchantId: values.merchant, environment };
   const result = await ctx.call(ctx.client.POST('/_sandbox/reset', { body }));
   ctx.print(result, () => {
     const what = [result.merchantId ?? 'every merchant', result.environment ?? 'test and live'].join(', ');
@@ -394,11 +391,11 @@ async function deliveries(ctx: Context, values: Values): Promise<number> {
   if (status !== undefined && !['PENDING', 'DELIVERED', 'DEAD'].includes(status))
     throw new CliError(`--status must be PENDING, DELIVERED or DEAD, got ${status}`);
   const query = {
-    ...(values.merchant !== undefined ? { merchantId: values.merchant } : {}),
-    ...(environment ? { environment } : {}),
-    ...(status !== undefined ? { status: status as Schemas['DeliveryStatus'] } : {}),
-    ...(values['pay-id'] !== undefined ? { payId: values['pay-id'] } : {}),
-    ...(values.limit !== undefined ? { limit: positiveInteger('limit', values.limit) } : {}),
+    merchantId: values.merchant,
+    environment,
+    status: status as Schemas['DeliveryStatus'] | undefined,
+    payId: values['pay-id'],
+    limit: values.limit === undefined ? undefined : positiveInteger('limit', values.limit),
   };
   const { data } = await ctx.call(ctx.client.GET('/_sandbox/webhook-deliveries', { params: { query } }));
   ctx.print({ data }, () => {
@@ -500,7 +497,7 @@ async function trigger(ctx: Context, values: Values, positionals: string[]): Pro
     const result = await runTrigger(event, {
       client,
       shopUrl: 'https://shop.example',
-      ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+      webhookUrl,
       advanceClock: (by) =>
         ctx.call(
           ctx.client.POST('/_sandbox/clocks/{merchantId}/{environment}/advance', { params: { path }, body: by }),

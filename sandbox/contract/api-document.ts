@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
-import { challengeOf } from '../../tooling/openapi/challenges.js';
+import { challengeOf, REALM } from '../../tooling/openapi/challenges.js';
 import {
   branchesOf,
   deref,
@@ -16,6 +16,7 @@ import {
   type JsonObject,
   locate,
   type OpenAPI3,
+  type OperationEntry,
   operations,
   parametersOf,
   parsePointer,
@@ -106,19 +107,50 @@ export interface ApiDocument<Id extends string = string> {
   validator(pointer: string): ValidateFunction;
 }
 
+/** How a document's operations are prepared beyond what the document says. */
+export interface ApiDocumentOptions {
+  /** The realm of each security scheme's 401 challenge, by the scheme's name (default: the contract's REALM). */
+  realms?: Readonly<Record<string, string>>;
+}
+
 /** A one-file OpenAPI document in YAML or JSON (the admin API's), prepared like the contract. */
-export function loadApiDocument<Id extends string = string>(path: URL | string): ApiDocument<Id> {
+export function loadApiDocument<Id extends string = string>(
+  path: URL | string,
+  options: ApiDocumentOptions = {},
+): ApiDocument<Id> {
   let document: OpenAPI3 & JsonObject;
   try {
     document = parseYaml(readFileSync(path, 'utf8')) as OpenAPI3 & JsonObject;
   } catch (err) {
     throw new Error(`cannot read the OpenAPI document ${String(path)}: ${(err as Error).message}`);
   }
-  return createApiDocument<Id>(document);
+  return createApiDocument<Id>(document, options);
 }
 
 /** Every operation of `document` with its validators, its router and its response check. */
-export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonObject): ApiDocument<Id> {
+export function createApiDocument<Id extends string>(
+  document: OpenAPI3 & JsonObject,
+  options: ApiDocumentOptions = {},
+): ApiDocument<Id> {
+  const schemas = schemaCompilers(document);
+  const realmOf = (scheme: string) => options.realms?.[scheme] ?? REALM;
+  const byId = new Map<Id, OperationContract<Id>>();
+  for (const entry of operations(document, ['paths'])) {
+    const contract = operationContract<Id>(document, entry, schemas, realmOf);
+    byId.set(contract.id, contract);
+  }
+  return { document, operations: byId, validator: schemas.validatorAt };
+}
+
+/** The document's schemas as Ajv validators. */
+interface SchemaCompilers {
+  /** The validator of the schema at `pointer` (a JSON pointer into the document), compiled on first use. */
+  validatorAt(pointer: string): ValidateFunction;
+  /** A schema of its own (parameters gathered into one object), coercing strings to the types it names. */
+  compileCoercing(schema: object): ValidateFunction;
+}
+
+function schemaCompilers(document: OpenAPI3 & JsonObject): SchemaCompilers {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   const coercing = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, coerceTypes: true });
   for (const a of [ajv, coercing]) {
@@ -126,138 +158,152 @@ export function createApiDocument<Id extends string>(document: OpenAPI3 & JsonOb
     a.addSchema(document as object, DOCUMENT_ID);
   }
   const compiled = new Map<string, ValidateFunction>();
-  /** Compiled on first use: a test that calls three operations compiles three. */
-  const validatorAt = (pointer: string) => {
-    let fn = compiled.get(pointer);
-    if (!fn) {
-      fn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-      compiled.set(pointer, fn);
-    }
-    return fn;
+  return {
+    // Compiled on first use: a test that calls three operations compiles three.
+    validatorAt(pointer) {
+      let fn = compiled.get(pointer);
+      if (!fn) {
+        fn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
+        compiled.set(pointer, fn);
+      }
+      return fn;
+    },
+    compileCoercing: (schema) => coercing.compile(schema),
   };
+}
 
-  const byId = new Map<Id, OperationContract<Id>>();
-  for (const entry of operations(document, ['paths'])) {
-    const op = entry.operation;
-    const id = String(op.operationId) as Id;
-    const parameters = parametersOf(document, entry).map((p) => ({
-      name: p.name,
-      in: p.in as ParameterInfo['in'],
-      required: p.required === true,
-      schema: p.schema,
-    }));
-    const body = op.requestBody ? (derefObject(document, op.requestBody) as JsonObject) : undefined;
-    const content = body && isObject(body.content) ? body.content : {};
-    const requestMediaType = Object.keys(content)[0];
-    // Where the schemas really live (through the $refs of shared request bodies and responses), for Ajv.
-    const bodyPointer = requestMediaType
-      ? locate(document, toPointer([...entry.tokens, 'requestBody', 'content', requestMediaType, 'schema'])).pointer
-      : undefined;
-    const responses = new Map<number, ResponseInfo>();
-    for (const [status, raw] of Object.entries(op.responses ?? {})) {
-      const response = derefObject(document, raw);
-      const content = isObject(response.content) ? response.content : {};
-      const mediaType = JSON_MEDIA_TYPES.find((m) => isObject(content[m]));
-      const json = mediaType ? content[mediaType] : undefined;
-      const schema = isObject(json) ? json.schema : undefined;
-      const schemaPointer =
-        schema && mediaType
-          ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema'])).pointer
-          : undefined;
-      const [built, builtTokens] = schema ? branchesOf(document, schema)[0]! : [undefined, []];
-      const builtPointer =
-        schemaPointer && locate(document, toPointer([...parsePointer(schemaPointer), ...builtTokens])).pointer;
-      const headers = isObject(response.headers) ? response.headers : {};
-      responses.set(Number(status), {
-        mediaType,
-        schemaPointer,
-        headers: Object.keys(headers).map((h) => h.toLowerCase()),
-        requiredHeaders: Object.entries(headers)
-          .filter(([, h]) => deref<JsonObject>(document, h).required === true)
-          .map(([name]) => name.toLowerCase()),
-        builtPointer,
-        shape: shapeOf(document, built),
-      });
-    }
+/** A parameter with its schema, as the document declares it. */
+type DeclaredParameter = ParameterInfo & { schema: unknown };
 
-    const parameterSchema = (location: ParameterInfo['in']) => {
-      const ps = parameters.filter((p) => p.in === location);
-      return {
-        type: 'object',
-        properties: Object.fromEntries(
-          ps.map((p) => [location === 'header' ? p.name.toLowerCase() : p.name, p.schema ?? {}]),
-        ),
-        required: ps.filter((p) => p.required).map((p) => (location === 'header' ? p.name.toLowerCase() : p.name)),
-        // Unknown query parameters are refused (a misspelt filter would otherwise be silently ignored);
-        // requests carry many headers the contract does not name.
-        ...(location === 'query' ? { additionalProperties: false } : {}),
-      };
-    };
-    const parameterValidators = (['path', 'query', 'header'] as const).map((location) => {
-      // The parameter schemas are $refs into the bundle: resolve them against it.
-      const schema = parameterSchema(location);
-      return [
-        location,
-        coercing.compile({
-          ...schema,
-          properties: Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, rebase(s)])),
-        }),
-      ] as const;
+/** One operation of the document as the sandbox serves it. */
+function operationContract<Id extends string>(
+  document: OpenAPI3 & JsonObject,
+  entry: OperationEntry,
+  schemas: SchemaCompilers,
+  realmOf: (scheme: string) => string,
+): OperationContract<Id> {
+  const parameters: DeclaredParameter[] = parametersOf(document, entry).map((p) => ({
+    name: p.name,
+    in: p.in as ParameterInfo['in'],
+    required: p.required === true,
+    schema: p.schema,
+  }));
+  const body = entry.operation.requestBody
+    ? (derefObject(document, entry.operation.requestBody) as JsonObject)
+    : undefined;
+  const content = body && isObject(body.content) ? body.content : {};
+  const requestMediaType = Object.keys(content)[0];
+  // Where the schema really lives (through the $refs of shared request bodies), for Ajv.
+  const bodyPointer = requestMediaType
+    ? locate(document, toPointer([...entry.tokens, 'requestBody', 'content', requestMediaType, 'schema'])).pointer
+    : undefined;
+  return {
+    id: String(entry.operation.operationId) as Id,
+    method: entry.method,
+    path: entry.key,
+    security: securityOf(document, entry).flatMap((requirement) => Object.keys(requirement)) as SecurityScheme[],
+    parameters: parameters.map(({ name, in: where, required }) => ({ name, in: where, required })),
+    requestMediaType,
+    requestBodyRequired: body?.required === true,
+    idempotent: parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
+    challenge: challengeOf(document, entry, realmOf),
+    responses: responsesOf(document, entry),
+    validateBody: (value) => {
+      if (!bodyPointer) return undefined;
+      const validate = schemas.validatorAt(bodyPointer);
+      return validate(value) ? undefined : fieldErrors(validate.errors ?? [], (path) => path);
+    },
+    validateParameters: parameterValidation(parameters, schemas),
+  };
+}
+
+/** The operation's responses by status: media type, schema, headers and the shape of a problem body. */
+function responsesOf(document: OpenAPI3 & JsonObject, entry: OperationEntry): Map<number, ResponseInfo> {
+  const responses = new Map<number, ResponseInfo>();
+  for (const [status, raw] of Object.entries(entry.operation.responses ?? {})) {
+    const response = derefObject(document, raw);
+    const content = isObject(response.content) ? response.content : {};
+    const mediaType = JSON_MEDIA_TYPES.find((m) => isObject(content[m]));
+    const json = mediaType ? content[mediaType] : undefined;
+    const schema = isObject(json) ? json.schema : undefined;
+    // Where the schemas really live (through the $refs of shared responses), for Ajv.
+    const schemaPointer =
+      schema && mediaType
+        ? locate(document, toPointer([...entry.tokens, 'responses', status, 'content', mediaType, 'schema'])).pointer
+        : undefined;
+    const [built, builtTokens] = schema ? branchesOf(document, schema)[0]! : [undefined, []];
+    const builtPointer =
+      schemaPointer && locate(document, toPointer([...parsePointer(schemaPointer), ...builtTokens])).pointer;
+    const headers = isObject(response.headers) ? response.headers : {};
+    responses.set(Number(status), {
+      mediaType,
+      schemaPointer,
+      headers: Object.keys(headers).map((h) => h.toLowerCase()),
+      requiredHeaders: Object.entries(headers)
+        .filter(([, h]) => deref<JsonObject>(document, h).required === true)
+        .map(([name]) => name.toLowerCase()),
+      builtPointer,
+      shape: shapeOf(document, built),
     });
-    const headerNames = new Map(parameters.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p.name]));
+  }
+  return responses;
+}
 
-    const info: OperationContract<Id> = {
-      id,
-      method: entry.method,
-      path: entry.key,
-      security: securityOf(document, entry).flatMap((requirement) => Object.keys(requirement)) as SecurityScheme[],
-      parameters: parameters.map(({ name, in: where, required }) => ({ name, in: where, required })),
-      requestMediaType,
-      requestBodyRequired: body?.required === true,
-      idempotent: headerNames.has('idempotency-key'),
-      challenge: challengeOf(document, entry),
-      responses,
-      validateBody: (value) => {
-        if (!bodyPointer) return undefined;
-        const validate = validatorAt(bodyPointer);
-        return validate(value) ? undefined : fieldErrors(validate.errors ?? [], (path) => path);
-      },
-      validateParameters: (input) => {
-        // Copies: Ajv coerces in place (query strings to integers), and the request's objects are fastify's.
-        // Without a prototype: the client names the query's keys (`?constructor=1` is an unknown
-        // parameter, not Object.prototype.constructor).
-        const values = {
-          path: bare(input.path),
-          query: bare(input.query),
-          headers: Object.create(null) as Record<string, unknown>,
-        };
-        for (const name of headerNames.keys())
-          if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
-        let errors: FieldErrors | undefined;
-        for (const [location, validate] of parameterValidators) {
-          const target = location === 'path' ? values.path : location === 'query' ? values.query : values.headers;
-          if (!validate(target))
-            errors = mergeFieldErrors(
-              errors,
-              fieldErrors(validate.errors ?? [], (path) =>
-                location === 'header' ? (headerNames.get(path) ?? path) : path,
-              ),
-            );
-        }
-        return { values, errors };
-      },
+/** Validates and coerces the path, query and header parameters, each location against one object schema. */
+function parameterValidation(
+  parameters: readonly DeclaredParameter[],
+  schemas: SchemaCompilers,
+): OperationContract['validateParameters'] {
+  const validators = (['path', 'query', 'header'] as const).map(
+    (location) => [location, schemas.compileCoercing(parameterSchema(parameters, location))] as const,
+  );
+  const headerNames = new Map(parameters.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p.name]));
+  return (input) => {
+    // Copies: Ajv coerces in place (query strings to integers), and the request's objects are fastify's.
+    // Without a prototype: the client names the query's keys (`?constructor=1` is an unknown
+    // parameter, not Object.prototype.constructor).
+    const values = {
+      path: bare(input.path),
+      query: bare(input.query),
+      headers: Object.create(null) as Record<string, unknown>,
     };
-    byId.set(id, info);
-  }
+    for (const name of headerNames.keys())
+      if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
+    let errors: FieldErrors | undefined;
+    for (const [location, validate] of validators) {
+      const target = location === 'path' ? values.path : location === 'query' ? values.query : values.headers;
+      if (!validate(target))
+        errors = mergeFieldErrors(
+          errors,
+          fieldErrors(validate.errors ?? [], (path) =>
+            location === 'header' ? (headerNames.get(path) ?? path) : path,
+          ),
+        );
+    }
+    return { values, errors };
+  };
+}
 
-  return { document, operations: byId, validator: validatorAt };
+/** The parameters of one location as one object schema (header names in lower case, as Node gives them). */
+function parameterSchema(parameters: readonly DeclaredParameter[], location: ParameterInfo['in']): object {
+  const here = parameters.filter((p) => p.in === location);
+  const nameOf = (p: DeclaredParameter) => (location === 'header' ? p.name.toLowerCase() : p.name);
+  return {
+    type: 'object',
+    // The parameter schemas are $refs into the bundle: resolve them against it.
+    properties: Object.fromEntries(here.map((p) => [nameOf(p), rebase(p.schema)])),
+    required: here.filter((p) => p.required).map(nameOf),
+    // Unknown query parameters are refused (a misspelt filter would otherwise be silently ignored);
+    // requests carry many headers the contract does not name.
+    additionalProperties: location !== 'query',
+  };
+}
 
-  /** A parameter schema (often a `$ref` into the bundle) made resolvable from a schema compiled on its own. */
-  function rebase(schema: unknown): unknown {
-    return JSON.parse(JSON.stringify(schema ?? {}), (key, value) =>
-      key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : value,
-    );
-  }
+/** A parameter schema (often a `$ref` into the bundle) made resolvable from a schema compiled on its own. */
+function rebase(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema ?? {}), (key, value) =>
+    key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : value,
+  );
 }
 
 /** A copy of `record` without a prototype (its own keys, `__proto__` included, as data). */

@@ -25,7 +25,7 @@ export function captureDelayed(payment: Payment, ctx: DomainContext): Decision {
     payment,
     {
       transId: payment.transId,
-      ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+      refNr: payment.refNr,
       amount: { value: capturable(payment), currency: payment.currency },
     },
     ctx,

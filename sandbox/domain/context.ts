@@ -2,6 +2,7 @@
 // clock), new ids, and the contract's tables of response and simulation
 // codes (x-response-codes on ResultCode, x-simulation-codes on SimulationMode: the codes and their
 // descriptions live in the contract, once; the domain refers to them by name).
+import { definedMembers } from '../../tooling/defined.js';
 
 /** Names of the response codes the sandbox sends; each must be in the contract's `x-response-codes`. */
 export const RESPONSE_CODE_NAMES = [
@@ -85,7 +86,8 @@ export function codeTables(
       s.simulationMode,
       code.responseCode === codes.SUCCESS.responseCode
         ? { kind: 'success' }
-        : { kind: 'decline', code, ...(s.providerDetails ? { providerDetails: s.providerDetails } : {}) },
+        : // Details only where the contract gives some (the context's unit tests hold it).
+          { kind: 'decline', code, ...definedMembers({ providerDetails: s.providerDetails }) },
     );
   }
   return { codes, simulations };

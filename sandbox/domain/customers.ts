@@ -2,6 +2,7 @@
 // `customerInfo.merchantCustomerId` creates the customer (or brings its details up to date), and a
 // credential-on-file card payment stores the card as brand, last four digits and expiry, under a
 // pseudo number; never the full card number.
+import { definedMembers } from '../../tooling/defined.js';
 import type { DomainContext } from './context.js';
 import type { Customer, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from './types.js';
 
@@ -11,11 +12,6 @@ export interface CustomerSource {
   customerInfo?: Schemas['CustomerInfo'];
   billingAddress?: Schemas['Address'];
   shipping?: Schemas['Shipping'];
-}
-
-/** Undefined keys dropped: stored JSON and response bodies carry no `undefined`. */
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /**
@@ -30,7 +26,8 @@ export function customerFromPayment(
 ): Customer | undefined {
   const merchantCustomerId = source.customerInfo?.merchantCustomerId;
   if (merchantCustomerId === undefined) return undefined;
-  const data: Schemas['CustomerData'] = defined({
+  // Stored without undefined members (the customer's unit tests hold it).
+  const data: Schemas['CustomerData'] = definedMembers({
     ...existing?.data,
     ...source.customerInfo,
     billingAddress: source.billingAddress ?? existing?.data.billingAddress,
@@ -55,7 +52,7 @@ export function updateCustomer(
 ): Customer {
   return {
     ...customer,
-    data: defined({ ...customer.data, ...request, merchantCustomerId: customer.merchantCustomerId }),
+    data: definedMembers({ ...customer.data, ...request, merchantCustomerId: customer.merchantCustomerId }),
     updatedAt: iso(ctx.now),
   };
 }

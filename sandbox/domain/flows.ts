@@ -44,7 +44,7 @@ export function linkBody(link: PaymentLink, url: string): Schemas['PaymentLink']
   return {
     id: link.id,
     url,
-    ...(link.payId !== undefined ? { payId: link.payId } : {}),
+    payId: link.payId,
     transId: link.request.transId,
     amount: { value: link.request.amount.value, currency: link.request.amount.currency },
     expirationTime: link.expiresAt,
@@ -99,7 +99,7 @@ export function refusedIntentResult(
     merchantId: intent.scope.merchantId,
     // the transId its payment would have had
     transId: intent.request.transId ?? intent.id,
-    ...(intent.payId !== undefined ? { payId: intent.payId } : {}),
+    payId: intent.payId,
     status: 'FAILED',
     responseCode: c.responseCode,
     responseDescription: c.responseDescription,

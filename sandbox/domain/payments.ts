@@ -8,6 +8,7 @@
 //   DIRECT, single-step ───────────────────────────────┴─▶ AUTHORIZED ─ capture ─▶ PARTIALLY_CAPTURED ─▶ CAPTURED
 //        │ declined: FAILED                                   │ reversal                     │ refund ─▶ PARTIALLY_REFUNDED ─▶ REFUNDED
 //                                                             ▼ REVERSED
+import { definedMembers } from '../../tooling/defined.js';
 import type { DomainContext, ResponseCode, ResponseCodeName, Simulated } from './context.js';
 import {
   type CaptureMode,
@@ -87,14 +88,14 @@ export function newPaymentOf(
   return {
     scope,
     transId,
-    ...(refNr !== undefined ? { refNr } : {}),
+    refNr,
     amount,
-    ...(captureMethod ? { captureMethod } : {}),
+    captureMethod,
     integrationType: how.integrationType,
-    ...(how.paymentMethodType !== undefined ? { paymentMethodType: how.paymentMethodType } : {}),
+    paymentMethodType: how.paymentMethodType,
     details: descriptiveFields(request),
-    ...(metadata ? { metadata } : {}),
-    ...(simulationMode !== undefined ? { simulationMode } : {}),
+    metadata,
+    simulationMode,
   };
 }
 
@@ -134,13 +135,13 @@ function operation(
     scope: payment.scope,
     type: input.type,
     transId: input.transId,
-    ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
+    refNr: input.refNr,
     status: ok ? 'OK' : 'FAILED',
     responseCode: code.responseCode,
     responseDescription: code.responseDescription,
-    ...(input.amount ? { amount: input.amount } : {}),
-    ...(input.metadata ? { metadata: input.metadata } : {}),
-    ...(paymentMethods ? { paymentMethods } : {}),
+    amount: input.amount,
+    metadata: input.metadata,
+    paymentMethods,
     createdAt: iso(ctx.now),
   };
 }
@@ -241,11 +242,17 @@ export function authorize(payment: Payment, input: OperationInput, ctx: DomainCo
   if (simulated.kind === 'decline')
     return failPayment(payment, input, simulated.code, ctx, declineDetails(payment, simulated));
   const value = payment.amount.value;
-  // The payment's amount unless the input names one; spread last: on V8 an object that gains keys
-  // after a spread gets hidden classes of its own (see scopeOf in the store).
+  // The payment's amount unless the input names one. Written out, not spread: on V8 an object that
+  // gains keys after a spread gets hidden classes of its own (see scopeOf in the store).
   const authorization = operation(
     payment,
-    { amount: { value, currency: payment.currency }, ...input },
+    {
+      type: input.type,
+      transId: input.transId,
+      refNr: input.refNr,
+      amount: input.amount ?? { value, currency: payment.currency },
+      metadata: input.metadata,
+    },
     ctx.codes.SUCCESS,
     true,
     ctx,
@@ -256,12 +263,7 @@ export function authorize(payment: Payment, input: OperationInput, ctx: DomainCo
     operations.push(
       operation(
         payment,
-        {
-          type: 'CAPTURE',
-          transId: input.transId,
-          ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
-          amount: { value, currency: payment.currency },
-        },
+        { type: 'CAPTURE', transId: input.transId, refNr: input.refNr, amount: { value, currency: payment.currency } },
         ctx.codes.SUCCESS,
         true,
         ctx,
@@ -283,10 +285,10 @@ export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
     scope: input.scope,
     kind: 'PAYMENT',
     transId: input.transId,
-    ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
+    refNr: input.refNr,
     state: 'PENDING',
     integrationType: input.integrationType,
-    ...(input.paymentMethodType !== undefined ? { paymentMethodType: input.paymentMethodType } : {}),
+    paymentMethodType: input.paymentMethodType,
     currency: input.amount.currency,
     amount: input.amount,
     authorizedValue: 0,
@@ -294,15 +296,13 @@ export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
     refundedValue: 0,
     reversedValue: 0,
     captureMode,
-    ...(captureMode === 'DELAYED' && input.captureMethod?.delayed?.delayedHours !== undefined
-      ? { delayedHours: input.captureMethod.delayed.delayedHours }
-      : {}),
-    ...(input.simulationMode !== undefined ? { simulationMode: input.simulationMode } : {}),
-    ...(input.customerId !== undefined ? { customerId: input.customerId } : {}),
-    ...(input.paymentPlanId !== undefined ? { paymentPlanId: input.paymentPlanId } : {}),
-    ...(input.storedPaymentMethodId !== undefined ? { storedPaymentMethodId: input.storedPaymentMethodId } : {}),
+    delayedHours: captureMode === 'DELAYED' ? input.captureMethod?.delayed?.delayedHours : undefined,
+    simulationMode: input.simulationMode,
+    customerId: input.customerId,
+    paymentPlanId: input.paymentPlanId,
+    storedPaymentMethodId: input.storedPaymentMethodId,
     details: input.details,
-    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    metadata: input.metadata,
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -310,8 +310,8 @@ export function createPayment(input: NewPayment, ctx: DomainContext): Decision {
   const opInput: OperationInput = {
     type: 'AUTHORIZATION',
     transId: input.transId,
-    ...(input.refNr !== undefined ? { refNr: input.refNr } : {}),
-    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    refNr: input.refNr,
+    metadata: input.metadata,
   };
   const waits =
     input.integrationType === 'HOSTED'
@@ -337,11 +337,7 @@ export type HostedChoice = { decision: 'pay'; paymentMethodType: string } | { de
  * Decline fails the authorization with DECLINED. Anything else was decided already.
  */
 export function completeOnHostedPage(payment: Payment, choice: HostedChoice, ctx: DomainContext): Decision {
-  const input: OperationInput = {
-    type: 'AUTHORIZATION',
-    transId: payment.transId,
-    ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
-  };
+  const input: OperationInput = { type: 'AUTHORIZATION', transId: payment.transId, refNr: payment.refNr };
   if (payment.state !== 'PENDING' || payment.integrationType !== 'HOSTED')
     return refuse(payment, input, 'WRONG_STATE', ctx);
   if (choice.decision === 'decline') return failPayment(payment, input, ctx.codes.DECLINED, ctx);
@@ -357,8 +353,8 @@ export function confirmPayment(
   const input: OperationInput = {
     type: 'CONFIRMATION',
     transId: request.transId,
-    ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
-    ...(request.metadata ? { metadata: request.metadata } : {}),
+    refNr: request.refNr,
+    metadata: request.metadata,
   };
   if (payment.state !== 'PENDING_CONFIRMATION') return refuse(payment, input, 'NOT_AWAITING_CONFIRMATION', ctx);
   return authorize(payment, input, ctx);
@@ -381,7 +377,7 @@ export function expirePayment(payment: Payment, ctx: DomainContext): Decision {
   const input: OperationInput = {
     type: payment.state === 'PENDING_CONFIRMATION' ? 'CONFIRMATION' : 'AUTHORIZATION',
     transId: payment.transId,
-    ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+    refNr: payment.refNr,
   };
   if (expiryDueAt(payment) === undefined) return refuse(payment, input, 'WRONG_STATE', ctx);
   return failPayment(payment, input, ctx.codes.PAYMENT_EXPIRED, ctx);
@@ -406,9 +402,9 @@ function operationInput(
   return {
     type,
     transId: request.transId,
-    ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
-    ...(request.amount ? { amount: { value: request.amount.value, currency: request.amount.currency } } : {}),
-    ...(request.metadata ? { metadata: request.metadata } : {}),
+    refNr: request.refNr,
+    amount: request.amount && { value: request.amount.value, currency: request.amount.currency },
+    metadata: request.metadata,
   };
 }
 
@@ -456,7 +452,8 @@ export function reversePayment(payment: Payment, request: Schemas['ReversalReque
     changed(payment, ctx, {
       reversedValue: reversed.reversedValue,
       state: settledState(reversed),
-      ...(settledState(reversed) === 'REVERSED' ? { captureAt: undefined } : {}),
+      // Nothing is left for a DELAYED capture to take.
+      captureAt: settledState(reversed) === 'REVERSED' ? undefined : payment.captureAt,
     }),
     [operation(payment, input, ctx.codes.SUCCESS, true, ctx)],
   );
@@ -504,15 +501,10 @@ export function updatePayment(
   ctx: DomainContext,
 ): Decision {
   const { refNr, metadata, ...fields } = request;
-  const input: OperationInput = {
-    type: 'UPDATE',
-    transId: payment.transId,
-    ...(refNr !== undefined ? { refNr } : {}),
-    ...(metadata ? { metadata } : {}),
-  };
+  const input: OperationInput = { type: 'UPDATE', transId: payment.transId, refNr, metadata };
+  // What the request leaves out stays as it is.
   const updated = changed(payment, ctx, {
-    ...(refNr !== undefined ? { refNr } : {}),
-    ...(metadata !== undefined ? { metadata } : {}),
+    ...definedMembers({ refNr, metadata }),
     details: { ...payment.details, ...fields },
   });
   return ok(updated, [operation(payment, input, ctx.codes.SUCCESS, true, ctx)]);
@@ -530,10 +522,10 @@ export function createUnreferencedRefund(
     scope: input.scope,
     kind: 'UNREFERENCED_REFUND',
     transId: request.transId,
-    ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+    refNr: request.refNr,
     state: 'REFUNDED',
     integrationType: 'DIRECT',
-    ...(input.paymentMethodType !== undefined ? { paymentMethodType: input.paymentMethodType } : {}),
+    paymentMethodType: input.paymentMethodType,
     currency: request.amount.currency,
     amount: request.amount,
     authorizedValue: 0,
@@ -542,12 +534,13 @@ export function createUnreferencedRefund(
     reversedValue: 0,
     captureMode: 'MANUAL',
     details: {
-      ...(request.customerInfo ? { customerInfo: request.customerInfo } : {}),
-      ...(request.billingAddress ? { billingAddress: request.billingAddress } : {}),
-      ...(request.statementDescriptor ? { statementDescriptor: request.statementDescriptor } : {}),
-      ...(request.order ? { order: request.order } : {}),
+      customerInfo: request.customerInfo,
+      billingAddress: request.billingAddress,
+      // An empty descriptor is none.
+      statementDescriptor: request.statementDescriptor || undefined,
+      order: request.order,
     },
-    ...(request.metadata ? { metadata: request.metadata } : {}),
+    metadata: request.metadata,
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -602,12 +595,12 @@ export function operationResult(
     merchantId: payment.scope.merchantId,
     transId: op.transId,
     xId: op.xId,
-    ...(op.refNr !== undefined ? { refNr: op.refNr } : {}),
+    refNr: op.refNr,
     status: op.status,
     responseCode: op.responseCode,
     responseDescription: op.responseDescription,
-    ...(op.metadata ? { metadata: op.metadata } : {}),
-    ...(op.paymentMethods ? { paymentMethods: op.paymentMethods } : {}),
+    metadata: op.metadata,
+    paymentMethods: op.paymentMethods,
   };
 }
 
@@ -634,11 +627,11 @@ export function paymentDetails(payment: Payment, operations: PaymentOperation[])
     merchantId: payment.scope.merchantId,
     transId: payment.transId,
     xId: last.xId,
-    ...(payment.refNr !== undefined ? { refNr: payment.refNr } : {}),
+    refNr: payment.refNr,
     status: last.status,
     responseCode: last.responseCode,
     responseDescription: last.responseDescription,
-    ...(payment.metadata ? { metadata: payment.metadata } : {}),
+    metadata: payment.metadata,
     state: payment.state,
     amount: payment.amount,
     authorizedAmount: money(payment.authorizedValue, payment.currency),
@@ -646,28 +639,28 @@ export function paymentDetails(payment: Payment, operations: PaymentOperation[])
     refundedAmount: money(payment.refundedValue, payment.currency),
     reversedAmount: money(payment.reversedValue, payment.currency),
     integrationType: payment.integrationType,
-    ...(payment.paymentMethodType !== undefined ? { paymentMethodType: payment.paymentMethodType } : {}),
+    paymentMethodType: payment.paymentMethodType,
     captureMethod: {
       type: payment.captureMode,
-      ...(payment.delayedHours !== undefined ? { delayed: { delayedHours: payment.delayedHours } } : {}),
+      delayed: payment.delayedHours === undefined ? undefined : { delayedHours: payment.delayedHours },
     },
-    ...(payment.captureAt !== undefined ? { captureTime: payment.captureAt } : {}),
-    ...(details.channel !== undefined ? { channel: details.channel } : {}),
+    captureTime: payment.captureAt,
+    channel: details.channel,
     creationDate: payment.createdAt,
-    ...(details.order ? { order: details.order } : {}),
-    ...(details.customerInfo ? { customerInfo: details.customerInfo } : {}),
-    ...(details.billingAddress ? { billingAddress: details.billingAddress } : {}),
-    ...(details.shipping ? { shipping: details.shipping } : {}),
-    ...(payment.paymentPlanId !== undefined ? { paymentPlanId: payment.paymentPlanId } : {}),
+    order: details.order,
+    customerInfo: details.customerInfo,
+    billingAddress: details.billingAddress,
+    shipping: details.shipping,
+    paymentPlanId: payment.paymentPlanId,
     operations: operations.map((op) => ({
       type: op.type,
       xId: op.xId,
       transId: op.transId,
-      ...(op.refNr !== undefined ? { refNr: op.refNr } : {}),
+      refNr: op.refNr,
       status: op.status,
       responseCode: op.responseCode,
       responseDescription: op.responseDescription,
-      ...(op.amount ? { amount: op.amount } : {}),
+      amount: op.amount,
       creationDate: op.createdAt,
     })),
   };

@@ -7,6 +7,7 @@
 //   INSTALLMENTS                     INSTALLMENTS       AUTOMATIC  optional (default: the installment amount)
 //   UNSCHEDULED, subType MIT         UNSCHEDULED_MIT    MANUAL     required
 //   UNSCHEDULED, subType CIT / none  DELAYED_SHIPMENT   MANUAL     optional (default: the initial amount)
+import { definedMembers } from '../../tooling/defined.js';
 import type { DomainContext, ResponseCodeName } from './context.js';
 import type { NewPayment } from './payments.js';
 import type { Payment, PaymentPlan, PlanPayment, Schemas, StoredPaymentMethod } from './types.js';
@@ -78,28 +79,19 @@ export function planFromInitialPayment(source: PlanSource, ctx: DomainContext): 
     id: ctx.newId('plan'),
     scope: payment.scope,
     status: 'ACTIVE' as const,
-    ...(source.merchantCustomerId !== undefined ? { merchantCustomerId: source.merchantCustomerId } : {}),
-    ...(payment.customerId !== undefined ? { customerId: payment.customerId } : {}),
-    ...(order?.description !== undefined
-      ? { description: order.description }
-      : payment.details.statementDescriptor !== undefined
-        ? { description: payment.details.statementDescriptor }
-        : {}),
+    merchantCustomerId: source.merchantCustomerId,
+    customerId: payment.customerId,
+    description: order?.description ?? payment.details.statementDescriptor,
     currency: payment.currency,
     amountValue: payment.amount.value,
     paidInstallments: 0,
     initialPayId: payment.payId,
-    ...(source.storedPaymentMethod
-      ? { storedPaymentMethodId: source.storedPaymentMethod.id, card: source.storedPaymentMethod.card }
-      : {}),
-    ...(order?.merchantReference !== undefined || order?.invoiceId !== undefined
-      ? {
-          order: {
-            ...(order.merchantReference !== undefined ? { merchantReference: order.merchantReference } : {}),
-            ...(order.invoiceId !== undefined ? { invoiceId: order.invoiceId } : {}),
-          },
-        }
-      : {}),
+    storedPaymentMethodId: source.storedPaymentMethod?.id,
+    card: source.storedPaymentMethod?.card,
+    order:
+      order?.merchantReference !== undefined || order?.invoiceId !== undefined
+        ? { merchantReference: order.merchantReference, invoiceId: order.invoiceId }
+        : undefined,
     createdAt: iso(now),
     lastBillingAt: iso(now),
     version: 1,
@@ -116,7 +108,7 @@ export function planFromInitialPayment(source: PlanSource, ctx: DomainContext): 
         triggerType: 'AUTOMATIC',
         frequency,
         nextPaymentDate: planDateTime(next),
-        ...(expires ? { expirationDate: planDateTime(expires) } : {}),
+        expirationDate: expires && planDateTime(expires),
       };
     }
     case 'INSTALLMENTS': {
@@ -132,8 +124,8 @@ export function planFromInitialPayment(source: PlanSource, ctx: DomainContext): 
         frequency,
         totalInstallments: total,
         paidInstallments: paid,
-        ...(paid < total ? { nextPaymentDate: planDateTime(advance(now, frequency)) } : {}),
-        ...(expires ? { expirationDate: planDateTime(expires) } : {}),
+        nextPaymentDate: paid < total ? planDateTime(advance(now, frequency)) : undefined,
+        expirationDate: expires && planDateTime(expires),
       };
     }
     case 'UNSCHEDULED':
@@ -192,27 +184,26 @@ export function chargePlan(
   } else if (plan.type === 'RECURRING') {
     next = { ...next, nextPaymentDate: planDateTime(advance(ctx.now, plan.frequency)) };
   }
-  const order = request.order;
   return {
     outcome: 'ok',
     plan: next,
     payment: {
       scope: plan.scope,
       transId: request.transId,
-      ...(request.refNr !== undefined ? { refNr: request.refNr } : {}),
+      refNr: request.refNr,
       amount: { value, currency: plan.currency },
       captureMethod: { type: 'AUTOMATIC' },
       integrationType: 'DIRECT',
-      ...(initial.paymentMethodType !== undefined ? { paymentMethodType: initial.paymentMethodType } : {}),
+      paymentMethodType: initial.paymentMethodType,
       details: {
         referencePayId: plan.initialPayId,
-        ...(order ? { order } : {}),
-        ...(request.statementDescriptor !== undefined ? { statementDescriptor: request.statementDescriptor } : {}),
-        ...(initial.details.customerInfo ? { customerInfo: initial.details.customerInfo } : {}),
+        order: request.order,
+        statementDescriptor: request.statementDescriptor,
+        customerInfo: initial.details.customerInfo,
       },
-      ...(plan.customerId !== undefined ? { customerId: plan.customerId } : {}),
+      customerId: plan.customerId,
       paymentPlanId: plan.id,
-      ...(plan.storedPaymentMethodId !== undefined ? { storedPaymentMethodId: plan.storedPaymentMethodId } : {}),
+      storedPaymentMethodId: plan.storedPaymentMethodId,
     },
   };
 }
@@ -224,52 +215,51 @@ const currencyAmount = (plan: PaymentPlan): Schemas['ReportedAmount'] | undefine
   plan.amountValue !== undefined ? { value: plan.amountValue, currency: plan.currency } : undefined;
 
 export function planListItem(plan: PaymentPlan): Schemas['PaymentPlanListItem'] {
-  const amount = currencyAmount(plan);
   return {
     id: plan.id,
     paymentPlanType: plan.type,
     planStatus: plan.status,
-    ...(plan.merchantCustomerId !== undefined ? { merchantCustomerId: plan.merchantCustomerId } : {}),
-    ...(plan.description !== undefined ? { description: plan.description } : {}),
-    ...(plan.lastBillingAt !== undefined ? { lastBillingDate: plan.lastBillingAt } : {}),
-    ...(amount ? { amount } : {}),
+    merchantCustomerId: plan.merchantCustomerId,
+    description: plan.description,
+    lastBillingDate: plan.lastBillingAt,
+    amount: currencyAmount(plan),
   };
 }
 
 export function planBody(plan: PaymentPlan): Schemas['PaymentPlan'] {
-  const amount = currencyAmount(plan);
-  const dates = {
-    ...(plan.nextPaymentDate !== undefined ? { nextPaymentDate: plan.nextPaymentDate } : {}),
-    ...(plan.expirationDate !== undefined ? { expirationDate: plan.expirationDate } : {}),
-  };
+  const { nextPaymentDate, expirationDate } = plan;
   const frequency = plan.frequency as Schemas['PlanFrequency'] | undefined;
   return {
     id: plan.id,
     paymentPlanType: plan.type,
     planStatus: plan.status,
     triggerType: plan.triggerType,
-    ...(plan.merchantCustomerId !== undefined ? { merchantCustomerId: plan.merchantCustomerId } : {}),
-    ...(plan.description !== undefined ? { description: plan.description } : {}),
+    merchantCustomerId: plan.merchantCustomerId,
+    description: plan.description,
     creationDate: plan.createdAt,
-    ...(plan.cancelledAt !== undefined ? { cancellationDate: plan.cancelledAt } : {}),
-    ...(plan.lastBillingAt !== undefined ? { lastBillingDate: plan.lastBillingAt } : {}),
-    ...(plan.order ? { order: plan.order } : {}),
-    ...(plan.card ? { paymentMethod: { type: 'CARD' as const, card: plan.card } } : {}),
-    ...(plan.type === 'RECURRING'
-      ? { recurring: { ...(amount ? { amount } : {}), ...(frequency ? { frequency } : {}), ...dates } }
-      : {}),
-    ...(plan.type === 'INSTALLMENTS'
-      ? {
-          installments: {
-            ...(plan.totalInstallments !== undefined ? { totalInstallments: plan.totalInstallments } : {}),
-            paidInstallments: plan.paidInstallments,
-            ...(frequency ? { frequency } : {}),
-            ...dates,
-          },
-        }
-      : {}),
-    ...(plan.type === 'DELAYED_SHIPMENT' ? { delayedShipment: {} } : {}),
-    ...(plan.type === 'UNSCHEDULED_MIT' ? { unscheduledMit: { currency: plan.currency } } : {}),
+    cancellationDate: plan.cancelledAt,
+    lastBillingDate: plan.lastBillingAt,
+    order: plan.order,
+    paymentMethod: plan.card && { type: 'CARD' as const, card: plan.card },
+    // The object of the plan's own type, and no member for the others (the plans' unit tests hold it).
+    ...definedMembers({
+      recurring:
+        plan.type === 'RECURRING'
+          ? { amount: currencyAmount(plan), frequency, nextPaymentDate, expirationDate }
+          : undefined,
+      installments:
+        plan.type === 'INSTALLMENTS'
+          ? {
+              totalInstallments: plan.totalInstallments,
+              paidInstallments: plan.paidInstallments,
+              frequency,
+              nextPaymentDate,
+              expirationDate,
+            }
+          : undefined,
+      delayedShipment: plan.type === 'DELAYED_SHIPMENT' ? {} : undefined,
+      unscheduledMit: plan.type === 'UNSCHEDULED_MIT' ? { currency: plan.currency } : undefined,
+    }),
   };
 }
 

@@ -114,7 +114,8 @@ export function binCheck(request: Schemas['DccBinCheckRequest']): Schemas['DccBi
   const range = cardRange(request.bin);
   return {
     bin: request.bin,
-    ...(range ? { cardCountry: range.country, cardCurrency: range.currency } : {}),
+    cardCountry: range?.country,
+    cardCurrency: range?.currency,
     dccEligible: dccIneligibility(request.bin, request.amount?.currency) === undefined,
   };
 }
@@ -154,7 +155,7 @@ export function dccQuote(
 export const DUPLICATION_WINDOW_MS = 24 * 3_600_000;
 
 export function duplicationResult(payIds: string[]): Schemas['DuplicationCheckResult'] {
-  return { duplicate: payIds.length > 0, ...(payIds.length > 0 ? { payIds } : {}) };
+  return { duplicate: payIds.length > 0, payIds: payIds.length > 0 ? payIds : undefined };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,10 +218,10 @@ export function cardInput(data: unknown): CardInput {
   const d = data as Record<string, unknown>;
   const text = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : undefined);
   return {
-    ...(text('cardNumber') !== undefined ? { cardNumber: text('cardNumber')!.replace(/[\s-]/g, '') } : {}),
-    ...(text('pseudoNumber') !== undefined ? { pseudoNumber: text('pseudoNumber')! } : {}),
-    ...(text('expiryDate') !== undefined ? { expiryDate: text('expiryDate')! } : {}),
-    ...(text('cardHolderName') !== undefined ? { cardHolderName: text('cardHolderName')! } : {}),
+    cardNumber: text('cardNumber')?.replace(/[\s-]/g, ''),
+    pseudoNumber: text('pseudoNumber'),
+    expiryDate: text('expiryDate'),
+    cardHolderName: text('cardHolderName'),
   };
 }
 
@@ -258,7 +259,7 @@ export function pseudoNumberRecord(
           last4Digits: input.number.slice(-4),
           brand: cardRange(input.number)?.brand ?? brandOf(input.number),
           expiryDate: input.expiryDate ?? `${ctx.now.getUTCFullYear() + 2}12`,
-          ...(input.cardHolderName !== undefined ? { cardHolderName: input.cardHolderName } : {}),
+          cardHolderName: input.cardHolderName,
         }
       : undefined;
   return {
@@ -267,7 +268,7 @@ export function pseudoNumberRecord(
     pseudoNumber: ctx.newId('pseudoNumber'),
     type: input.type,
     maskedNumber: mask(input.number, input.type),
-    ...(card ? { card } : {}),
+    card,
     createdAt: ctx.now.toISOString(),
   };
 }
@@ -312,7 +313,7 @@ export function accountUpdate(
   return {
     result: 'NO_CHANGE',
     pseudoNumber: record.pseudoNumber,
-    ...(expiry !== undefined ? { expiryDate: expiry } : {}),
+    expiryDate: expiry,
     card,
   };
 }

@@ -9,11 +9,19 @@ import type { Store } from '../store/store.js';
 import { type AdminDeps, loadAdminDocument, registerAdminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
 import { sandboxCors } from './cors.js';
-import { Failures, genericFailure, MAX_PARAM_LENGTH, redactedUrl, send } from './failures.js';
+import {
+  Failures,
+  failureStatus,
+  genericFailure,
+  MAX_PARAM_LENGTH,
+  redactedUrl,
+  requestFailureText,
+  send,
+} from './failures.js';
 import { createHandlers } from './handlers/index.js';
 import { registerHostedPages } from './hosted.js';
 import { applyServerLimits, BODY_LIMIT_BYTES, DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits.js';
-import { authenticateFirst, operationHandler, REPLAY_HEADER } from './pipeline.js';
+import { authenticateFirst, operationHandler, type PipelineDeps, REPLAY_HEADER } from './pipeline.js';
 
 /** The roots and the environment each stands for. Test requests never touch live data. */
 export const ROOTS: ReadonlyArray<{ root: string; environment: Environment }> = [
@@ -61,7 +69,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   const handlers = createHandlers(auth);
   const missing = [...contract.operations.keys()].filter((id) => !handlers[id]);
   if (missing.length > 0) throw new Error(`the contract has operations without a handler: ${missing.join(', ')}`);
-  const deps = {
+  const deps: PipelineDeps = {
     contract,
     store,
     auth,
@@ -80,7 +88,40 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     ],
     limits.maxHeaderBytes,
   );
+  // A refused connection is a warning the operator sees with or without the request log.
+  const app = createServer(limits, failures, options.log ?? ((line) => console.warn(line)));
+  answerFailures(app, contract, failures);
+  if (options.log) logRequests(app, options.log);
+  // Routes last: a route takes the error handler and hooks of its context when it is registered.
+  await registerHostedPages(app, {
+    ...deps,
+    tables: contract.tables,
+    fingerprint: options.secrets.fingerprint,
+    onDelivery: () => options.onWebhookQueued?.(),
+  });
+  if (options.admin)
+    await registerAdminApi(app, {
+      ...options.admin,
+      store,
+      onWebhookQueued: () => options.onWebhookQueued?.(),
+      forgetCredentials: (merchantId) => auth.forget(merchantId),
+      examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.secrets.fingerprint },
+      // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
+      authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
+    });
+  registerOperations(
+    app,
+    deps,
+    sandboxCors(contract.document, options.corsOrigins ?? [], options.consoleOrigins ?? []),
+  );
+  return app;
+}
 
+/**
+ * The fastify server with the sandbox's limits on connections, headers and bodies (refusals go to
+ * `warn`), and the parsers of the bodies it takes (as text: the pipeline parses them).
+ */
+function createServer(limits: ServerLimits, failures: Failures, warn: (line: string) => void): FastifyInstance {
   // maxParamLength: a long path parameter reaches validation (a 400 naming it); a longer one is
   // answered by frameworkErrors (the operation's 400 naming it too).
   const app = Fastify({
@@ -99,7 +140,7 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     frameworkErrors: (error, request, reply) => failures.frameworkError(error, request, reply),
     clientErrorHandler: (error, socket) => failures.clientError(error, socket),
   });
-  applyServerLimits(app, limits, BODY_LIMIT_BYTES, options.log);
+  applyServerLimits(app, limits, BODY_LIMIT_BYTES, warn);
   app.decorateRequest('sandboxAuth', null);
 
   // Bodies arrive as text: JSON is parsed by the pipeline (its errors become the contract's 400),
@@ -108,7 +149,16 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
   for (const mediaType of ['application/json', 'application/x-www-form-urlencoded']) {
     app.addContentTypeParser(mediaType, { parseAs: 'string' }, (_request, body, done) => done(null, body));
   }
+  return app;
+}
 
+/**
+ * A URL no operation has: the generic 404. Errors before or outside the handler: a too large body
+ * (413), a media type without a parser (415), a body the client cut short or mis-announced (400:
+ * fastify marks those 4xx), anything else (500), each in the body the operation's contract gives for
+ * that status (its 400 for a status it does not declare).
+ */
+function answerFailures(app: FastifyInstance, contract: Contract, failures: Failures): void {
   app.setNotFoundHandler((request, reply) =>
     send(
       reply,
@@ -119,25 +169,13 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
       }),
     ),
   );
-
-  // Errors before or outside the handler: a too large body (413), a media type without a parser
-  // (415), a body the client cut short or mis-announced (400: fastify marks those 4xx), anything
-  // else (500), each in the body the operation's contract gives for that status (its 400 for a
-  // status it does not declare).
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = failureStatus(error);
     if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
+    const operation = contract.operations.get(request.routeOptions.config.operationId as never);
     const failure = failures.answer(request.method, request.url, {
       status,
-      ...{
-        413: { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` },
-        415: {
-          title: 'Unsupported media type.',
-          detail: `Send the body as ${contract.operations.get(request.routeOptions.config.operationId as never)?.requestMediaType ?? 'application/json'}.`,
-        },
-        400: { title: 'Malformed request.', detail: 'The request body could not be read.' },
-        500: { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' },
-      }[status],
+      ...requestFailureText(status, operation?.requestMediaType),
       field: {
         name: '(body)',
         message:
@@ -150,60 +188,36 @@ export async function createSandboxApp(options: SandboxAppOptions): Promise<Fast
     });
     return send(reply, failure);
   });
+}
 
-  if (options.log) {
-    const log = options.log;
-    app.addHook('onResponse', async (request, reply) => {
-      // A hosted page's id is a bearer capability: the log leaves it out.
-      log(
-        `${new Date().toISOString()} ${request.method} ${redactedUrl(request.url)} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
-      );
-    });
-  }
-  // Routes last: a route takes the error handler and hooks of its context when it is registered.
-  await registerHostedPages(app, {
-    ...deps,
-    tables: contract.tables,
-    fingerprint: options.secrets.fingerprint,
-    onDelivery: () => options.onWebhookQueued?.(),
+/** One line per answered request. */
+function logRequests(app: FastifyInstance, log: (line: string) => void): void {
+  app.addHook('onResponse', async (request, reply) => {
+    // A hosted page's id is a bearer capability: the log leaves it out.
+    log(
+      `${new Date().toISOString()} ${request.method} ${redactedUrl(request.url)} → ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms${reply.getHeader(REPLAY_HEADER) ? ' (replayed)' : ''}`,
+    );
   });
-  if (options.admin)
-    await registerAdminApi(app, {
-      ...options.admin,
-      store,
-      onWebhookQueued: () => options.onWebhookQueued?.(),
-      forgetCredentials: (merchantId) => auth.forget(merchantId),
-      examples: { examples: contract.examples, tables: contract.tables, fingerprint: deps.secrets.fingerprint },
-      // The listener operations take a merchant's Basic credentials, checked as the merchant roots check them.
-      authenticateMerchant: (headers) => auth.authenticate(['basicAuth'], headers, 'test'),
-    });
-  const cors = sandboxCors(contract.document, options.corsOrigins ?? [], options.consoleOrigins ?? []);
+}
+
+/** Every operation of the contract under each root; CORS only on the operations a browser may call. */
+function registerOperations(app: FastifyInstance, deps: PipelineDeps, cors: ReturnType<typeof sandboxCors>): void {
   for (const { root, environment } of ROOTS) {
-    for (const operation of contract.operations.values()) {
-      const url = root + operation.path.replace(/\{([^}]+)\}/g, ':$1');
-      const route = {
+    for (const operation of deps.contract.operations.values()) {
+      app.route({
         method: operation.method.toUpperCase() as 'GET',
+        url: root + operation.path.replace(/\{([^}]+)\}/g, ':$1'),
         config: { operationId: operation.id },
         // Credentials before the body is read: an unauthenticated client never makes the sandbox wait for one.
         onRequest: authenticateFirst(deps, operation, environment),
         handler: operationHandler(deps, operation, environment),
-      };
-      // CORS only on the operations a browser may call, and only with allowed origins (cors.ts).
-      app.route({ ...route, url, ...cors.routeOptions(operation.id) });
+        // Only with allowed origins (cors.ts).
+        ...cors.routeOptions(operation.id),
+      });
     }
   }
   cors.registerPreflights(
     app,
     ROOTS.map((r) => r.root),
   );
-
-  return app;
-}
-
-/** The status a fastify error stands for: 413, 415, 400 for the client's other faults, else 500. */
-function failureStatus(error: FastifyError): 400 | 413 | 415 | 500 {
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return 413;
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return 415;
-  const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-  return clientError ? 400 : 500;
 }

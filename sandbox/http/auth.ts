@@ -138,29 +138,129 @@ export function createAuthenticator(
   secrets: SandboxSecrets,
   now: (scope: Scope) => Date = () => new Date(),
 ): Authenticator {
-  const key = secrets.tokenKey;
-  const verified = new CredentialCache();
-  const digestOf = (scheme: SecurityScheme, environment: Environment, credential: string) =>
-    createHash('sha256').update(`${scheme}\n${environment}\n${credential}`).digest('hex');
-  // An unknown merchant costs the same digest and comparison as a wrong key: the answer's timing
-  // does not tell which merchant ids exist.
-  const absent = secrets.apiKeyDigest(randomBytes(32).toString('hex'));
+  return new SandboxAuthenticator(store, secrets, now);
+}
 
-  const verifyKey = async (merchantId: string, apiKey: string) => {
-    const merchant = await store.merchants.get(merchantId);
+/** The credential an Authorization or X-API-Key header presents, or why it is refused before any look-up. */
+function presented(
+  accepted: readonly SecurityScheme[],
+  headers: Record<string, string | string[] | undefined>,
+): { scheme: SecurityScheme; credential: string } | { ok: false; detail: string } {
+  const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
+  const apiKey = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
+  const scheme: SecurityScheme | undefined = authorization
+    ? /^basic /i.test(authorization)
+      ? 'basicAuth'
+      : /^bearer /i.test(authorization)
+        ? 'bearerAuth'
+        : undefined
+    : apiKey !== undefined
+      ? 'apiKeyAuth'
+      : undefined;
+  if (!scheme) {
+    return {
+      ok: false,
+      detail: authorization ? 'Unsupported Authorization scheme.' : `Send ${describe(accepted)}.`,
+    };
+  }
+  if (!accepted.includes(scheme))
+    return { ok: false, detail: `This operation accepts ${describe(accepted)}, not ${describe([scheme])}.` };
+  const credential = scheme === 'apiKeyAuth' ? apiKey! : authorization!.slice(scheme === 'basicAuth' ? 6 : 7).trim();
+  return { scheme, credential };
+}
+
+class SandboxAuthenticator implements Authenticator {
+  readonly #key: Uint8Array;
+  readonly #verified = new CredentialCache();
+  /**
+   * An unknown merchant costs the same digest and comparison as a wrong key: the answer's timing
+   * does not tell which merchant ids exist.
+   */
+  readonly #absent: string;
+
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: SandboxSecrets,
+    private readonly now: (scope: Scope) => Date,
+  ) {
+    this.#key = secrets.tokenKey;
+    this.#absent = secrets.apiKeyDigest(randomBytes(32).toString('hex'));
+  }
+
+  forget(merchantId?: string): void {
+    this.#verified.forget(merchantId);
+  }
+
+  async issueToken(
+    merchant: Merchant,
+    environment: Environment,
+    options: { scope?: string | undefined; notAfter?: number | undefined } = {},
+  ): Promise<{ token: string; expiresIn: number }> {
+    const issuedAt = Math.floor(this.now({ merchantId: merchant.merchantId, environment }).getTime() / 1000);
+    const expiresAt = Math.min(issuedAt + TOKEN_LIFETIME_SECONDS, options.notAfter ?? Number.POSITIVE_INFINITY);
+    // An empty scope is none.
+    const token = await new SignJWT({ scope: options.scope || undefined })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(environment)
+      .setSubject(merchant.merchantId)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .sign(this.#key);
+    return { token, expiresIn: Math.max(0, expiresAt - issuedAt) };
+  }
+
+  async authenticate(
+    accepted: readonly SecurityScheme[],
+    headers: Record<string, string | string[] | undefined>,
+    environment: Environment,
+  ): Promise<AuthResult> {
+    const credentials = presented(accepted, headers);
+    if ('ok' in credentials) return credentials;
+    const { scheme, credential } = credentials;
+    const cacheKey = createHash('sha256').update(`${scheme}\n${environment}\n${credential}`).digest('hex');
+    const hit = this.#verified.get(cacheKey);
+    if (
+      hit &&
+      (hit.expiresAt === undefined ||
+        hit.expiresAt * 1000 > this.now({ merchantId: hit.merchant.merchantId, environment }).getTime())
+    ) {
+      return { ok: true, merchant: hit.merchant, scheme, expiresAt: hit.expiresAt };
+    }
+    const result = await this.#verify(scheme, credential, environment);
+    if (result.ok) this.#verified.set(cacheKey, { merchant: result.merchant, scheme, expiresAt: result.expiresAt });
+    return result;
+  }
+
+  /** A credential checked against the store (a key's digest) or the token key (a bearer token's signature). */
+  async #verify(scheme: SecurityScheme, credential: string, environment: Environment): Promise<AuthResult> {
+    if (scheme === 'basicAuth') {
+      const pair = parseBasic(credential);
+      const merchant = pair ? await this.#verifyKey(pair[0], pair[1]) : undefined;
+      return merchant ? { ok: true, merchant, scheme } : { ok: false, detail: 'Unknown merchant id or wrong API key.' };
+    }
+    if (scheme === 'apiKeyAuth') {
+      const merchant = await this.store.merchants.getByApiKeyHash(this.secrets.apiKeyDigest(credential));
+      return merchant ? { ok: true, merchant, scheme } : { ok: false, detail: 'Unknown API key.' };
+    }
+    return this.#verifyToken(credential, environment);
+  }
+
+  async #verifyKey(merchantId: string, apiKey: string): Promise<Merchant | undefined> {
+    const merchant = await this.store.merchants.get(merchantId);
     // An empty digest: a merchant whose key is no longer usable (an earlier version's unkeyed digest).
     const usable = merchant !== undefined && merchant.apiKeyHash !== '';
-    const matches = secrets.matchesApiKey(usable ? merchant.apiKeyHash : absent, apiKey);
+    const matches = this.secrets.matchesApiKey(usable ? merchant.apiKeyHash : this.#absent, apiKey);
     return usable && matches ? merchant : undefined;
-  };
+  }
 
-  async function verifyToken(jwt: string, environment: Environment): Promise<AuthResult> {
+  async #verifyToken(jwt: string, environment: Environment): Promise<AuthResult> {
     try {
       // The subject's clock decides expiry; the subject is trusted only once the signature is.
       const claimed = decodeJwt(jwt).sub;
       const subject = typeof claimed === 'string' && storable(claimed) ? claimed : undefined;
-      const currentDate = subject !== undefined ? now({ merchantId: subject, environment }) : new Date();
-      const { payload } = await jwtVerify(jwt, key, {
+      const currentDate = subject !== undefined ? this.now({ merchantId: subject, environment }) : new Date();
+      const { payload } = await jwtVerify(jwt, this.#key, {
         issuer: ISSUER,
         audience: environment,
         algorithms: ['HS256'],
@@ -170,7 +270,7 @@ export function createAuthenticator(
       if (typeof iat !== 'number' || typeof exp !== 'number' || exp - iat > TOKEN_LIFETIME_SECONDS) {
         return { ok: false, detail: 'Invalid bearer token.' };
       }
-      const merchant = typeof sub === 'string' && storable(sub) ? await store.merchants.get(sub) : undefined;
+      const merchant = typeof sub === 'string' && storable(sub) ? await this.store.merchants.get(sub) : undefined;
       if (!merchant) return { ok: false, detail: 'The token names no known merchant.' };
       return { ok: true, merchant, scheme: 'bearerAuth', expiresAt: exp };
     } catch (err) {
@@ -182,82 +282,4 @@ export function createAuthenticator(
       return { ok: false, detail: 'Invalid bearer token.' };
     }
   }
-
-  return {
-    forget: (merchantId) => verified.forget(merchantId),
-
-    async issueToken(merchant, environment, options = {}) {
-      const issuedAt = Math.floor(now({ merchantId: merchant.merchantId, environment }).getTime() / 1000);
-      const expiresAt = Math.min(issuedAt + TOKEN_LIFETIME_SECONDS, options.notAfter ?? Number.POSITIVE_INFINITY);
-      const token = await new SignJWT({ ...(options.scope ? { scope: options.scope } : {}) })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuer(ISSUER)
-        .setAudience(environment)
-        .setSubject(merchant.merchantId)
-        .setIssuedAt(issuedAt)
-        .setExpirationTime(expiresAt)
-        .sign(key);
-      return { token, expiresIn: Math.max(0, expiresAt - issuedAt) };
-    },
-
-    async authenticate(accepted, headers, environment) {
-      const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
-      const apiKey = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
-      const scheme: SecurityScheme | undefined = authorization
-        ? /^basic /i.test(authorization)
-          ? 'basicAuth'
-          : /^bearer /i.test(authorization)
-            ? 'bearerAuth'
-            : undefined
-        : apiKey !== undefined
-          ? 'apiKeyAuth'
-          : undefined;
-      if (!scheme) {
-        return {
-          ok: false,
-          detail: authorization ? 'Unsupported Authorization scheme.' : `Send ${describe(accepted)}.`,
-        };
-      }
-      if (!accepted.includes(scheme))
-        return { ok: false, detail: `This operation accepts ${describe(accepted)}, not ${describe([scheme])}.` };
-
-      const credential =
-        scheme === 'apiKeyAuth' ? apiKey! : authorization!.slice(scheme === 'basicAuth' ? 6 : 7).trim();
-      const cacheKey = digestOf(scheme, environment, credential);
-      const hit = verified.get(cacheKey);
-      if (
-        hit &&
-        (hit.expiresAt === undefined ||
-          hit.expiresAt * 1000 > now({ merchantId: hit.merchant.merchantId, environment }).getTime())
-      ) {
-        return {
-          ok: true,
-          merchant: hit.merchant,
-          scheme,
-          ...(hit.expiresAt !== undefined ? { expiresAt: hit.expiresAt } : {}),
-        };
-      }
-
-      let result: AuthResult;
-      if (scheme === 'basicAuth') {
-        const pair = parseBasic(credential);
-        const merchant = pair ? await verifyKey(pair[0], pair[1]) : undefined;
-        result = merchant
-          ? { ok: true, merchant, scheme }
-          : { ok: false, detail: 'Unknown merchant id or wrong API key.' };
-      } else if (scheme === 'apiKeyAuth') {
-        const merchant = await store.merchants.getByApiKeyHash(secrets.apiKeyDigest(credential));
-        result = merchant ? { ok: true, merchant, scheme } : { ok: false, detail: 'Unknown API key.' };
-      } else {
-        result = await verifyToken(credential, environment);
-      }
-      if (result.ok)
-        verified.set(cacheKey, {
-          merchant: result.merchant,
-          scheme,
-          ...(result.expiresAt !== undefined ? { expiresAt: result.expiresAt } : {}),
-        });
-      return result;
-    },
-  };
 }

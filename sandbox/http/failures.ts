@@ -10,6 +10,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../app/ids.js';
 import type { ApiDocument, OperationContract } from '../contract/api-document.js';
 import { renderHostedMessage } from './hosted-page.js';
+import { BODY_LIMIT_BYTES } from './limits.js';
 import { instanceOf, type ProblemInput, problemBody, problemType } from './problems.js';
 
 export interface Failure {
@@ -231,6 +232,37 @@ export class Failures {
       socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]));
     }
     socket.destroy(error);
+  }
+}
+
+/** The statuses of a request that failed in fastify before its handler (failureStatus). */
+export type RequestFailureStatus = 400 | 413 | 415 | 500;
+
+/** The status a fastify error stands for: 413, 415, 400 for the client's other faults, else 500. */
+export function failureStatus(error: FastifyError): RequestFailureStatus {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return 413;
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return 415;
+  const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
+  return clientError ? 400 : 500;
+}
+
+/** The title and detail of a request failure's problem (the contract's operations and the admin API's). */
+export function requestFailureText(
+  status: RequestFailureStatus,
+  requestMediaType: string | undefined,
+): { title: string; detail: string } {
+  switch (status) {
+    case 413:
+      return { title: 'Payload too large.', detail: `The body exceeds ${BODY_LIMIT_BYTES} bytes.` };
+    case 415:
+      return {
+        title: 'Unsupported media type.',
+        detail: `Send the body as ${requestMediaType ?? 'application/json'}.`,
+      };
+    case 400:
+      return { title: 'Malformed request.', detail: 'The request body could not be read.' };
+    case 500:
+      return { title: 'Internal server error.', detail: 'The sandbox failed to process the request.' };
   }
 }
 

@@ -9,7 +9,7 @@ import { domainContextAt } from '../app/context.js';
 import type { DestinationContext, DestinationPolicy } from '../app/destinations.js';
 import { newId } from '../app/ids.js';
 import type { SandboxSecrets } from '../app/secrets.js';
-import type { OperationContract } from '../contract/api-document.js';
+import type { ApiDocument, OperationContract, ResponseInfo } from '../contract/api-document.js';
 import type { Contract } from '../contract/contract.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
@@ -169,32 +169,43 @@ declare module 'fastify' {
   }
 }
 
-/** A problem body of `operation` for `status`, for the request (a trace id only when a body needs one). */
-const problemOf =
-  (contract: Contract, operation: OperationContract<OperationId>, request: FastifyRequest) =>
+/** A problem body of `operation` for `status`, for the request (with a trace id, which a body may declare). */
+export const problemOf =
+  (document: Pick<ApiDocument, 'document'>, operation: Pick<OperationContract, 'responses'>, request: FastifyRequest) =>
   (status: number, input: ProblemInput): Reply => ({
     status,
-    body: problemBody(contract, operation, status, input, {
+    body: problemBody(document, operation, status, input, {
       traceId: newId('trace'),
       instance: instanceOf(request.url),
     }),
   });
 
-/** Sends `r`, which `operation` must declare. */
-function sendReply(
-  operation: OperationContract<OperationId>,
+/**
+ * Sends `r`, which `operation` must declare (the contract's operations and the admin API's alike):
+ * a 401 with the operation's challenges, the body as JSON in the media type the response declares.
+ */
+export function sendReply(
+  operation: Pick<OperationContract, 'id' | 'responses' | 'challenge'>,
   reply: FastifyReply,
   r: Reply,
   extra?: Record<string, string>,
 ): FastifyReply {
-  if (!operation.responses.has(r.status))
-    throw new Error(`${operation.id} would answer ${r.status}, which the contract does not declare`);
+  const response = declaredResponse(operation, r.status);
   reply.code(r.status);
   reply.headers(statusHeaders(operation, r.status));
   if (r.headers) reply.headers(r.headers);
   if (extra) reply.headers(extra);
   if (r.body === undefined) return reply.send();
-  return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(r.body));
+  return reply
+    .header('content-type', `${response.mediaType ?? 'application/json'}; charset=utf-8`)
+    .send(JSON.stringify(r.body));
+}
+
+/** The response `operation` declares for `status`; a status it does not declare is the sandbox's bug. */
+function declaredResponse(operation: Pick<OperationContract, 'id' | 'responses'>, status: number): ResponseInfo {
+  const response = operation.responses.get(status);
+  if (!response) throw new Error(`${operation.id} would answer ${status}, which its document does not declare`);
+  return response;
 }
 
 /**
@@ -346,8 +357,7 @@ export function operationHandler(
           return { reply: r, response };
         });
       }
-      if (!operation.responses.has(answer.reply.status))
-        throw new Error(`${operation.id} would answer ${answer.reply.status}, which the contract does not declare`);
+      declaredResponse(operation, answer.reply.status);
       reply
         .code(answer.reply.status)
         .headers(statusHeaders(operation, answer.reply.status))
@@ -370,7 +380,7 @@ function stored(r: Reply): StoredResponse {
 }
 
 /** Headers a status of `operation` always carries: a 401's challenges (RFC 9110 §11.6.1). */
-function statusHeaders(operation: OperationContract<OperationId>, status: number): Record<string, string> {
+function statusHeaders(operation: Pick<OperationContract, 'challenge'>, status: number): Record<string, string> {
   return status === 401 && operation.challenge ? { 'www-authenticate': operation.challenge } : {};
 }
 

@@ -78,7 +78,7 @@ export function problemBody(
             .map(([field, messages]) => `${field} ${messages.join('; ')}`)
             .join('. ')
         : input.detail;
-      return { error, ...(description ? { error_description: description.slice(0, 1024) } : {}) };
+      return { error, error_description: description ? description.slice(0, 1024) : undefined };
     }
     case 'resultCode':
       return { responseCode: '99999999', responseDescription: input.detail ?? input.title };

@@ -13,8 +13,16 @@ export const REALM = 'Payment Service API v2';
 /** The auth-scheme tokens of HTTP security schemes, by their `scheme` (case-insensitive in OpenAPI). */
 const AUTH_SCHEMES: Record<string, string> = { basic: 'Basic', bearer: 'Bearer' };
 
-/** The challenges of one operation's security alternatives, or undefined when it accepts no HTTP scheme. */
-export function challengeOf(root: OpenAPI3 | JsonObject, entry: Parameters<typeof securityOf>[1]): string | undefined {
+/**
+ * The challenges of one operation's security alternatives, or undefined when it accepts no HTTP
+ * scheme. `realmOf` names the realm of a security scheme (by its name in the document): REALM for all
+ * unless a document keeps protection spaces of its own (the sandbox's admin API).
+ */
+export function challengeOf(
+  root: OpenAPI3 | JsonObject,
+  entry: Parameters<typeof securityOf>[1],
+  realmOf: (scheme: string) => string = () => REALM,
+): string | undefined {
   const schemes = isObject((root as JsonObject).components)
     ? ((root as JsonObject).components as JsonObject).securitySchemes
     : undefined;
@@ -26,7 +34,7 @@ export function challengeOf(root: OpenAPI3 | JsonObject, entry: Parameters<typeo
         scheme?.type === 'http' && typeof scheme.scheme === 'string'
           ? AUTH_SCHEMES[scheme.scheme.toLowerCase()]
           : undefined;
-      const challenge = token && `${token} realm="${REALM}"`;
+      const challenge = token && `${token} realm="${realmOf(name)}"`;
       if (challenge && !challenges.includes(challenge)) challenges.push(challenge);
     }
   return challenges.length > 0 ? challenges.join(', ') : undefined;

@@ -15,6 +15,7 @@
 //   `--cors-origin`, never on by default.
 //
 // Plain TypeScript with no runtime imports (no `node:`), like the walker it reads the contract with.
+import { definedMembers } from '../defined.js';
 import { deref, isObject, type JsonObject, type OpenAPI3, operations, parametersOf, securityOf } from './walker.js';
 
 /** The environment variable both servers read: origins separated by commas. */
@@ -262,6 +263,13 @@ interface Matcher {
   params: number;
 }
 
+/**
+ * Access-Control-Expose-Headers for the headers an operation's responses declare, absent when they
+ * declare none: every member of a header record is sent.
+ */
+const exposeHeaders = (names: readonly string[]) =>
+  definedMembers({ 'access-control-expose-headers': names.length > 0 ? names.join(', ') : undefined });
+
 const VARY_PREFLIGHT = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
 
 /**
@@ -361,9 +369,7 @@ export function corsRule(
       if (consoleOp && origin && consoleAllowed.has(origin))
         return {
           'access-control-allow-origin': origin,
-          ...(consoleOp.exposedHeaders.length > 0
-            ? { 'access-control-expose-headers': consoleOp.exposedHeaders.join(', ') }
-            : {}),
+          ...exposeHeaders(consoleOp.exposedHeaders),
           vary: 'Origin',
         };
       const op = operationId === undefined ? undefined : byId.get(operationId);
@@ -372,7 +378,7 @@ export function corsRule(
       if (!origin || !allowed.has(origin)) return { vary: 'Origin' };
       return {
         'access-control-allow-origin': origin,
-        ...(op.exposedHeaders.length > 0 ? { 'access-control-expose-headers': op.exposedHeaders.join(', ') } : {}),
+        ...exposeHeaders(op.exposedHeaders),
         vary: 'Origin',
       };
     },

@@ -40,12 +40,13 @@ export const paymentHandlers = {
     if (isRejection(outcome)) return rejectionReply(ctx, outcome);
     const { decision } = outcome;
     if (decision.outcome !== 'ok') return decisionReply(decision);
-    const created: Schemas['PaymentCreated'] = {
-      ...operationResult(decision.payment, decision.reported),
-      ...(decision.payment.integrationType === 'HOSTED'
-        ? { _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } } }
-        : {}),
-    };
+    const result = operationResult(decision.payment, decision.reported);
+    // HOSTED: where the customer pays. Added to that answer alone: on V8 an object that gains keys
+    // after a spread gets hidden classes of its own, and this is the create's hot path.
+    const created: Schemas['PaymentCreated'] =
+      decision.payment.integrationType === 'HOSTED'
+        ? { ...result, _links: { redirect: { href: hostedUrl(ctx, 'payments', decision.payment.payId) } } }
+        : result;
     return { status: 201, body: created };
   }),
 

@@ -9,9 +9,9 @@ import type { PlanFilter } from '../../store/store.js';
 import { type Handlers, type RequestContext, read, write } from '../pipeline.js';
 import { envelope, pageOf, rejectionReply } from '../replies.js';
 
-/** The list's filters, from the query parameters the contract gives. */
+/** The list's filters, from the query parameters the contract gives (those not given are undefined). */
 function planFilter(query: RequestContext<'listPaymentPlans'>['query']): PlanFilter {
-  const filter: PlanFilter = {
+  return {
     createdFrom: query.CreatedAtFrom,
     createdTo: query.CreatedAtTo,
     lastBillingFrom: query.LastBillingFrom,
@@ -25,7 +25,6 @@ function planFilter(query: RequestContext<'listPaymentPlans'>['query']): PlanFil
     status: query.PlanStatus,
     type: query.PlanType,
   };
-  return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as PlanFilter;
 }
 
 export const planHandlers = {

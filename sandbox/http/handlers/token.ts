@@ -15,7 +15,7 @@ export const tokenHandlers = (auth: Authenticator) =>
         access_token: token,
         token_type: 'Bearer',
         expires_in: expiresIn,
-        ...(ctx.body.scope !== undefined ? { scope: ctx.body.scope } : {}),
+        scope: ctx.body.scope,
       };
       // RFC 6749 §5.1: a response holding a token is never cached.
       return { status: 200, body: response, headers: { 'cache-control': 'no-store', pragma: 'no-cache' } };
