@@ -15,7 +15,7 @@ import { freePort, type ProcessGroup, startProcessGroup } from '../../tooling/pr
 import { startExampleReceiver } from '../support/example-receiver.js';
 import { reply, startFakeApi } from '../support/fake-api.js';
 import rootSetup from '../support/global-setup.js';
-import { runCommand, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
+import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { ADMIN_PREFIX, type AdminOperationId, loadAdminDocument } from '../../sa
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite, transId } from '../support/sandbox.js';
+import { payOnHostedPage, sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
 const HOUR = 3_600_000;
@@ -124,24 +124,8 @@ describe.each(HTTP_STORES)('admin API on %s', (kind) => {
   const details = async (payId: string, root: 'test' | 'live' = 'test') =>
     (await sandbox().call('GET', `/payments/getByPayId/${payId}`, { root })).body;
   /** A HOSTED payment paid on the hosted page: its notification goes to the receiver's `/hooks/<transId>`. */
-  const paidHosted = async (id: string) => {
-    const created = await sandbox().call('POST', '/payments', {
-      body: {
-        transId: id,
-        amount: { value: 700, currency: 'USD' },
-        urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${id}` },
-      },
-    });
-    expect(created.status).toBe(201);
-    const paid = await fetch(created.body._links.redirect.href, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'method=CARD&decision=pay',
-      redirect: 'manual',
-    });
-    expect(paid.status).toBe(303);
-    return created.body.payId as string;
-  };
+  const paidHosted = (id: string) =>
+    payOnHostedPage(sandbox().call, { transId: id, webhook: `${receiver.url}/hooks/${id}` });
 
   it('takes only its admin key: none, a wrong one or merchant credentials are a 401 problem; the key opens no merchant root', async () => {
     const none = await admin('GET', '/merchants', { key: null });

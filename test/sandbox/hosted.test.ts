@@ -10,7 +10,7 @@ import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { newMerchant, sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
+import { newMerchant, sandboxContract, sandboxPerSuite, submitHostedForm, transId } from '../support/sandbox.js';
 import { createSchemaValidator, formatErrors } from '../support/schema.js';
 
 const dbs = databases();
@@ -44,13 +44,7 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
   });
   /** GET the page (HTML), then post the form as a browser would; the answer is not followed. */
   const page = (href: string) => fetch(href, { redirect: 'manual' });
-  const submit = (href: string, form: Record<string, string>) =>
-    fetch(href, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form).toString(),
-    });
+  const submit = submitHostedForm;
   const deliveries = (payId: string) => sandbox().sandbox.store.webhooks.list({ payId });
 
   it('a checkout session: the page shows the amount and reference, Pay captures, the customer returns with the ids, the signed notification arrives', async () => {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION, runHousekeeping } from '../../sandbox/app/housekeeping.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite } from '../support/sandbox.js';
+import { payOnHostedPage, sandboxPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
 
@@ -63,21 +63,7 @@ describe.each(HTTP_STORES)('the housekeeping job on %s', (kind) => {
   it('runs on its own: a delivered notification is gone once its retention has passed', async () => {
     const { sandbox: running } = sandbox();
     const id = `HK-JOB-${Date.now().toString(36)}`;
-    const created = await sandbox().call('POST', '/payments', {
-      body: {
-        transId: id,
-        amount: { value: 700, currency: 'USD' },
-        urls: { return: 'https://shop.example/return', webhook: `${receiver.url}/hooks/${id}` },
-      },
-    });
-    expect(created.status).toBe(201);
-    await fetch(created.body._links.redirect.href, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'method=CARD&decision=pay',
-      redirect: 'manual',
-    });
-    const payId = created.body.payId as string;
+    const payId = await payOnHostedPage(sandbox().call, { transId: id, webhook: `${receiver.url}/hooks/${id}` });
     await eventually('the delivery', async () =>
       (await running.store.webhooks.list({ payId }))[0]?.status === 'DELIVERED' ? true : undefined,
     );

@@ -19,7 +19,7 @@ import { type ProcessGroup, startProcessGroup } from '../../tooling/process/serv
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
+import { payOnHostedPage, sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
 import { runSandboxCommand } from '../support/sandbox-process.js';
 import { DeliveryChecks } from '../support/webhook-check.js';
 
@@ -61,25 +61,8 @@ async function call(
 }
 
 /** A HOSTED payment paid on the hosted page: its notification is for `webhook`. */
-async function paid(sandbox: TestSandbox, webhook: string, who?: MerchantCredentials): Promise<string> {
-  const created = await sandbox.call('POST', '/payments', {
-    ...(who ? { who } : {}),
-    body: {
-      transId: transId('LISTEN'),
-      amount: { value: 1250, currency: 'EUR' },
-      urls: { return: 'https://shop.example/return', webhook },
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const page = await fetch(created.body._links.redirect.href, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'method=CARD&decision=pay',
-    redirect: 'manual',
-  });
-  expect(page.status).toBe(303);
-  return created.body.payId as string;
-}
+const paid = (sandbox: TestSandbox, webhook: string, who?: MerchantCredentials) =>
+  payOnHostedPage(sandbox.call, { webhook, who, transId: transId('LISTEN'), amount: { value: 1250, currency: 'EUR' } });
 
 describe.each(HTTP_STORES)('the listener operations on %s', (kind) => {
   const receiver = new Receiver();

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../sandbox/store/index.js';
 import { killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
 import { postgresDatabase } from '../support/postgres.js';
-import { checkConformance, newMerchant } from '../support/sandbox.js';
+import { callSandbox, checkConformance, newMerchant, payOnHostedPage } from '../support/sandbox.js';
 import { holdingReceiver, runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 const merchant = newMerchant('proc');
@@ -203,26 +203,16 @@ describe('npm run sandbox fails with one line', () => {
 });
 
 /** Creates a HOSTED payment and pays it on the hosted page: its notification goes to `webhook`. */
-async function payOnHostedPage(baseUrl: string, transId: string, webhook: string): Promise<string> {
-  const created = await fetch(`${baseUrl}/api/v2/payments`, {
-    method: 'POST',
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      transId,
+const payOnProcessPage = (baseUrl: string, id: string, webhook: string) =>
+  payOnHostedPage(
+    (method: string, path: string, opts?: Parameters<typeof callSandbox>[4]) =>
+      callSandbox(baseUrl, basic, method, path, opts),
+    {
+      transId: id,
+      webhook,
       amount: { value: 500, currency: 'EUR' },
-      urls: { return: 'https://shop.example.com/done', cancel: 'https://shop.example.com/cancel', webhook },
-    }),
-  });
-  const body = (await created.json()) as { payId: string; _links: { redirect: { href: string } } };
-  const paid = await fetch(body._links.redirect.href, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'method=CARD&decision=pay',
-  });
-  expect(paid.status).toBe(303);
-  return body.payId;
-}
+    },
+  );
 
 async function until(what: string, check: () => boolean, timeoutMs = 20_000) {
   const end = Date.now() + timeoutMs;
@@ -239,7 +229,7 @@ describe('webhook delivery across processes', () => {
       const database = join(dir, `webhook-kill-${Date.now()}.db`);
       const options = ['--webhook-timeout-ms', '1000', '--webhook-retry-ms', '100'];
       const victim = await sandboxProcess(database, options);
-      const payId = await payOnHostedPage(victim.baseUrl, `KILL-HOOK-${Date.now()}`, receiver.url);
+      const payId = await payOnProcessPage(victim.baseUrl, `KILL-HOOK-${Date.now()}`, receiver.url);
       await until('the first attempt', () => receiver.received.length === 1);
       killGroup(victim.pid, 'SIGKILL');
       await victim.exited;
@@ -261,7 +251,7 @@ describe('webhook delivery across processes', () => {
       const payIds: string[] = [];
       for (let i = 0; i < 10; i++)
         payIds.push(
-          await payOnHostedPage(i % 2 === 0 ? a.baseUrl : b.baseUrl, `TWO-HOOK-${Date.now()}-${i}`, receiver.url),
+          await payOnProcessPage(i % 2 === 0 ? a.baseUrl : b.baseUrl, `TWO-HOOK-${Date.now()}-${i}`, receiver.url),
         );
       await until('ten deliveries', () => receiver.received.length >= 10);
       await new Promise((r) => setTimeout(r, 1_000)); // a duplicate would arrive meanwhile

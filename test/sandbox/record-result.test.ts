@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../sandbox/domain/types.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { bearerOf, sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
+import { bearerOf, sandboxContract, sandboxPerSuite, submitHostedForm, transId } from '../support/sandbox.js';
 
 const dbs = databases();
 const HOUR = 3_600_000;
@@ -70,13 +70,7 @@ describe.each(HTTP_STORES)("the payment record's result on %s", (kind) => {
     const href = created.body._links.redirect.href as string;
     return { id, payId, href };
   };
-  const submit = (href: string, form: Record<string, string>) =>
-    fetch(href, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form).toString(),
-    });
+  const submit = submitHostedForm;
 
   it('hosted page, Pay: the capture is the outcome, OK with 00000000', async () => {
     const { payId, href } = await hostedPayment();

@@ -14,7 +14,7 @@ import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import type { ResolvedAddress } from '../../sandbox/jobs/webhook-post.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { newMerchant, sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
+import { newMerchant, payOnHostedPage, sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
 import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 /** The four operations that take `urls.webhook`, each with a valid body around the URL. */
@@ -60,23 +60,9 @@ async function acceptedAtCreation(sandbox: TestSandbox, url: string) {
 
 /** A HOSTED payment paid on the hosted page: its notification goes to `webhook`; the delivery once it is no longer PENDING. */
 async function paidAndSettled(sandbox: TestSandbox, webhook: string): Promise<WebhookDelivery> {
-  const created = await sandbox.call('POST', '/payments', {
-    body: {
-      transId: transId('POL-HOOK'),
-      amount: { value: 700, currency: 'USD' },
-      urls: { return: 'https://shop.example/return', webhook },
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const paid = await fetch(created.body._links.redirect.href, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'method=CARD&decision=pay',
-    redirect: 'manual',
-  });
-  expect(paid.status).toBe(303);
+  const payId = await payOnHostedPage(sandbox.call, { webhook, transId: transId('POL-HOOK') });
   return eventually('the delivery to settle', async () => {
-    const [d] = await sandbox.sandbox.store.webhooks.list({ payId: created.body.payId });
+    const [d] = await sandbox.sandbox.store.webhooks.list({ payId });
     return d && d.status !== 'PENDING' ? d : undefined;
   });
 }

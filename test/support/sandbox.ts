@@ -4,7 +4,7 @@
 // SDK, through `fetch`) call the sandbox only through it, so every response the suite receives is
 // checked.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
 import { type Contract, loadContract } from '../../sandbox/contract/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
@@ -65,12 +65,8 @@ export interface TestSandbox {
   sandbox: Sandbox;
   /** Basic credentials of `merchant` (or of `other`). */
   basic(who?: MerchantCredentials): string;
-  /** JSON request to the test root (or a full URL) through conformingFetch. */
-  call(
-    method: string,
-    path: string,
-    options?: { body?: unknown; headers?: Record<string, string>; who?: MerchantCredentials; root?: 'test' | 'live' },
-  ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** JSON request to the test root (or a full URL) through conformingFetch, as `who` (default `merchant`). */
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   stop(): Promise<void>;
 }
 
@@ -86,6 +82,71 @@ export const cardPayment = (id: string, extra: Record<string, unknown> = {}) => 
   paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
   ...extra,
 });
+
+type CallOptions = {
+  body?: unknown;
+  headers?: Record<string, string>;
+  who?: MerchantCredentials;
+  root?: 'test' | 'live';
+};
+type CallResult = { status: number; body: any; headers: Headers };
+
+/**
+ * A JSON request to the sandbox at `origin` (its test root, the live root, or a full URL) with the
+ * Authorization header given, through conformingFetch: a response the contract does not declare fails.
+ */
+export async function callSandbox(
+  origin: string,
+  authorization: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<CallResult> {
+  const base = opts.root === 'live' ? `${origin}/live/api/v2` : `${origin}/api/v2`;
+  const headers: Record<string, string> = { authorization, ...opts.headers };
+  if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
+  const body = opts.body === undefined || typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const response = await conformingFetch(path.startsWith('http') ? path : `${base}${path}`, { method, headers, body });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** Posts the hosted page's form at `href` as a browser would (a decision, a method); the answer, not followed. */
+export const submitHostedForm = (href: string, form: Record<string, string>): Promise<Response> =>
+  fetch(href, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+
+/**
+ * A HOSTED payment created through `call` and paid by card on its hosted page (the page answers 303):
+ * its notification goes to `webhook`. Its payId.
+ */
+export async function payOnHostedPage(
+  call: TestSandbox['call'],
+  options: {
+    webhook: string;
+    transId?: string;
+    amount?: { value: number; currency: string };
+    who?: MerchantCredentials;
+  },
+): Promise<string> {
+  const created = await call('POST', '/payments', {
+    who: options.who,
+    body: {
+      transId: options.transId ?? transId('HOSTED'),
+      amount: options.amount ?? { value: 700, currency: 'USD' },
+      urls: { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel', webhook: options.webhook },
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const paid = await submitHostedForm(created.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
+  expect(paid.status).toBe(303);
+  return created.body.payId as string;
+}
 
 /** A merchant with fresh credentials; its webhook secret is known to the tests' receivers (webhook-check.ts). */
 export const newMerchant = (name: string): MerchantCredentials => {
@@ -137,21 +198,7 @@ export async function startTestSandbox(
     other,
     sandbox,
     basic,
-    async call(method, path, opts = {}) {
-      const base = opts.root === 'live' ? `${sandbox.url}/live/api/v2` : `${sandbox.url}/api/v2`;
-      const headers: Record<string, string> = { authorization: basic(opts.who), ...opts.headers };
-      if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
-        headers['content-type'] = 'application/json';
-      const response = await conformingFetch(path.startsWith('http') ? path : `${base}${path}`, {
-        method,
-        headers,
-        ...(opts.body !== undefined
-          ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
-          : {}),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-    },
+    call: (method, path, opts = {}) => callSandbox(sandbox.url, basic(opts.who), method, path, opts),
     stop: () => sandbox.close(),
   };
 }
