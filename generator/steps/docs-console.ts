@@ -1,17 +1,18 @@
 // The console of the documentation site: generated/docs/console.html, Scalar's API reference
-// (@scalar/api-reference, its standalone browser bundle copied beside the page as
-// scalar/standalone.js) on the same decorated copy of the contract as the Redoc reference, so
-// that a reader can send any operation to a server they pick with credentials they enter.
+// (@scalar/api-reference, its standalone browser bundle vendored in vendor/scalar/ and copied
+// beside the page as scalar/standalone.js) on the same decorated copy of the contract as the Redoc
+// reference, so that a reader can send any operation to a server they pick with credentials they
+// enter.
 //
 // Everything stays on the reader's machine: the contract is inlined in the page, the bundle is a
 // file next to it, and the configuration turns off what would reach Scalar's services (its request
 // proxy, its fonts, telemetry, the AI agent and MCP features). docs/toolchain.md says why the
 // reference stays Redoc.
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join, relative } from 'node:path';
 import { isObject } from '../../tooling/openapi/walker.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 type Obj = Record<string, unknown>;
 
@@ -34,18 +35,59 @@ export const LOCAL_SERVERS = [
   },
 ] as const;
 
-/** The standalone bundle of @scalar/api-reference as installed; throws when the package is missing. */
-export async function scalarBundle(): Promise<string> {
-  const require = createRequire(import.meta.url);
-  let entry: string; // <package>/dist/index.js (the package exports no package.json)
+/**
+ * Where the bundle comes from: vendor/scalar/ holds the one file of @scalar/api-reference the
+ * console needs (installing the package brings hundreds of others), with this record of the
+ * release it was taken from; test/generator/vendored-scalar.test.ts holds the file to that release.
+ */
+export const SCALAR_VENDOR_DIR = join(REPO_ROOT, 'vendor', 'scalar');
+
+export interface VendoredRelease {
+  /** the npm package the file was taken from */
+  package: string;
+  version: string;
+  /** the package's licence (its text is LICENSE beside the record) */
+  license: string;
+  /** the registry's integrity of the release's tarball (`dist.integrity`) */
+  integrity: string;
+  /** the file's path inside the package */
+  file: string;
+  /** the file's sha256, hex */
+  sha256: string;
+}
+
+const RECORD_FIELDS = ['package', 'version', 'license', 'integrity', 'file', 'sha256'] as const;
+
+/** vendor/scalar/source.json, each field checked; throws naming the file and the field. */
+export async function scalarRelease(dir = SCALAR_VENDOR_DIR): Promise<VendoredRelease> {
+  const path = shown(join(dir, 'source.json'));
+  let record: unknown;
   try {
-    entry = require.resolve('@scalar/api-reference');
-  } catch {
-    throw new Error('docs: @scalar/api-reference is not installed (the console page needs its standalone bundle)');
+    record = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${path}: ${(error as Error).message}`);
   }
-  const path = join(dirname(entry), 'browser', 'standalone.js');
-  if (!existsSync(path)) throw new Error(`docs: ${path} is missing (the standalone bundle of @scalar/api-reference)`);
-  return readFile(path, 'utf8');
+  if (!isObject(record)) throw new Error(`${path}: not a JSON object`);
+  for (const field of RECORD_FIELDS) {
+    if (typeof record[field] !== 'string' || record[field] === '')
+      throw new Error(`${path}: "${field}" must be a non-empty string`);
+  }
+  if (!/^[0-9a-f]{64}$/.test(record.sha256 as string))
+    throw new Error(`${path}: "sha256" must be 64 lowercase hex digits`);
+  return record as unknown as VendoredRelease;
+}
+
+/** The vendored standalone bundle, refused unless its sha256 is the one its record names. */
+export async function scalarBundle(dir = SCALAR_VENDOR_DIR): Promise<string> {
+  const release = await scalarRelease(dir);
+  const path = shown(join(dir, 'standalone.js'));
+  const bytes = await readFile(path);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (sha256 !== release.sha256)
+    throw new Error(
+      `${path}: sha256 ${sha256} is not the ${release.package} ${release.version} file that source.json records (${release.sha256})`,
+    );
+  return bytes.toString('utf8');
 }
 
 /**
@@ -113,6 +155,9 @@ Scalar.createApiReference('#app', ${config});
 </html>
 `;
 }
+
+/** A path as error messages show it: relative to where the command runs. */
+const shown = (path: string) => relative(process.cwd(), path) || path;
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

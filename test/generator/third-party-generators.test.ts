@@ -5,25 +5,40 @@
 // (test/support/corpus.ts) and on each keyword probe, except for the keywords the table of
 // docs/generating-clients.md says they do not enforce. That table is held here to what
 // the tools do, so it cannot go stale, nor can a regression in the contract's shape pass.
+//
+// The generators and the runtimes their output imports are not the project's dependencies: they
+// are pinned in third-party-generators/ (package.json and package-lock.json) and installed by this
+// test, with `npm ci`, into node_modules/.cache/third-party-generators/ on its first run.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from '@hey-api/openapi-ts';
-import { generateZodClientFromOpenAPI } from 'openapi-zod-client';
-import { generateApi } from 'swagger-typescript-api';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { latestRelease } from '../../generator/review/breaking.js';
 import { propertiesOf, requiredOf, walkObjects } from '../../tooling/openapi/walker.js';
 import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } from '../support/corpus.js';
+import { cacheFolder, installedPinned } from '../support/npm-registry.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 import { createSchemaValidator } from '../support/schema.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BUNDLE = join(ROOT, 'generated', 'openapi.json');
 const PAGE = join(ROOT, 'docs', 'generating-clients.md');
+/** The pinned generators: package.json and package-lock.json. */
+const PINNED = join(import.meta.dirname, 'third-party-generators');
+
+/** The entry points the test calls, from the three packages as installed. */
+interface GeneratorApis {
+  createClient(config: Record<string, unknown>): Promise<unknown>;
+  generateApi(config: Record<string, unknown>): Promise<unknown>;
+  generateZodClientFromOpenAPI(args: Record<string, unknown>): Promise<unknown>;
+}
+
+/** The folder the pinned generators are installed in, and their entry points: set before any test runs. */
+let installed: string;
+let apis: GeneratorApis;
 
 interface ZodLike {
   safeParse(value: unknown): { success: boolean };
@@ -35,7 +50,7 @@ interface Tool {
   package: string;
   /** folder under the temporary root */
   folder: string;
-  generate(input: JsonObject, out: string): Promise<void>;
+  generate(input: JsonObject, out: string): Promise<unknown>;
   /** A TypeScript file (in the temporary root, beside `folder`) exporting `type <types|zod>_<Schema> = …` for each schema. */
   probeTypes(schemas: string[], folder: string): string;
   /** The tool's zod schema for a component, once its module is loaded; undefined when it makes none. */
@@ -46,9 +61,9 @@ const TOOLS: Tool[] = [
   {
     package: '@hey-api/openapi-ts',
     folder: 'hey-api',
-    async generate(input, out) {
-      await createClient({
-        input: input as Record<string, unknown>,
+    generate: (input, out) =>
+      apis.createClient({
+        input,
         output: { path: out },
         logs: { level: 'silent' },
         plugins: [
@@ -57,8 +72,7 @@ const TOOLS: Tool[] = [
           '@hey-api/sdk',
           { name: 'zod', compatibilityVersion: 3, dates: { offset: true } },
         ],
-      });
-    },
+      }),
     probeTypes: (schemas, folder) =>
       [
         `import type { z } from 'zod';`,
@@ -77,15 +91,8 @@ const TOOLS: Tool[] = [
   {
     package: 'swagger-typescript-api',
     folder: 'swagger-typescript-api',
-    async generate(input, out) {
-      await generateApi({
-        spec: input as unknown as Parameters<typeof generateApi>[0]['spec'],
-        output: out,
-        fileName: 'api.ts',
-        httpClientType: 'fetch',
-        silent: true,
-      });
-    },
+    generate: (input, out) =>
+      apis.generateApi({ spec: input, output: out, fileName: 'api.ts', httpClientType: 'fetch', silent: true }),
     probeTypes: (schemas, folder) =>
       [`import type * as T from './${folder}/api';`]
         .concat(schemas.map((s) => `export type types_${s} = T.${s};`))
@@ -96,11 +103,8 @@ const TOOLS: Tool[] = [
     folder: 'openapi-zod-client',
     async generate(input, out) {
       await mkdir(out, { recursive: true });
-      const openApiDoc = structuredClone(input) as unknown as Parameters<
-        typeof generateZodClientFromOpenAPI
-      >[0]['openApiDoc'];
-      await generateZodClientFromOpenAPI({
-        openApiDoc,
+      await apis.generateZodClientFromOpenAPI({
+        openApiDoc: structuredClone(input),
         distPath: join(out, 'client.ts'),
         options: { exportSchemas: true, shouldExportAllSchemas: true, withAlias: true },
       });
@@ -156,9 +160,24 @@ async function generate(tool: Tool, input: JsonObject, folder: string, schemas: 
 }
 
 beforeAll(async () => {
+  installed = await installedPinned(PINNED, cacheFolder(ROOT, 'third-party-generators'));
+  // a module in the install, so that the packages resolve from its node_modules
+  const entry = join(installed, 'entry.mjs');
+  await writeFile(
+    entry,
+    [
+      `export { createClient } from '@hey-api/openapi-ts';`,
+      `export { generateApi } from 'swagger-typescript-api';`,
+      `export { generateZodClientFromOpenAPI } from 'openapi-zod-client';`,
+    ].join('\n'),
+  );
+  apis = (await import(pathToFileURL(entry).href)) as GeneratorApis;
+}, 10 * 60_000);
+
+beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'generators-'));
   // The outputs import their runtimes (zod, @zodios/core) as a project would: from node_modules.
-  await symlink(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+  await symlink(join(installed, 'node_modules'), join(root, 'node_modules'), 'dir');
   // What a team would feed them: the bundle as published (generated.test.ts holds it to the contract).
   const published = JSON.parse(await readFile(BUNDLE, 'utf8')) as JsonObject;
   for (const tool of TOOLS) {
@@ -335,9 +354,13 @@ describe('zod schemas from the contract give its verdicts', () => {
   it('docs/generating-clients.md states the versions the tests ran', async () => {
     const table = await readGapTable();
     const section = await readSection();
-    const require = createRequire(join(ROOT, 'package.json'));
+    const pinned = JSON.parse(await readFile(join(PINNED, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     for (const tool of TOOLS) {
-      const { version } = require(`${tool.package}/package.json`) as { version: string };
+      const manifest = join(installed, 'node_modules', tool.package, 'package.json');
+      const { version } = JSON.parse(await readFile(manifest, 'utf8')) as { version: string };
+      expect(version, `${tool.package} as installed`).toBe(pinned.dependencies[tool.package]);
       expect(section, tool.package).toContain(`${tool.package}\` ${version}`);
     }
     expect(table.tools).toEqual(zodTools.map((t) => t.package));
