@@ -79,6 +79,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.unit.test.ts'],
           setupFiles: ['test/support/unit-guard.ts'],
+          // Pure tests share nothing but the modules they import: each worker imports them once.
+          isolate: false,
         },
       },
       ...AREAS.map((area) => ({
