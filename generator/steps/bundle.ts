@@ -6,6 +6,7 @@ import { stringify } from 'yaml';
 import { COMPONENT_KINDS } from '../../tooling/openapi/walker.js';
 import { DEFAULT_ROOT, REDOCLY_CONFIG, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
+import { BundleError } from '../support/step-error.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -29,19 +30,7 @@ export interface BundleResult {
 }
 
 export type { SourceProblem } from '../support/redocly.js';
-
-import type { SourceProblem } from '../support/redocly.js';
-
-/** Bundling failed (YAML syntax error, unresolved $ref, component name clash...). */
-export class BundleError extends Error {
-  constructor(
-    message: string,
-    readonly problems: SourceProblem[],
-  ) {
-    super(message);
-    this.name = 'BundleError';
-  }
-}
+export { BundleError } from '../support/step-error.js';
 
 /**
  * Bundles the contract like `redocly bundle` (not dereferenced) and serializes it

@@ -1,0 +1,207 @@
+// The steps of the pipeline: for each, what it is made from, what its work waits for, what its
+// output depends on (its cache key's inputs) and the work itself. The modules that do the work are
+// imported when a step runs, so that a run served from the cache loads none of them.
+//
+// Why the keys are complete: a step's output is a function of the files its work reads, the code
+// that reads them and the settings it is given, and its key hashes all three.
+//  - The files: each step lists them below; every path the work opens is one of them or under one
+//    of the trees (the contract's folder with every file outside it that a `$ref` names; the
+//    guides; the Arazzo workflows; the admin document's folder and its Redoc options; the lint
+//    configuration).
+//  - The code: TOOLCHAIN, shared by every key: generator/ and tooling/ (the steps, the house rules
+//    and docs.redocly.yaml included), package.json, the lockfile and npm's record of what
+//    node_modules holds (node_modules/.package-lock.json: Redocly, Spectral, openapi-typescript,
+//    Scalar and every other package by version and integrity), tsconfig.json (how tsx compiles
+//    the code) and the Node.js version.
+//  - The settings: the paths of the run that appear in the output (the bundle's header names its
+//    root) or pick a default, in `values`.
+// The output folder is not part of any key: a step's files are the same wherever they are written.
+import { join, relative, resolve } from 'node:path';
+import { lintConfiguration } from './lint/configuration.js';
+import type { PipelinePaths, StepContext, StepName, StepResult } from './pipeline.js';
+import type { StepInputs } from './support/inputs.js';
+import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, REPO_ROOT } from './support/paths.js';
+import { StepError } from './support/step-error.js';
+
+export interface StepDefinition {
+  /** What the step is made from: in watch mode, the contract's steps other than bundle and types wait for types.ts. */
+  source: 'contract' | 'admin';
+  /** What the work needs before it starts; lint starts at once (Redocly lints the source while the bundle is made). */
+  waitsFor: 'bundle' | 'admin' | 'nothing';
+  /** What the output depends on besides the toolchain. */
+  inputs(paths: PipelinePaths): StepInputs;
+  work(context: StepContext): Promise<StepResult>;
+}
+
+/** The code and tools of every step: part of every key. */
+export const TOOLCHAIN: StepInputs = {
+  files: ['package.json', 'package-lock.json', join('node_modules', '.package-lock.json'), 'tsconfig.json'].map((f) =>
+    join(REPO_ROOT, f),
+  ),
+  trees: [join(REPO_ROOT, 'generator'), join(REPO_ROOT, 'tooling')],
+  contracts: [],
+  values: [`node ${process.version}`],
+};
+
+const none: StepInputs = { files: [], trees: [], contracts: [], values: [] };
+const inputs = (more: Partial<StepInputs>): StepInputs => ({ ...none, ...more });
+
+/** The bundle: the contract and the Redocly config bundleContract() reads; the root's path is in the bundle's header. */
+const bundleInputs = (paths: PipelinePaths): StepInputs =>
+  inputs({ contracts: [paths.root], files: [REDOCLY_CONFIG], values: [`root ${paths.root}`] });
+
+/** The guides lint checks: those given, else the repository's for its own contract, else none (as lintContract()). */
+const lintedGuides = (paths: PipelinePaths) =>
+  paths.guidesDir ?? (resolve(paths.root) === resolve(DEFAULT_ROOT) ? GUIDES_DIR : undefined);
+
+function lintInputs(paths: PipelinePaths): StepInputs {
+  const bundle = bundleInputs(paths);
+  const configuration = lintConfiguration(paths.redoclyConfig ?? REDOCLY_CONFIG);
+  const guides = lintedGuides(paths);
+  return inputs({
+    contracts: bundle.contracts,
+    files: [...bundle.files, ...configuration.files],
+    trees: [...(configuration.functionsDir ? [configuration.functionsDir] : []), ...(guides ? [guides] : [])],
+    values: [...bundle.values, `guides ${guides ?? 'none'}`],
+  });
+}
+
+function docsInputs(paths: PipelinePaths): StepInputs {
+  const bundle = bundleInputs(paths);
+  const guides = paths.guidesDir ?? GUIDES_DIR;
+  return inputs({ ...bundle, trees: [guides, ARAZZO_DIR], values: [...bundle.values, `guides ${guides}`] });
+}
+
+/** The admin document is one file read as it is; as a contract, a `$ref` added to it would be followed too. */
+const adminInputs = (paths: PipelinePaths) => inputs({ contracts: [paths.adminRoot] });
+
+export const STEP_TABLE: Record<StepName, StepDefinition> = {
+  lint: {
+    source: 'contract',
+    waitsFor: 'nothing',
+    inputs: lintInputs,
+    async work({ paths, signal, bundle }) {
+      const { formatProblem, lintContract } = await import('./lint/lint.js');
+      const result = await lintContract({
+        root: paths.root,
+        out: paths.out,
+        bundle: bundle(),
+        signal,
+        guidesDir: paths.guidesDir,
+        redoclyConfig: paths.redoclyConfig,
+      });
+      if (!result.ok) throw new StepError(result.problems.map(formatProblem).join('\n'));
+      return { artifacts: [], detail: '0 errors, 0 warnings' };
+    },
+  },
+  guides: {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: (paths) => {
+      const bundle = bundleInputs(paths);
+      const guides = paths.guidesDir ?? GUIDES_DIR;
+      return inputs({ ...bundle, trees: [guides], values: [...bundle.values, `guides ${guides}`] });
+    },
+    async work({ paths, bundle }) {
+      const { checkGuideLinks } = await import('./steps/guide-links.js');
+      const { formatProblem } = await import('./lint/lint.js');
+      const problems = checkGuideLinks((await bundle()).document, paths.guidesDir ?? GUIDES_DIR);
+      if (problems.length > 0) {
+        const file = (p: { file: string }) => relative(process.cwd(), p.file);
+        throw new StepError(
+          problems.map((p) => formatProblem({ tool: 'guides', severity: 'error', ...p, file: file(p) })).join('\n'),
+        );
+      }
+      return { artifacts: [], detail: 'every guide link leads somewhere' };
+    },
+  },
+  bundle: {
+    source: 'contract',
+    waitsFor: 'nothing',
+    inputs: bundleInputs,
+    async work({ bundle }) {
+      const b = await bundle();
+      return {
+        artifacts: [
+          { path: 'openapi.yaml', content: b.yaml },
+          { path: 'openapi.json', content: b.json },
+        ],
+      };
+    },
+  },
+  types: {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: bundleInputs,
+    async work({ bundle }) {
+      const { renderTypes } = await import('./steps/types.js');
+      return { artifacts: [{ path: 'types.ts', content: await renderTypes((await bundle()).document) }] };
+    },
+  },
+  operations: {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: bundleInputs,
+    async work({ bundle }) {
+      const { renderOperations } = await import('./steps/operations.js');
+      const content = renderOperations((await bundle()).document);
+      return {
+        artifacts: [{ path: 'operations.ts', content }],
+        detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations`,
+      };
+    },
+  },
+  resources: {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: bundleInputs,
+    async work({ bundle }) {
+      const { renderResources } = await import('./steps/resources.js');
+      return { artifacts: [{ path: 'resources.ts', content: renderResources((await bundle()).document) }] };
+    },
+  },
+  // curl and SDK samples from the contract's examples (the docs step shows the same samples).
+  samples: {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: bundleInputs,
+    async work({ bundle }) {
+      const { renderCodeSamples, SAMPLES_DIR } = await import('./steps/code-samples.js');
+      const artifacts = renderCodeSamples((await bundle()).document);
+      return {
+        artifacts,
+        owns: SAMPLES_DIR,
+        detail: `${artifacts.filter((a) => a.path.endsWith('.sh')).length} examples, curl and TypeScript`,
+      };
+    },
+  },
+  // The sandbox's admin API document: its types for the sandbox's CLI, and its page.
+  admin: {
+    source: 'admin',
+    waitsFor: 'admin',
+    inputs: adminInputs,
+    async work({ admin }) {
+      const { renderAdminTypes } = await import('./steps/admin.js');
+      return { artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin()) }] };
+    },
+  },
+  docs: {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: docsInputs,
+    async work({ paths, signal, bundle }) {
+      const { renderDocs } = await import('./steps/docs.js');
+      const artifacts = await renderDocs((await bundle()).document, { guidesDir: paths.guidesDir, signal });
+      return { artifacts, owns: 'docs' };
+    },
+  },
+  'admin-docs': {
+    source: 'admin',
+    waitsFor: 'admin',
+    inputs: (paths) => inputs({ ...adminInputs(paths), files: [ADMIN_DOCS_CONFIG] }),
+    async work({ paths, admin }) {
+      const { renderAdminDocs } = await import('./steps/admin.js');
+      return { artifacts: await renderAdminDocs(await admin(), paths.adminRoot), owns: 'docs' };
+    },
+  },
+};
