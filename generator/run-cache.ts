@@ -2,9 +2,10 @@
 // its entry when the cache has one, and the storing of what a step made, once it is known that
 // none of its inputs changed while it ran.
 import type { PipelinePaths, StepName, StepResult } from './pipeline.js';
-import { STEP_TABLE, TOOLCHAIN } from './step-table.js';
+import { STEP_TABLE } from './step-table.js';
 import { type CachedOutput, StepCache } from './support/cache.js';
 import { InputReader, type StepInputs } from './support/inputs.js';
+import { TOOLCHAIN } from './support/toolchain.js';
 
 /** Part of every key: a change to how entries are made or read makes every earlier entry unreachable. */
 const CACHE_FORMAT = 'payment-generate 1';

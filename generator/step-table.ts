@@ -8,19 +8,17 @@
 //    of the trees (the contract's folder with every file outside it that a `$ref` names; the
 //    guides; the Arazzo workflows; the admin document's folder and its Redoc options; the lint
 //    configuration).
-//  - The code: TOOLCHAIN, shared by every key: generator/ and tooling/ (the steps, the house rules
-//    and docs.redocly.yaml included), package.json, the lockfile and npm's record of what
-//    node_modules holds (node_modules/.package-lock.json: Redocly, Spectral, openapi-typescript,
-//    Scalar and every other package by version and integrity), tsconfig.json (how tsx compiles
-//    the code) and the Node.js version.
+//  - The code: TOOLCHAIN (support/toolchain.ts), shared by every key: generator/ and tooling/,
+//    package.json, the lockfiles (every package by version and integrity), tsconfig.json and the
+//    Node.js version.
 //  - The settings: the paths of the run that appear in the output (the bundle's header names its
 //    root) or pick a default, in `values`.
 // The output folder is not part of any key: a step's files are the same wherever they are written.
-import { join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { lintConfiguration } from './lint/configuration.js';
 import type { PipelinePaths, StepContext, StepName, StepResult } from './pipeline.js';
 import type { StepInputs } from './support/inputs.js';
-import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, REPO_ROOT } from './support/paths.js';
+import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG } from './support/paths.js';
 import { StepError } from './support/step-error.js';
 
 export interface StepDefinition {
@@ -32,16 +30,6 @@ export interface StepDefinition {
   inputs(paths: PipelinePaths): StepInputs;
   work(context: StepContext): Promise<StepResult>;
 }
-
-/** The code and tools of every step: part of every key. */
-export const TOOLCHAIN: StepInputs = {
-  files: ['package.json', 'package-lock.json', join('node_modules', '.package-lock.json'), 'tsconfig.json'].map((f) =>
-    join(REPO_ROOT, f),
-  ),
-  trees: [join(REPO_ROOT, 'generator'), join(REPO_ROOT, 'tooling')],
-  contracts: [],
-  values: [`node ${process.version}`],
-};
 
 const none: StepInputs = { files: [], trees: [], contracts: [], values: [] };
 const inputs = (more: Partial<StepInputs>): StepInputs => ({ ...none, ...more });

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../generator/generate.js';
 import type { PipelinePaths, StepName } from '../../generator/pipeline.js';
 import { RunCache } from '../../generator/run-cache.js';
-import { TOOLCHAIN } from '../../generator/step-table.js';
 import { InputReader, type StepInputs } from '../../generator/support/inputs.js';
 import { REPO_ROOT } from '../../generator/support/paths.js';
+import { TOOLCHAIN } from '../../generator/support/toolchain.js';
 import { tinyContract } from '../support/tiny-contract.js';
 
 let dir: string;
