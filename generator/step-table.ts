@@ -178,8 +178,16 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
     waitsFor: 'bundle',
     inputs: docsInputs,
     async work({ paths, signal, bundle }) {
-      const { renderDocs } = await import('./steps/docs.js');
-      const artifacts = await renderDocs((await bundle()).document, { guidesDir: paths.guidesDir, signal });
+      const [{ renderDocs }, { portableYamlOf }] = await Promise.all([
+        import('./steps/docs.js'),
+        import('./steps/bundle.js'),
+      ]);
+      const b = await bundle();
+      const artifacts = await renderDocs(b.document, {
+        guidesDir: paths.guidesDir,
+        signal,
+        portableYaml: portableYamlOf(b),
+      });
       return { artifacts, owns: 'docs' };
     },
   },

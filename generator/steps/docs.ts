@@ -85,6 +85,8 @@ export interface BuildDocsOptions {
   arazzoDir?: string;
   /** Aborting kills `redocly build-docs` and rejects with the signal's reason; nothing is written then. */
   signal?: AbortSignal;
+  /** toPortableYaml() of the document, when the caller has it (the bundle's YAML has it). */
+  portableYaml?: string;
 }
 
 export interface BuildDocsResult {
@@ -146,7 +148,7 @@ export async function renderDocs(document: OpenApiDocument, options: BuildDocsOp
       path: 'docs/openapi.yaml',
       content:
         '# Payment Service API v2: the bundled contract, as generated/openapi.yaml. Do not edit: edit openapi/.\n' +
-        toPortableYaml(document),
+        (options.portableYaml ?? toPortableYaml(document)),
     },
     ...(await publishedWorkflows(options.arazzoDir ?? ARAZZO_DIR)).map(([name, content]) => ({
       path: `docs/arazzo/${name}`,
