@@ -1,5 +1,5 @@
 // The generator compiled to plain JavaScript, once per version of its code: what `npm run generate`
-// runs (launch.mjs) and what Spectral's worker thread loads (lint/spectral.ts). tsx compiles every
+// runs (launch.mjs) and what lint's worker thread loads (lint/checks.ts). tsx compiles every
 // TypeScript file on each start and routes every module, the tools' included, through its
 // loader: that start-up was most of a run with nothing to do, and a worker thread cannot use it.
 //
@@ -23,7 +23,7 @@ const KEEP = 2;
 /** Each entry point compiles to <name>.mjs. */
 const ENTRY_POINTS = {
   cli: join(REPO_ROOT, 'generator', 'cli.ts'),
-  'spectral-worker': join(REPO_ROOT, 'generator', 'lint', 'spectral-worker.ts'),
+  'lint-worker': join(REPO_ROOT, 'generator', 'lint', 'lint-worker.ts'),
 };
 /** Set to the compiled folder by launch.mjs, for the code it runs. */
 const COMPILED_ENV = 'PAYMENT_GENERATE_COMPILED';

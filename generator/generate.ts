@@ -48,14 +48,12 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
   const selected = options.steps ?? STEPS.filter((s) => s !== 'guides' && (s !== 'lint' || options.lint !== false));
   const cache = new RunCache(paths, { dir: options.cache ?? CACHE_DIR, force: options.force === true });
   const context = stepContext(paths, cache, options.signal);
-  // Watch mode: the contract's steps other than bundle and types start once types.ts is written (or failed).
+  // Watch mode: the contract's steps other than types start once types.ts is written (or failed).
   let typesSettled: () => void = () => undefined;
   const typesDone = new Promise<void>((done) => (typesSettled = done));
   const typesFirst = options.eager === true && selected.includes('types');
   const gate = (step: StepName) =>
-    typesFirst && STEP_TABLE[step].source === 'contract' && step !== 'types' && step !== 'bundle'
-      ? typesDone
-      : undefined;
+    typesFirst && STEP_TABLE[step].source === 'contract' && step !== 'types' ? typesDone : undefined;
   const { steps, stored } = schedule({ selected, context, cache, gate, beforeStep: options.beforeStep });
   const run: Run = {
     options,

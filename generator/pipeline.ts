@@ -2,7 +2,7 @@
 // returns, and generate()'s options. The step table (step-table.ts), the scheduling
 // (schedule.ts), the two ways of running (generate.ts) and watch mode (watch.ts) import this
 // module, so that none needs another's types and no import goes back up.
-import type { BundleResult, OpenApiDocument } from './steps/bundle.js';
+import type { BundledDocument, BundleResult, OpenApiDocument } from './steps/bundle.js';
 import type { Artifact } from './support/artifacts.js';
 
 /**
@@ -83,6 +83,8 @@ export interface StepContext {
   signal?: AbortSignal;
   /** The contract's bundle: from the cache when the bundle step's inputs are unchanged, else from Redocly. */
   bundle(): Promise<BundleResult>;
+  /** The bundle without its YAML, sooner: what the steps that read only the document need. */
+  document(): Promise<BundledDocument>;
   admin(): Promise<OpenApiDocument>;
   /** Between a step's stages: lets the event loop deliver an abort first, then throws if the run was abandoned. */
   checkpoint(): Promise<void>;

@@ -13,7 +13,7 @@ import {
 } from './pipeline.js';
 import type { RunCache } from './run-cache.js';
 import { STEP_TABLE } from './step-table.js';
-import type { BundleResult } from './steps/bundle.js';
+import type { BundledDocument, BundleResult } from './steps/bundle.js';
 import { type Artifact, textOf } from './support/artifacts.js';
 
 export interface Done extends StepResult {
@@ -54,7 +54,7 @@ async function runStep(name: StepName, options: ScheduleOptions, store: (r: Step
   if (cached) return { ...cached, ms: performance.now() - lookedUp, cached: true };
   const { context } = options;
   const step = STEP_TABLE[name];
-  if (step.waitsFor === 'bundle') await context.bundle();
+  if (step.waitsFor === 'bundle') await context.document();
   else if (step.waitsFor === 'admin') await context.admin();
   await options.gate?.(name);
   await context.checkpoint();
@@ -68,12 +68,14 @@ async function runStep(name: StepName, options: ScheduleOptions, store: (r: Step
 
 /** The context of a run's steps: the bundle and the admin document, each made once, when first asked for. */
 export function stepContext(paths: PipelinePaths, cache: RunCache, signal?: AbortSignal): StepContext {
+  let document: Promise<BundledDocument> | undefined;
   let bundle: Promise<BundleResult> | undefined;
   let admin: ReturnType<StepContext['admin']> | undefined;
-  return {
+  const context: StepContext = {
     paths,
     signal,
-    bundle: () => (bundle ??= bundleOf(paths.root, cache, signal)),
+    document: () => (document ??= documentOf(paths.root, cache, signal)),
+    bundle: () => (bundle ??= bundleOf(cache, context.document)),
     admin: () =>
       (admin ??= import('./steps/admin.js').then(({ loadAdminDocument }) => loadAdminDocument(paths.adminRoot))),
     async checkpoint() {
@@ -82,17 +84,28 @@ export function stepContext(paths: PipelinePaths, cache: RunCache, signal?: Abor
       if (signal.aborted) throw new Abandoned();
     },
   };
+  return context;
 }
 
-/** The bundle step's cached files when its inputs are unchanged (the same bytes Redocly would give), else Redocly's bundle. */
-async function bundleOf(root: string, cache: RunCache, signal?: AbortSignal): Promise<BundleResult> {
+/** The bundle step's cached file of a name, when its inputs are unchanged since the run that stored it. */
+async function cachedBundleFile(cache: RunCache, path: string): Promise<string | undefined> {
   const cached = await cache.lookup('bundle');
-  const file = (path: string) => cached?.artifacts.find((a: Artifact) => a.path === path);
-  const [yaml, json] = [file('openapi.yaml'), file('openapi.json')];
-  if (yaml && json) {
-    const text = await textOf(json);
-    return { root, document: JSON.parse(text) as BundleResult['document'], yaml: await textOf(yaml), json: text };
-  }
-  const { bundleContract } = await import('./steps/bundle.js');
-  return bundleContract({ root, signal });
+  const artifact = cached?.artifacts.find((a: Artifact) => a.path === path);
+  return artifact && textOf(artifact);
+}
+
+/** The cached openapi.json (the same bytes Redocly would give), else Redocly's bundle. */
+async function documentOf(root: string, cache: RunCache, signal?: AbortSignal): Promise<BundledDocument> {
+  const json = await cachedBundleFile(cache, 'openapi.json');
+  if (json !== undefined) return { root, document: JSON.parse(json) as BundledDocument['document'], json };
+  const { bundleDocument } = await import('./steps/bundle.js');
+  return bundleDocument({ root, signal });
+}
+
+/** The cached openapi.yaml, else the YAML of the document. */
+async function bundleOf(cache: RunCache, document: () => Promise<BundledDocument>): Promise<BundleResult> {
+  const [bundled, yaml] = await Promise.all([document(), cachedBundleFile(cache, 'openapi.yaml')]);
+  if (yaml !== undefined) return { ...bundled, yaml };
+  const { withYaml } = await import('./steps/bundle.js');
+  return withYaml(bundled);
 }

@@ -22,9 +22,9 @@ import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG
 import { StepError } from './support/step-error.js';
 
 export interface StepDefinition {
-  /** What the step is made from: in watch mode, the contract's steps other than bundle and types wait for types.ts. */
+  /** What the step is made from: in watch mode, the contract's steps other than types wait for types.ts. */
   source: 'contract' | 'admin';
-  /** What the work needs before it starts; lint starts at once (Redocly lints the source while the bundle is made). */
+  /** What the work needs before it starts (`bundle`: the bundled document); lint starts at once (Redocly lints the source while the bundle is made). */
   waitsFor: 'bundle' | 'admin' | 'nothing';
   /** What the output depends on besides the toolchain. */
   inputs(paths: PipelinePaths): StepInputs;
@@ -90,10 +90,10 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
       const guides = paths.guidesDir ?? GUIDES_DIR;
       return inputs({ ...bundle, trees: [guides], values: [...bundle.values, `guides ${guides}`] });
     },
-    async work({ paths, bundle }) {
+    async work({ paths, document }) {
       const { checkGuideLinks } = await import('./steps/guide-links.js');
-      const { formatProblem } = await import('./lint/lint.js');
-      const problems = checkGuideLinks((await bundle()).document, paths.guidesDir ?? GUIDES_DIR);
+      const { formatProblem } = await import('./lint/problems.js');
+      const problems = checkGuideLinks((await document()).document, paths.guidesDir ?? GUIDES_DIR);
       if (problems.length > 0) {
         const file = (p: { file: string }) => relative(process.cwd(), p.file);
         throw new StepError(
@@ -121,18 +121,18 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
     source: 'contract',
     waitsFor: 'bundle',
     inputs: bundleInputs,
-    async work({ bundle }) {
+    async work({ document }) {
       const { renderTypes } = await import('./steps/types.js');
-      return { artifacts: [{ path: 'types.ts', content: await renderTypes((await bundle()).document) }] };
+      return { artifacts: [{ path: 'types.ts', content: await renderTypes((await document()).document) }] };
     },
   },
   operations: {
     source: 'contract',
     waitsFor: 'bundle',
     inputs: bundleInputs,
-    async work({ bundle }) {
+    async work({ document }) {
       const { renderOperations } = await import('./steps/operations.js');
-      const content = renderOperations((await bundle()).document);
+      const content = renderOperations((await document()).document);
       return {
         artifacts: [{ path: 'operations.ts', content }],
         detail: `${(content.match(/^ {2}\w+: \{$/gm) ?? []).length} operations`,
@@ -143,9 +143,9 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
     source: 'contract',
     waitsFor: 'bundle',
     inputs: bundleInputs,
-    async work({ bundle }) {
+    async work({ document }) {
       const { renderResources } = await import('./steps/resources.js');
-      return { artifacts: [{ path: 'resources.ts', content: renderResources((await bundle()).document) }] };
+      return { artifacts: [{ path: 'resources.ts', content: renderResources((await document()).document) }] };
     },
   },
   // curl and SDK samples from the contract's examples (the docs step shows the same samples).
@@ -153,9 +153,9 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
     source: 'contract',
     waitsFor: 'bundle',
     inputs: bundleInputs,
-    async work({ bundle }) {
+    async work({ document }) {
       const { renderCodeSamples, SAMPLES_DIR } = await import('./steps/code-samples.js');
-      const artifacts = renderCodeSamples((await bundle()).document);
+      const artifacts = renderCodeSamples((await document()).document);
       return {
         artifacts,
         owns: SAMPLES_DIR,

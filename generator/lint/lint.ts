@@ -1,29 +1,14 @@
 import * as fs from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import type { ISpectralDiagnostic } from '@stoplight/spectral-core';
-import { locate, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
+import { join, resolve } from 'node:path';
 import { BundleError, type BundleResult, bundleContract } from '../steps/bundle.js';
 import { checkGuideLinks } from '../steps/guide-links.js';
 import { DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, SPECTRAL_RULESET } from '../support/paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
-import { SourceFiles, SourceLocator } from '../support/sourcemap.js';
-import { checkExamples, createSchemaValidator, valuePath } from './examples.js';
-import { checkSourceSyntax, type SyntaxProblem } from './source-syntax.js';
-import { SpectralWorker } from './spectral.js';
+import { LintWorker } from './checks.js';
+import { type LintProblem, rel } from './problems.js';
+import type { SyntaxProblem } from './source-syntax.js';
 
-export type Severity = 'error' | 'warning' | 'info' | 'hint';
-
-export interface LintProblem {
-  tool: 'redocly' | 'bundle' | 'spectral' | 'yaml' | 'examples' | 'guides';
-  file: string; // relative to the working directory
-  line: number;
-  col: number;
-  severity: Severity;
-  rule: string;
-  message: string;
-  /** Spectral only: where the problem sits in the bundle (`npm run generate` writes the same bytes). */
-  bundle?: { pointer: string; line: number };
-}
+export { formatProblem, type LintProblem, type Severity } from './problems.js';
 
 export interface LintOptions {
   root?: string;
@@ -36,8 +21,8 @@ export interface LintOptions {
   /** Guides whose links into the reference are checked; default docs/guides/ for the contract's own root, else none. */
   guidesDir?: string | false;
   /**
-   * Aborting kills the Redocly processes and Spectral's worker, stops between stages and rejects
-   * with the signal's reason.
+   * Aborting kills the Redocly processes and lint's worker thread, stops between stages and
+   * rejects with the signal's reason.
    */
   signal?: AbortSignal;
 }
@@ -51,15 +36,11 @@ export interface LintResult {
   timingsMs: Record<string, number>;
 }
 
-const SEVERITIES: Severity[] = ['error', 'warning', 'info', 'hint'];
-const rel = (p: string) => relative(process.cwd(), p) || '.';
-
-/** One lint: its paths, the source files it parses once, the times it reports, its abort. */
+/** One lint: its paths, the times it reports, its abort. */
 interface Lint {
   root: string;
   bundleName: string;
   rulesetPath: string;
-  files: SourceFiles;
   timingsMs: Record<string, number>;
   signal?: AbortSignal;
   timed<T>(name: string, work: Promise<T>): Promise<T>;
@@ -69,9 +50,10 @@ interface Lint {
 
 /**
  * Redocly on the multi-file SOURCE, then Spectral on the BUNDLE (Spectral 6 misreads multi-file
- * 3.1 roots). Redocly's lint, the bundling and the YAML syntax check run concurrently, and Spectral
- * loads its ruleset meanwhile in a worker thread; results come back in the order YAML, Redocly,
- * bundle, Spectral, examples, guide links.
+ * 3.1 roots). Redocly's lint and the bundling run as processes while the worker thread
+ * (checks.ts) checks the YAML syntax of the source and loads Spectral's ruleset; once the bundle
+ * exists the worker runs Spectral and the example check. Results come back in the order YAML,
+ * Redocly, bundle, Spectral, examples, guide links.
  */
 export async function lintContract(options: LintOptions = {}): Promise<LintResult> {
   const root = resolve(options.root ?? DEFAULT_ROOT);
@@ -81,35 +63,33 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
   const bundling =
     options.bundle ??
     bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false, signal: lint.signal });
-  const spectral = new SpectralWorker(lint.rulesetPath);
+  const worker = new LintWorker({ root, rulesetPath: lint.rulesetPath, bundleName: lint.bundleName });
   try {
-    const [redocly, bundled, syntax] = await Promise.all([
+    const [redocly, bundled] = await Promise.all([
       lint.timed('redocly', redoclyLint(root, redoclyConfig, lint.signal)),
       lint.timed(
         'bundle',
         bundling.catch((e: unknown) => e),
       ),
-      // on this thread while the Redocly processes run (after they spawned); timed alone, not the wait
-      new Promise<SyntaxProblem[]>((done) =>
-        setImmediate(() => {
-          const t0 = performance.now();
-          const found = checkSourceSyntax(root, lint.files);
-          lint.timingsMs.yaml = Math.round(performance.now() - t0);
-          done(found);
-        }),
-      ),
     ]);
     await lint.checkpoint();
     if (bundled instanceof Error && !(bundled instanceof BundleError)) throw bundled; // not a contract problem (e.g. the CLI could not be started)
-    const problems = sourceProblems(lint, syntax, redocly, bundled instanceof BundleError ? bundled : undefined);
     const bundle = bundled instanceof BundleError ? undefined : (bundled as BundleResult);
-    problems.push(...(await bundleProblems(lint, spectral, bundle, guidesDir)));
+    const text = bundle && { root: bundle.root, json: bundle.json, yaml: bundle.yaml };
+    const checked = await lint.timed('checks', worker.check(text, lint.signal));
+    Object.assign(lint.timingsMs, checked.timingsMs);
+    const problems = [
+      ...sourceProblems(lint, checked.syntax, redocly, bundled instanceof BundleError ? bundled : undefined),
+      ...(checked.rulesetError === undefined ? [] : [rulesetProblem(lint, checked.rulesetError)]),
+      ...checked.problems,
+      ...(bundle && guidesDir ? guideProblems(lint, bundle, guidesDir) : []),
+    ];
     dedupe(problems);
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.filter((p) => p.severity === 'warning').length;
     return { problems, errors, warnings, ok: errors === 0 && warnings === 0, timingsMs: lint.timingsMs };
   } finally {
-    await spectral.end();
+    await worker.end();
   }
 }
 
@@ -120,7 +100,6 @@ function lintRun(root: string, options: LintOptions): Lint {
     root,
     bundleName: rel(join(options.out ?? DEFAULT_OUT, 'openapi.yaml')),
     rulesetPath: options.spectralRuleset ?? SPECTRAL_RULESET,
-    files: new SourceFiles(), // parsed once: the syntax check, then the source map
     timingsMs,
     signal,
     async timed(name, work) {
@@ -181,48 +160,25 @@ function sourceProblems(
   return problems;
 }
 
-/**
- * Spectral's, the examples' and the guide links' problems, on the bundle; without one, only
- * whether the Spectral ruleset loads (a broken .spectral.yaml or house rule must fail the lint).
- */
-async function bundleProblems(
-  lint: Lint,
-  spectral: SpectralWorker,
-  bundle: BundleResult | undefined,
-  guidesDir: string | false,
-): Promise<LintProblem[]> {
-  const rulesetProblem = (error: Error): LintProblem => ({
-    tool: 'spectral',
-    file: rel(lint.rulesetPath),
-    line: 1,
-    col: 1,
-    severity: 'error',
-    rule: 'spectral-ruleset',
-    message: error.message.split('\n')[0]!,
-  });
-  const outcome = await lint.timed('spectral', spectral.run(bundle?.yaml, resolve(lint.bundleName), lint.signal));
-  if (outcome instanceof Error) return [rulesetProblem(outcome)];
-  if (!bundle) return [];
-  const locator = new SourceLocator(bundle.root, bundle.document, lint.files);
-  const problems = spectralProblems(outcome, lint.bundleName, locator);
-  await lint.checkpoint();
-  let t0 = performance.now();
-  problems.push(...exampleProblems(bundle, locator, lint.bundleName));
-  lint.timingsMs.examples = Math.round(performance.now() - t0);
-  if (guidesDir) {
-    t0 = performance.now();
-    for (const p of checkGuideLinks(bundle.document, guidesDir))
-      problems.push({ tool: 'guides', severity: 'error', ...p, file: rel(p.file) });
-    lint.timingsMs.guides = Math.round(performance.now() - t0);
-  }
+/** A broken .spectral.yaml or house-rule function fails the lint. */
+const rulesetProblem = (lint: Lint, message: string): LintProblem => ({
+  tool: 'spectral',
+  file: rel(lint.rulesetPath),
+  line: 1,
+  col: 1,
+  severity: 'error',
+  rule: 'spectral-ruleset',
+  message: message.split('\n')[0]!,
+});
+
+function guideProblems(lint: Lint, bundle: BundleResult, guidesDir: string): LintProblem[] {
+  const t0 = performance.now();
+  const problems = checkGuideLinks(bundle.document, guidesDir).map(
+    (p): LintProblem => ({ tool: 'guides', severity: 'error', ...p, file: rel(p.file) }),
+  );
+  lint.timingsMs.guides = Math.round(performance.now() - t0);
   return problems;
 }
-
-export function formatProblem(p: LintProblem): string {
-  const where = p.bundle ? ` (bundle ${bundleRef(p)})` : '';
-  return `${p.file}:${p.line}:${p.col} ${p.severity} ${p.rule} ${p.message}${where}`;
-}
-const bundleRef = (p: LintProblem) => `${p.bundle!.pointer}, line ${p.bundle!.line}`;
 
 /** `redocly lint` on one or more files (OpenAPI or Arazzo), its problems at their files and lines. */
 export async function redoclyLint(
@@ -280,82 +236,6 @@ interface RedoclyProblem {
   severity: string;
   message: string;
   location?: Array<{ source?: { ref?: string }; start?: { line: number; col: number } }>;
-}
-
-function spectralProblems(results: ISpectralDiagnostic[], bundleName: string, locator: SourceLocator): LintProblem[] {
-  const problems = results.map((r): LintProblem => {
-    const src = locator.locate(r.path);
-    const bundleLine = r.range.start.line + 1;
-    return {
-      tool: 'spectral',
-      file: src ? rel(src.file) : bundleName,
-      line: src ? src.line : bundleLine,
-      col: src ? src.col : r.range.start.character + 1,
-      severity: SEVERITIES[r.severity] ?? 'error',
-      rule: String(r.code),
-      message: r.message,
-      bundle: { pointer: toPointer(r.path), line: bundleLine },
-    };
-  });
-  return problems.sort(bySource);
-}
-
-const bySource = (a: LintProblem, b: LintProblem) =>
-  a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.rule.localeCompare(b.rule);
-
-/**
- * example-invalid and example-undeclared-property (generator/lint/examples.ts, the check the tests
- * use) at the offending member's key in the example's source file. A shared example used the
- * same way in several places is one problem.
- */
-function exampleProblems(bundle: BundleResult, locator: SourceLocator, bundleName: string): LintProblem[] {
-  const schemaName = (pointer: string): string => {
-    const tokens = parsePointer(pointer);
-    if (tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas') return `schema ${tokens[2]}`;
-    const src = locator.locate(tokens);
-    return src ? `the schema at ${rel(src.file)}:${src.line}` : `the schema at ${pointer}`;
-  };
-  const problems = checkExamples(bundle.document, createSchemaValidator(bundle.document, { compileOnce: true })).map(
-    (f): LintProblem => {
-      const path = [...f.case.at, ...f.path];
-      const src = locator.locate(path);
-      const member = f.path.length > 0 ? valuePath(f.path).replace(/^\$\.?/, '') : 'the example';
-      const schema = schemaName(resolveSchema(bundle.document, f.case.schemaPointer));
-      const message =
-        f.rule === 'example-undeclared-property'
-          ? `property ${member} is not declared by ${schema}`
-          : `${member} ${f.detail} (against ${schema})`;
-      if (!src)
-        return {
-          tool: 'examples',
-          file: bundleName,
-          line: 1,
-          col: 1,
-          severity: 'error',
-          rule: f.rule,
-          message: `${message} (at ${toPointer(path)})`,
-        };
-      return {
-        tool: 'examples',
-        file: rel(src.file),
-        line: src.line,
-        col: src.col,
-        severity: 'error',
-        rule: f.rule,
-        message,
-      };
-    },
-  );
-  return problems.sort(bySource);
-}
-
-/** The pointer a schema really lives at, through a `$ref` (a media type's `$ref` to a component names the component). */
-function resolveSchema(document: unknown, pointer: string): string {
-  try {
-    return locate(document, pointer).pointer;
-  } catch {
-    return pointer;
-  }
 }
 
 /** Drops repeated problems (Redocly reports some once per path that reaches them), in place. */

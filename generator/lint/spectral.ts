@@ -1,14 +1,12 @@
 // Spectral on the bundle: loading the ruleset (.spectral.yaml, the local rulesets it extends, the
-// house rules in TypeScript) and running it, in a worker thread (SpectralWorker) or in this one.
+// house rules in TypeScript) and running it (in lint's worker thread, checks.ts).
 //
 // Loading a ruleset means bundling it with Rollup (the ruleset migrated to a module, the house
 // rules compiled by esbuild), most of a second; the bundled code is kept in the step cache under
 // a hash of everything it is made from, and later loads evaluate it as Spectral's own loader does.
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
 import { parse as parseYaml } from 'yaml';
 import { textOf } from '../support/artifacts.js';
@@ -17,9 +15,6 @@ import { InputReader, type StepInputs } from '../support/inputs.js';
 import { TOOLCHAIN } from '../support/toolchain.js';
 
 const require = createRequire(import.meta.url);
-
-/** Spectral's findings, or why the ruleset did not load (a broken .spectral.yaml or house rule). */
-export type SpectralOutcome = ISpectralDiagnostic[] | Error;
 
 /**
  * The ruleset at `path`: evaluated from its cached bundle when the files it is made from are
@@ -158,67 +153,4 @@ export async function spectralDiagnostics(
   spectral.setRuleset(ruleset);
   // Lint the exact YAML text that `npm run generate` writes, so bundle line numbers match the file.
   return spectral.run(new Document(yaml, Yaml, source));
-}
-
-/** What the worker answers a bundle with. */
-export type WorkerAnswer = { results: ISpectralDiagnostic[] } | { rulesetError: string } | { crash: string };
-
-/**
- * Spectral in a worker thread, which starts loading the ruleset at once: the ruleset and the run
- * (a second or two of synchronous work) use the other core while this thread bundles, types and
- * checks, and an abort ends the worker at once, mid-run.
- */
-export class SpectralWorker {
-  private readonly worker: Promise<Worker>;
-  private readonly answer: Promise<WorkerAnswer>;
-
-  constructor(rulesetPath: string) {
-    this.worker = workerEntry().then((url) => {
-      const worker = new Worker(url, { workerData: { rulesetPath: resolve(rulesetPath) }, stdout: false });
-      worker.unref(); // an idle worker never keeps the process alive
-      return worker;
-    });
-    this.answer = this.worker.then(
-      (worker) =>
-        new Promise<WorkerAnswer>((done) => {
-          worker.once('message', done);
-          worker.once('error', (err) => done({ crash: err.stack ?? err.message }));
-          worker.once('exit', (code) => done({ crash: `Spectral's worker exited with ${code}` }));
-        }),
-      (err: unknown) => ({ crash: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
-    );
-  }
-
-  /**
-   * Spectral on the bundle's text (without one: whether the ruleset loads, no findings); the
-   * worker ends with the answer, or when `signal` aborts.
-   */
-  async run(yaml: string | undefined, source: string, signal?: AbortSignal): Promise<SpectralOutcome> {
-    try {
-      signal?.throwIfAborted();
-      const aborted = new Promise<never>((_, reject) =>
-        signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),
-      );
-      const worker = await Promise.race([this.worker, aborted]);
-      worker.ref();
-      worker.postMessage({ yaml, source });
-      const answer = await Promise.race([this.answer, aborted]);
-      if ('crash' in answer) throw new Error(answer.crash);
-      return 'results' in answer ? answer.results : new Error(answer.rulesetError);
-    } finally {
-      await this.end();
-    }
-  }
-
-  /** Ends the worker, whatever it is doing. */
-  async end(): Promise<void> {
-    const worker = await this.worker.catch(() => undefined);
-    await worker?.terminate();
-  }
-}
-
-/** The worker's module, compiled with the generator (compile.mjs): a worker thread has no TypeScript loader. */
-async function workerEntry(): Promise<URL> {
-  const { compiledGenerator } = await import('../compile.mjs');
-  return pathToFileURL(join(await compiledGenerator(), 'spectral-worker.mjs'));
 }
