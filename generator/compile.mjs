@@ -57,10 +57,17 @@ async function sourceKey() {
 const sourceUrls = {
   name: 'source-import-meta-url',
   setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, async ({ path }) => ({
-      contents: (await readFile(path, 'utf8')).replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href)),
-      loader: 'ts',
-    }));
+    build.onLoad({ filter: /\.m?[jt]s$/ }, async ({ path }) =>
+      path.includes(`${join('node_modules', '')}`)
+        ? undefined
+        : {
+            contents: (await readFile(path, 'utf8')).replaceAll(
+              'import.meta.url',
+              JSON.stringify(pathToFileURL(path).href),
+            ),
+            loader: path.endsWith('.ts') ? 'ts' : 'js',
+          },
+    );
   },
 };
 

@@ -47,7 +47,10 @@ export async function generate(options: GenerateOptions = {}): Promise<boolean> 
   };
   const selected = options.steps ?? STEPS.filter((s) => s !== 'guides' && (s !== 'lint' || options.lint !== false));
   const cache = new RunCache(paths, { dir: options.cache ?? CACHE_DIR, force: options.force === true });
-  const context = stepContext(paths, cache, options.signal);
+  const context = stepContext(paths, cache, options.signal, options.eager === true);
+  // Watch mode: the bundle is under way before the step cache is read (stepContext says why).
+  if (options.eager && selected.some((s) => STEP_TABLE[s].waitsFor === 'bundle'))
+    context.document().catch(() => undefined);
   // Watch mode: the contract's steps other than types start once types.ts is written (or failed).
   let typesSettled: () => void = () => undefined;
   const typesDone = new Promise<void>((done) => (typesSettled = done));

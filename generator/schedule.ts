@@ -66,15 +66,19 @@ async function runStep(name: StepName, options: ScheduleOptions, store: (r: Step
   return { ...result, ms: performance.now() - start, cached: false };
 }
 
-/** The context of a run's steps: the bundle and the admin document, each made once, when first asked for. */
-export function stepContext(paths: PipelinePaths, cache: RunCache, signal?: AbortSignal): StepContext {
+/**
+ * The context of a run's steps: the bundle and the admin document, each made once, when first
+ * asked for. `eager` (watch mode, where a run follows a save): Redocly starts bundling while the
+ * step cache is consulted, since it rarely holds the bundle of a contract just saved; a hit stops it.
+ */
+export function stepContext(paths: PipelinePaths, cache: RunCache, signal?: AbortSignal, eager = false): StepContext {
   let document: Promise<BundledDocument> | undefined;
   let bundle: Promise<BundleResult> | undefined;
   let admin: ReturnType<StepContext['admin']> | undefined;
   const context: StepContext = {
     paths,
     signal,
-    document: () => (document ??= documentOf(paths.root, cache, signal)),
+    document: () => (document ??= documentOf(paths.root, cache, signal, eager)),
     bundle: () => (bundle ??= bundleOf(cache, context.document)),
     admin: () =>
       (admin ??= import('./steps/admin.js').then(({ loadAdminDocument }) => loadAdminDocument(paths.adminRoot))),
@@ -95,11 +99,23 @@ async function cachedBundleFile(cache: RunCache, path: string): Promise<string |
 }
 
 /** The cached openapi.json (the same bytes Redocly would give), else Redocly's bundle. */
-async function documentOf(root: string, cache: RunCache, signal?: AbortSignal): Promise<BundledDocument> {
+async function documentOf(
+  root: string,
+  cache: RunCache,
+  signal: AbortSignal | undefined,
+  early: boolean,
+): Promise<BundledDocument> {
+  const stop = new AbortController();
+  const bundling = () =>
+    import('./steps/bundle.js').then(({ bundleDocument }) =>
+      bundleDocument({ root, signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal }),
+    );
+  const made = early ? bundling() : undefined;
+  made?.catch(() => undefined);
   const json = await cachedBundleFile(cache, 'openapi.json');
-  if (json !== undefined) return { root, document: JSON.parse(json) as BundledDocument['document'], json };
-  const { bundleDocument } = await import('./steps/bundle.js');
-  return bundleDocument({ root, signal });
+  if (json === undefined) return made ?? bundling();
+  stop.abort();
+  return { root, document: JSON.parse(json) as BundledDocument['document'], json };
 }
 
 /** The cached openapi.yaml, else the YAML of the document. */

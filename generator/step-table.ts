@@ -11,14 +11,14 @@
 //  - The code: TOOLCHAIN (support/toolchain.ts), shared by every key: generator/ and tooling/,
 //    package.json, the lockfiles (every package by version and integrity), tsconfig.json and the
 //    Node.js version.
-//  - The settings: the paths of the run that appear in the output (the bundle's header names its
-//    root) or pick a default, in `values`.
-// The output folder is not part of any key: a step's files are the same wherever they are written.
+//  - The settings: what the output says of the run's paths (the bundle's header names its root),
+//    in `values`. A key hashes contents, not where they are: a copy of the project has the keys of
+//    the original, and a step's files are the same wherever they are written.
 import { relative, resolve } from 'node:path';
 import { lintConfiguration } from './lint/configuration.js';
 import type { PipelinePaths, StepContext, StepName, StepResult } from './pipeline.js';
 import type { StepInputs } from './support/inputs.js';
-import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG } from './support/paths.js';
+import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, REPO_ROOT } from './support/paths.js';
 import { StepError } from './support/step-error.js';
 
 export interface StepDefinition {
@@ -34,9 +34,8 @@ export interface StepDefinition {
 const none: StepInputs = { files: [], trees: [], contracts: [], values: [] };
 const inputs = (more: Partial<StepInputs>): StepInputs => ({ ...none, ...more });
 
-/** The bundle: the contract and the Redocly config bundleContract() reads; the root's path is in the bundle's header. */
-const bundleInputs = (paths: PipelinePaths): StepInputs =>
-  inputs({ contracts: [paths.root], files: [REDOCLY_CONFIG], values: [`root ${paths.root}`] });
+/** The bundled document: the contract and the Redocly config bundleContract() reads. */
+const bundleInputs = (paths: PipelinePaths): StepInputs => inputs({ contracts: [paths.root], files: [REDOCLY_CONFIG] });
 
 /** The guides lint checks: those given, else the repository's for its own contract, else none (as lintContract()). */
 const lintedGuides = (paths: PipelinePaths) =>
@@ -50,14 +49,14 @@ function lintInputs(paths: PipelinePaths): StepInputs {
     contracts: bundle.contracts,
     files: [...bundle.files, ...configuration.files],
     trees: [...(configuration.functionsDir ? [configuration.functionsDir] : []), ...(guides ? [guides] : [])],
-    values: [...bundle.values, `guides ${guides ?? 'none'}`],
+    values: [`guide links ${guides ? 'checked' : 'not checked'}`],
   });
 }
 
 function docsInputs(paths: PipelinePaths): StepInputs {
   const bundle = bundleInputs(paths);
   const guides = paths.guidesDir ?? GUIDES_DIR;
-  return inputs({ ...bundle, trees: [guides, ARAZZO_DIR], values: [...bundle.values, `guides ${guides}`] });
+  return inputs({ ...bundle, trees: [guides, ARAZZO_DIR] });
 }
 
 /** The admin document is one file read as it is; as a contract, a `$ref` added to it would be followed too. */
@@ -88,7 +87,7 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
     inputs: (paths) => {
       const bundle = bundleInputs(paths);
       const guides = paths.guidesDir ?? GUIDES_DIR;
-      return inputs({ ...bundle, trees: [guides], values: [...bundle.values, `guides ${guides}`] });
+      return inputs({ ...bundle, trees: [guides] });
     },
     async work({ paths, document }) {
       const { checkGuideLinks } = await import('./steps/guide-links.js');
@@ -106,7 +105,8 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
   bundle: {
     source: 'contract',
     waitsFor: 'nothing',
-    inputs: bundleInputs,
+    // openapi.yaml's header names the root, relative to the repository
+    inputs: (paths) => ({ ...bundleInputs(paths), values: [`header ${relative(REPO_ROOT, paths.root)}`] }),
     async work({ bundle }) {
       const b = await bundle();
       return {

@@ -13,6 +13,7 @@ import { generate } from './generate.js';
 import { lintConfiguration } from './lint/configuration.js';
 import { type GenerateOptions, STEPS, type StepName } from './pipeline.js';
 import { ADMIN_ROOT, ARAZZO_DIR, DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG } from './support/paths.js';
+import { prepareBundler } from './support/redocly.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
@@ -135,13 +136,16 @@ async function rebuild(
       beforeStep: options.beforeStep,
       log: (line) => lines.push(line),
       onWritten: (step) => {
-        if (step === 'types') typesAt = performance.now() - since;
+        if (step !== 'types') return;
+        typesAt = performance.now() - since;
+        prepareBundler(); // for the next save, while lint and docs run
       },
     });
   } catch (err) {
     // generate() reports its steps' failures itself; anything else must not stop the watcher either
     lines.push(`✖ ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
+  prepareBundler();
   const ms = Math.round(performance.now() - since);
   const types =
     typesAt === undefined
@@ -262,6 +266,7 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     async close() {
       await rebuilds.close();
       await watcher.close();
+      prepareBundler('discard');
     },
   };
 }

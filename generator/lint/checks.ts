@@ -93,7 +93,8 @@ export class LintWorker {
 
   constructor(setup: ChecksSetup) {
     this.worker = workerEntry().then((url) => {
-      const worker = new Worker(url, { workerData: setup, stdout: false });
+      // execArgv: none of this process's own flags (an --import of the parent's, such as a watchdog on stdin, would end the worker)
+      const worker = new Worker(url, { workerData: setup, execArgv: [], stdout: false });
       worker.unref(); // an idle worker never keeps the process alive
       return worker;
     });

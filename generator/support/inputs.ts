@@ -3,9 +3,12 @@
 // times: a file saved with the same bytes keeps its key, one changed byte changes it.
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
-/** What one step reads. Paths are absolute. */
+/**
+ * What one step reads. Paths are absolute; a key hashes what is in them, not where they are (a
+ * copy of the project has the keys of the original), so a path that the output names is a value.
+ */
 export interface StepInputs {
   /** Files, each by its content; a missing file is part of the key as missing (creating it changes the key). */
   files: readonly string[];
@@ -55,12 +58,13 @@ export class InputReader {
       for (const part of parts) hash.update(`${part.length}:${part}\n`);
     };
     add('scope', ...scope, 'values', ...inputs.values);
-    for (const file of inputs.files) add('file', file, (await this.file(file)).digest);
+    for (const file of inputs.files) add('file', (await this.file(file)).digest);
     for (const dir of inputs.trees) await this.addTree(add, dir, await this.tree(dir));
     for (const root of inputs.contracts) {
       const contract = await this.contract(root);
       if (!contract.cacheable) return undefined;
-      await this.addTree(add, root, contract.files);
+      add('root', basename(root));
+      await this.addTree(add, dirname(resolve(root)), contract.files);
     }
     return hash.digest('hex');
   }
@@ -78,7 +82,7 @@ export class InputReader {
 
   private async addTree(add: (...parts: string[]) => void, base: string, files: string[]): Promise<void> {
     const reads = await Promise.all(files.map((f) => this.file(f)));
-    add('tree', base, String(files.length));
+    add('tree', String(files.length));
     files.forEach((f, i) => add(relative(base, f).split(sep).join('/'), reads[i]!.digest));
   }
 
@@ -142,14 +146,26 @@ export class InputReader {
   }
 }
 
+/**
+ * What this process read of each file, by its stamp: a long-lived process (watch mode) reads again
+ * only the files whose stamp changed. A stamp is the file's inode, size, modification time and
+ * status change time; the last changes with every write and rename and cannot be set back, so an
+ * unchanged stamp is unchanged content.
+ */
+const known = new Map<string, FileRead>();
+
 /** Text of YAML and JSON files is kept: the contract's refs are read from it. */
 async function readInput(path: string): Promise<FileRead> {
   const stamp = await stampOf(path); // before the read: a write after it shows at the check
   if (stamp === 'missing') return { digest: 'missing', stamp };
+  const before = known.get(path);
+  if (before?.stamp === stamp) return before;
   try {
     const content = await readFile(path);
     const digest = createHash('sha256').update(content).digest('hex');
-    return /\.(ya?ml|json)$/i.test(path) ? { digest, stamp, text: content.toString('utf8') } : { digest, stamp };
+    const read = /\.(ya?ml|json)$/i.test(path) ? { digest, stamp, text: content.toString('utf8') } : { digest, stamp };
+    known.set(path, read);
+    return read;
   } catch {
     return { digest: 'missing', stamp: 'missing' }; // removed between the stat and the read: the check sees it
   }
