@@ -12,14 +12,16 @@
 // are under tsx.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const COMPILED = join(REPO_ROOT, 'node_modules', '.cache', 'payment-generate', 'compiled');
-/** Compiled versions kept: the current one and one to go back to (a switched branch). */
+/** Compiled versions kept: the current one and one to go back to (a switched branch)... */
 const KEEP = 2;
+/** ...and any used within the hour (another checkout sharing node_modules, a watcher still running). */
+const IN_USE_MS = 60 * 60 * 1000;
 /** Each entry point compiles to <name>.mjs. */
 const ENTRY_POINTS = {
   cli: join(REPO_ROOT, 'generator', 'cli.ts'),
@@ -32,7 +34,10 @@ const COMPILED_ENV = 'PAYMENT_GENERATE_COMPILED';
 export async function compiledGenerator() {
   if (process.env[COMPILED_ENV]) return process.env[COMPILED_ENV];
   const dir = join(COMPILED, await sourceKey());
-  if (!existsSync(join(dir, 'cli.mjs'))) await compile(dir);
+  if (existsSync(join(dir, 'cli.mjs'))) {
+    const now = new Date();
+    await utimes(dir, now, now).catch(() => undefined); // in use: kept by the next prune
+  } else await compile(dir);
   process.env[COMPILED_ENV] = dir;
   return dir;
 }
@@ -94,10 +99,12 @@ async function compile(dir) {
   } catch {
     await rm(tmp, { recursive: true, force: true }); // compiled by another run meanwhile
   }
-  const versions = (await readdir(COMPILED)).filter((name) => !name.endsWith('.tmp'));
-  const others = await Promise.all(
-    versions.map(async (name) => ({ name, at: (await stat(join(COMPILED, name))).mtimeMs })),
+  const entries = await Promise.all(
+    (await readdir(COMPILED)).map(async (name) => ({ name, at: (await stat(join(COMPILED, name))).mtimeMs })),
   );
-  for (const { name } of others.sort((a, b) => b.at - a.at).slice(KEEP))
-    await rm(join(COMPILED, name), { recursive: true, force: true });
+  const old = (e) => Date.now() - e.at > IN_USE_MS;
+  const versions = entries.filter((e) => !e.name.endsWith('.tmp')).sort((a, b) => b.at - a.at);
+  // beyond the newest, those unused for the hour; and the temp folders of compilations that died
+  const removed = [...versions.slice(KEEP).filter(old), ...entries.filter((e) => e.name.endsWith('.tmp') && old(e))];
+  for (const { name } of removed) await rm(join(COMPILED, name), { recursive: true, force: true });
 }

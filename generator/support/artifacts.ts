@@ -58,7 +58,12 @@ export async function textOf(artifact: Artifact): Promise<string> {
 
 /** The bytes of a cached artifact, checked against the digest stored with them. */
 async function cachedBytes(artifact: CachedArtifact): Promise<Buffer> {
-  const bytes = await readFile(artifact.source);
+  const bytes = await readFile(artifact.source).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    throw new Error(
+      `the step cache's entry ${dirname(artifact.source)} was removed while this run used it (another run kept newer ones): run the command again`,
+    );
+  });
   if (createHash('sha256').update(bytes).digest('hex') !== artifact.sha256) {
     const entry = dirname(artifact.source);
     await rm(entry, { recursive: true, force: true });
