@@ -7,22 +7,14 @@
 // vim, JetBrains safe-write, git checkout), deletes and re-creates, or creates in a new folder is
 // seen like any other change (node:fs watch lost a file once it had been renamed over).
 
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { watch } from 'chokidar';
-import { parse as parseYaml } from 'yaml';
 import { generate } from './generate.js';
+import { lintConfiguration } from './lint/configuration.js';
 import { type GenerateOptions, STEPS, type StepName } from './pipeline.js';
-import { type BundleResult, bundleContract } from './steps/bundle.js';
-import {
-  ADMIN_ROOT,
-  ARAZZO_DIR,
-  DEFAULT_OUT,
-  DEFAULT_ROOT,
-  GUIDES_DIR,
-  REDOCLY_CONFIG,
-  SPECTRAL_RULESET,
-} from './support/paths.js';
+import { ADMIN_ROOT, ARAZZO_DIR, DEFAULT_OUT, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG } from './support/paths.js';
+import { prepareBundler } from './support/redocly.js';
 
 /**
  * chokidar drops a second `change` of a file within 50 ms of the first: waiting that long after the
@@ -38,24 +30,8 @@ rebuild abandons it (what it has not written yet it never writes) and the next o
 too. An error never stops the watcher: fix the file and save again.`;
 
 type Kind = 'contract' | 'guides' | 'admin';
-
-/**
- * The files that decide what lint reports: the Redocly config and the lint-ignore file beside it
- * (Redocly reads it from there), the Spectral ruleset and its `functionsDir` (the house rules).
- * A change to one of them re-runs what a contract change does: lint decides whether docs are written.
- */
-function lintConfiguration(redoclyConfig: string): { files: string[]; functionsDir?: string } {
-  const files = [redoclyConfig, join(dirname(redoclyConfig), '.redocly.lint-ignore.yaml'), SPECTRAL_RULESET];
-  try {
-    const functionsDir = (parseYaml(readFileSync(SPECTRAL_RULESET, 'utf8')) as { functionsDir?: unknown } | null)
-      ?.functionsDir;
-    return typeof functionsDir === 'string'
-      ? { files, functionsDir: resolve(dirname(SPECTRAL_RULESET), functionsDir) }
-      : { files };
-  } catch {
-    return { files }; // a broken ruleset is lint's to report (watched: fixing it rebuilds)
-  }
-}
+/** The files of each kind of change that a rebuild is for ([] for the first build). */
+type Changes = Map<Kind, string[]>;
 
 export interface WatchOptions {
   root?: string;
@@ -63,6 +39,8 @@ export interface WatchOptions {
   guidesDir?: string;
   adminRoot?: string;
   redoclyConfig?: string;
+  /** Passed to generate(): the step cache's folder (default node_modules/.cache/payment-generate/). */
+  cache?: string | false;
   log?: (text: string) => void;
   /** Passed to generate(): awaited before each step (tests hold a slow step there). */
   beforeStep?: GenerateOptions['beforeStep'];
@@ -74,27 +52,37 @@ export interface Watching {
   close(): Promise<void>;
 }
 
-export function watchAndGenerate(options: WatchOptions): Watching {
-  const root = resolve(options.root ?? DEFAULT_ROOT);
-  const out = resolve(options.out ?? DEFAULT_OUT);
-  const guidesDir = resolve(options.guidesDir ?? GUIDES_DIR);
-  const adminRoot = resolve(options.adminRoot ?? ADMIN_ROOT);
-  const log = options.log ?? ((text: string) => console.log(text));
-  const folders: Record<Kind, string> = { contract: dirname(root), guides: guidesDir, admin: dirname(adminRoot) };
-  const lint = lintConfiguration(resolve(options.redoclyConfig ?? REDOCLY_CONFIG));
-  const show = (p: string) => {
-    const r = relative(process.cwd(), p);
-    return r.startsWith('..') ? p : r || '.';
-  };
+interface WatchPaths {
+  root: string;
+  out: string;
+  guidesDir: string;
+  adminRoot: string;
+}
 
-  // What each kind of change re-runs. Contract: every step but the admin ones (and `guides`, which
-  // lint includes), so that a step added to the pipeline runs on contract changes too.
-  const STEPS_FOR: Record<Kind, StepName[]> = {
-    contract: STEPS.filter((s) => s !== 'guides' && s !== 'admin' && s !== 'admin-docs'),
-    guides: ['guides', 'docs'],
-    admin: ['admin', 'admin-docs'],
-  };
+// What each kind of change re-runs. Contract (and the lint configuration): every step but the
+// admin ones (and `guides`, which lint includes), so that a step added to the pipeline runs on
+// contract changes too; what did not change comes from the step cache.
+const STEPS_FOR: Record<Kind, readonly StepName[]> = {
+  contract: STEPS.filter((s) => s !== 'guides' && s !== 'admin' && s !== 'admin-docs'),
+  guides: ['guides', 'docs'],
+  admin: ['admin', 'admin-docs'],
+};
 
+function stepsFor(changes: Changes): StepName[] {
+  const selected = new Set<StepName>(changes.has('contract') ? STEPS_FOR.contract : []);
+  if (changes.has('guides') && !selected.has('lint')) for (const s of STEPS_FOR.guides) selected.add(s);
+  if (changes.has('admin')) for (const s of STEPS_FOR.admin) selected.add(s);
+  return STEPS.filter((s) => selected.has(s));
+}
+
+/** What is watched, and which kind of change a path is (undefined: a file no step reads, such as an editor's temp file). */
+function watchedFiles(paths: WatchPaths, redoclyConfig: string) {
+  const folders: Record<Kind, string> = {
+    contract: dirname(paths.root),
+    guides: paths.guidesDir,
+    admin: dirname(paths.adminRoot),
+  };
+  const lint = lintConfiguration(redoclyConfig);
   const inside = (dir: string, p: string) => p === dir || p.startsWith(dir + sep);
   const kindOf = (path: string): Kind | undefined => {
     const p = resolve(path);
@@ -104,138 +92,165 @@ export function watchAndGenerate(options: WatchOptions): Watching {
     // the workflows are published by the docs step, as the guides are
     if (inside(ARAZZO_DIR, p) && /\.ya?ml$/i.test(p)) return 'guides';
     if (inside(folders.contract, p) && /\.(ya?ml|json)$/i.test(p)) return 'contract';
-    if (
-      lint.files.includes(p) ||
-      (lint.functionsDir !== undefined && inside(lint.functionsDir, p) && /\.[cm]?[jt]s$/i.test(p))
-    )
-      return 'contract';
-    return undefined;
+    const houseRule = lint.functionsDir !== undefined && inside(lint.functionsDir, p) && /\.[cm]?[jt]s$/i.test(p);
+    return lint.files.includes(p) || houseRule ? 'contract' : undefined;
   };
-
-  // The last good bundle: a guide change renders the docs from it without bundling again.
-  let lastBundle: Promise<BundleResult> | undefined;
-  let bundleGeneration = 0;
-  // A contract change since the last bundle was started: the next rebuild bundles again.
-  let contractChanged = false;
-  const pending = new Map<Kind, string[]>();
-  let firstEventAt = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let current: { kinds: Map<Kind, string[]>; controller: AbortController } | undefined;
-  let closed = false;
-
-  async function rebuild(
-    kinds: Map<Kind, string[]>,
-    since: number,
-    signal: AbortSignal,
-    initial = false,
-  ): Promise<void> {
-    const selected = new Set<StepName>(kinds.has('contract') ? STEPS_FOR.contract : []);
-    if (kinds.has('guides') && !selected.has('lint')) for (const s of STEPS_FOR.guides) selected.add(s);
-    if (kinds.has('admin')) for (const s of STEPS_FOR.admin) selected.add(s);
-    const steps = STEPS.filter((s) => selected.has(s));
-    const needsBundle = steps.some((s) => s !== 'admin' && s !== 'admin-docs');
-    let bundle = lastBundle;
-    if (needsBundle && (contractChanged || !bundle)) {
-      contractChanged = false;
-      const attempt = bundleContract({ root, signal });
-      const generation = ++bundleGeneration;
-      bundle = attempt;
-      lastBundle = undefined;
-      attempt.then(
-        () => {
-          if (generation === bundleGeneration) lastBundle = attempt;
-        },
-        () => undefined,
-      );
-    }
-
-    const files = [...kinds.values()].flat();
-    const trigger = initial
-      ? 'first build'
-      : `${show(files[0]!)}${files.length > 1 ? ` (+${files.length - 1} more)` : ''}`;
-    const lines = [`↻ ${new Date().toLocaleTimeString()} ${trigger} → ${steps.join(', ')}`];
-    let typesAt: number | undefined;
-    let ok = false;
-    try {
-      ok = await generate({
-        root,
-        out,
-        guidesDir,
-        adminRoot,
-        ...(options.redoclyConfig ? { redoclyConfig: options.redoclyConfig } : {}),
-        steps,
-        eager: true,
-        signal,
-        ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
-        ...(needsBundle && bundle ? { bundle } : {}),
-        log: (line) => lines.push(line),
-        onWritten: (step) => {
-          if (step === 'types') typesAt = performance.now() - since;
-        },
-      });
-    } catch (err) {
-      // generate() reports its steps' failures itself; anything else must not stop the watcher either
-      lines.push(`✖ ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    }
-    const ms = performance.now() - since;
-    const types =
-      typesAt === undefined
-        ? ''
-        : `; types.ts written ${Math.round(typesAt)} ms after the ${initial ? 'start' : 'change'}`;
-    lines.push(
-      ok
-        ? `✔ ok in ${Math.round(ms)} ms${types}`
-        : signal.aborted
-          ? `↷ superseded after ${Math.round(ms)} ms${types}; the next rebuild does the rest`
-          : `✖ failed after ${Math.round(ms)} ms${types}; still watching: fix it and save again`,
-    );
-    log(lines.join('\n'));
-  }
-
-  /** Runs `kinds`' steps; the next change abandons them. */
-  async function start(kinds: Map<Kind, string[]>, since: number, initial = false): Promise<void> {
-    const controller = new AbortController();
-    current = { kinds, controller };
-    running = rebuild(kinds, since, controller.signal, initial);
-    await running;
-    running = undefined;
-    current = undefined;
-  }
-
-  /**
-   * A change while a rebuild runs makes that rebuild stale: it is abandoned at once (its Redocly
-   * processes killed, nothing more written), and what it was to do joins the pending changes, so
-   * that the rebuild after the last change does all of it.
-   */
-  function supersede(): void {
-    if (!current || current.controller.signal.aborted) return;
-    current.controller.abort();
-    for (const kind of current.kinds.keys()) if (!pending.has(kind)) pending.set(kind, []);
-  }
-
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      void runPending();
-    }, DEBOUNCE_MS);
-  };
-  async function runPending(): Promise<void> {
-    // a rebuild still winding down, or changes still settling: whichever ends last starts the next
-    if (running || timer || closed || pending.size === 0) return;
-    const kinds = new Map(pending);
-    pending.clear();
-    await start(kinds, firstEventAt);
-    void runPending();
-  }
-
   const watched = [
     ...Object.values(folders),
     ARAZZO_DIR,
     ...lint.files,
     ...(lint.functionsDir ? [lint.functionsDir] : []),
   ];
+  return { folders: Object.values(folders), watched, kindOf };
+}
+
+const shown = (p: string) => {
+  const r = relative(process.cwd(), p);
+  return r.startsWith('..') ? p : r || '.';
+};
+
+/** One rebuild: the steps `changes` need, eagerly, reported as one block once it ends or is abandoned. */
+async function rebuild(
+  options: WatchOptions,
+  paths: WatchPaths,
+  changes: Changes,
+  since: number,
+  signal: AbortSignal,
+  initial: boolean,
+): Promise<void> {
+  const steps = stepsFor(changes);
+  const files = [...changes.values()].flat();
+  const trigger = initial
+    ? 'first build'
+    : `${shown(files[0]!)}${files.length > 1 ? ` (+${files.length - 1} more)` : ''}`;
+  const lines = [`↻ ${new Date().toLocaleTimeString()} ${trigger} → ${steps.join(', ')}`];
+  let typesAt: number | undefined;
+  let ok = false;
+  try {
+    ok = await generate({
+      ...paths,
+      redoclyConfig: options.redoclyConfig,
+      cache: options.cache,
+      steps,
+      eager: true,
+      signal,
+      beforeStep: options.beforeStep,
+      log: (line) => lines.push(line),
+      onWritten: (step) => {
+        if (step !== 'types') return;
+        typesAt = performance.now() - since;
+        prepareBundler(); // for the next save, while lint and docs run
+      },
+    });
+  } catch (err) {
+    // generate() reports its steps' failures itself; anything else must not stop the watcher either
+    lines.push(`✖ ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+  prepareBundler();
+  const ms = Math.round(performance.now() - since);
+  const types =
+    typesAt === undefined
+      ? ''
+      : `; types.ts written ${Math.round(typesAt)} ms after the ${initial ? 'start' : 'change'}`;
+  lines.push(
+    ok
+      ? `✔ ok in ${ms} ms${types}`
+      : signal.aborted
+        ? `↷ superseded after ${ms} ms${types}; the next rebuild does the rest`
+        : `✖ failed after ${ms} ms${types}; still watching: fix it and save again`,
+  );
+  (options.log ?? ((text: string) => console.log(text)))(lines.join('\n'));
+}
+
+/**
+ * The rebuilds, one at a time. A change while one runs makes it stale: it is abandoned at once (its
+ * Redocly processes killed, nothing more written), and what it was to do joins the pending changes,
+ * so that the rebuild after the last change does all of it.
+ */
+class Rebuilds {
+  private readonly pending: Changes = new Map();
+  private firstChangeAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private current: { changes: Changes; controller: AbortController } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly run: (changes: Changes, since: number, signal: AbortSignal, initial: boolean) => Promise<void>,
+  ) {}
+
+  /** A change to `path`: supersedes the running rebuild, and starts the next once changes settle. */
+  changed(kind: Kind, path: string): void {
+    if (this.pending.size === 0) this.firstChangeAt = performance.now();
+    this.pending.set(kind, [...(this.pending.get(kind) ?? []), path]);
+    if (this.current && !this.current.controller.signal.aborted) {
+      this.current.controller.abort();
+      for (const k of this.current.changes.keys()) if (!this.pending.has(k)) this.pending.set(k, []);
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.next();
+    }, DEBOUNCE_MS);
+  }
+
+  /** Runs `changes` now. */
+  async start(changes: Changes, since: number, initial = false): Promise<void> {
+    const controller = new AbortController();
+    this.current = { changes, controller };
+    this.running = this.run(changes, since, controller.signal, initial);
+    await this.running;
+    this.running = undefined;
+    this.current = undefined;
+  }
+
+  /** A rebuild still winding down, or changes still settling: whichever ends last starts the next. */
+  async next(): Promise<void> {
+    if (this.running || this.timer || this.closed || this.pending.size === 0) return;
+    const changes = new Map(this.pending);
+    this.pending.clear();
+    await this.start(changes, this.firstChangeAt);
+    void this.next();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.current?.controller.abort();
+    await this.running;
+  }
+}
+
+/**
+ * Renders the types of the bundle just written, for nothing: when the first build came from the
+ * step cache, the first save would otherwise wait for TypeScript to load and for its code to be
+ * compiled, a second or more on top of the usual.
+ */
+async function warmUpTypes(out: string): Promise<void> {
+  try {
+    const [{ renderTypes }, text] = await Promise.all([
+      import('./steps/types.js'),
+      readFile(join(out, 'openapi.json'), 'utf8'),
+    ]);
+    await renderTypes(JSON.parse(text) as Record<string, unknown>);
+  } catch {
+    // no bundle yet (the contract did not bundle): the first save pays, as before
+  }
+}
+
+export function watchAndGenerate(options: WatchOptions): Watching {
+  const paths: WatchPaths = {
+    root: resolve(options.root ?? DEFAULT_ROOT),
+    out: resolve(options.out ?? DEFAULT_OUT),
+    guidesDir: resolve(options.guidesDir ?? GUIDES_DIR),
+    adminRoot: resolve(options.adminRoot ?? ADMIN_ROOT),
+  };
+  const log = options.log ?? ((text: string) => console.log(text));
+  const { folders, watched, kindOf } = watchedFiles(paths, resolve(options.redoclyConfig ?? REDOCLY_CONFIG));
+  const rebuilds = new Rebuilds((changes, since, signal, initial) =>
+    rebuild(options, paths, changes, since, signal, initial),
+  );
+
   const watcher = watch(watched, {
     ignoreInitial: true,
     // a file replaced within 100 ms of its removal is one change (editors' atomic saves)
@@ -247,42 +262,30 @@ export function watchAndGenerate(options: WatchOptions): Watching {
   watcher.on('all', (event, path) => {
     if (event !== 'add' && event !== 'change' && event !== 'unlink') return;
     const kind = kindOf(path);
-    if (!kind) return;
-    if (pending.size === 0) firstEventAt = performance.now();
-    if (kind === 'contract') contractChanged = true;
-    pending.set(kind, [...(pending.get(kind) ?? []), path]);
-    supersede();
-    schedule();
+    if (kind) rebuilds.changed(kind, path);
   });
   watcher.on('error', (err) => log(`watcher: ${err instanceof Error ? err.message : String(err)} (still watching)`));
 
   const ready = new Promise<void>((done) => watcher.once('ready', () => done())).then(async () => {
     log(`${WATCH_DECISION}\n`);
-    contractChanged = true;
-    await start(
-      new Map<Kind, string[]>([
-        ['contract', []],
-        ['admin', []],
-      ]),
-      performance.now(),
-      true,
-    );
+    const everything: Changes = new Map([
+      ['contract', []],
+      ['admin', []],
+    ]);
+    await rebuilds.start(everything, performance.now(), true);
+    void warmUpTypes(paths.out);
     log(
-      `watching ${Object.values(folders)
-        .map((f) => `${show(f)}/`)
-        .join(', ')}, the lint configuration → ${show(out)}/ (Ctrl-C stops)`,
+      `watching ${folders.map((f) => `${shown(f)}/`).join(', ')}, the lint configuration → ${shown(paths.out)}/ (Ctrl-C stops)`,
     );
-    void runPending();
+    void rebuilds.next();
   });
 
   return {
     ready,
     async close() {
-      closed = true;
-      clearTimeout(timer);
-      current?.controller.abort();
+      await rebuilds.close();
       await watcher.close();
-      await running;
+      prepareBundler('discard');
     },
   };
 }

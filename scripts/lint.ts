@@ -32,7 +32,7 @@ if (args.json) {
     console.log(
       `${r.ok ? 'OK' : 'FAILED'}${name}: ${r.errors} error(s), ${r.warnings} warning(s)` +
         (other ? `, ${other} info/hint` : '') +
-        ` in ${ms} ms (redocly ${r.timingsMs.redocly} ms, bundle ${r.timingsMs.bundle} ms, spectral ruleset ${r.timingsMs['spectral-ruleset']} ms, spectral ${r.timingsMs.spectral ?? '-'} ms, yaml ${r.timingsMs.yaml} ms, examples ${r.timingsMs.examples ?? '-'} ms)`,
+        ` in ${ms} ms (redocly ${r.timingsMs.redocly} ms, bundle ${r.timingsMs.bundle} ms, spectral ${r.timingsMs.spectral ?? '-'} ms after the bundle, yaml ${r.timingsMs.yaml} ms, examples ${r.timingsMs.examples ?? '-'} ms)`,
     );
   };
   summary('', result);

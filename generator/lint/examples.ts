@@ -46,7 +46,7 @@ export function createSchemaValidator(doc: object, options: ValidatorOptions = {
     strict: false,
     allErrors: true,
     validateSchema: false,
-    ...(options.compileOnce ? { code: { optimize: false } } : {}),
+    code: options.compileOnce ? { optimize: false } : undefined,
   });
   addFormats(ajv);
   ajv.addSchema(doc, BUNDLE_ID);

@@ -97,7 +97,7 @@ export function parseAcceptedChanges(text: string, name: string): AcceptedEntry[
     if (earlier !== undefined)
       fail(fields.get('id')!.node, `${what}: id ${id} is listed twice (first on line ${earlier})`);
     firstLine.set(id, line);
-    entries.push({ id, reason, approvedBy, ...(expires ? { expires } : {}), file: name, line });
+    entries.push({ id, reason, approvedBy, expires, file: name, line });
   }
   return entries;
 }

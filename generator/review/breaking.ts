@@ -420,7 +420,7 @@ async function prepare(input: ContractInput, tmp: string, side: 'baseline' | 'cu
   }
   const path = join(tmp, `${side}.json`); // JSON: the CLI parses it faster than YAML
   await writeFile(path, JSON.stringify(flattenAllOf(document)));
-  return { path, label, document, ...(source ? { source } : {}) };
+  return { path, label, document, source };
 }
 
 interface ReportLocation {
@@ -558,10 +558,10 @@ function toChanges(c: ReportChange, locate: Locate): Change[] {
       typeName: c.typeName,
       path: c.path,
       paths: [c.path],
-      ...(c.property ? { property: c.property } : {}),
+      property: c.property || undefined,
       findings: own,
       message,
-      ...(location ? { location } : {}),
+      location,
     };
   };
   if (findings.length > 0) return findings.map((f) => change(f.ruleId, f.impact, [f], f.message));

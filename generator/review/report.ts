@@ -80,8 +80,8 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
   const acceptedFile = resolve(options.accepted ?? join(dirname(root), ACCEPTED_FILE));
   const base: Base = await loadBase(options.base, {
     root,
-    ...(options.releasesDir ? { releasesDir: options.releasesDir } : {}),
-    ...(options.target ? { target: options.target } : {}),
+    releasesDir: options.releasesDir || undefined,
+    target: options.target || undefined,
   });
   try {
     const acceptedName = relative(dirname(dirname(root)), acceptedFile)
@@ -104,11 +104,11 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
       base: { label: base.label, version: version(base.document), reason: base.reason },
       acceptedFile: acceptedName,
       head: { label: root === DEFAULT_ROOT ? 'the working tree' : `\`${rel(root)}\``, version: version(head.document) },
-      ...(lint ? { lint } : {}),
+      lint,
       breaking,
       changelog: changelog(base.document, head.document),
       provenance: { before: countProvenance(base.document), after: countProvenance(head.document) },
-      ...(drift ? { drift } : {}),
+      drift,
     };
   } finally {
     await base.dispose();

@@ -3,18 +3,15 @@
 // (generated/admin/types.ts) and shown in the docs site (docs/sandbox-admin.html). One file, no
 // external $refs: it is read as it is, without bundling. Read here as a file, never imported.
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { parse } from 'yaml';
 import { type LintOptions, type LintResult, lintContract } from '../lint/lint.js';
 import { checkSourceSyntax } from '../lint/source-syntax.js';
-import { ADMIN_ROOT, REPO_ROOT } from '../support/paths.js';
+import { ADMIN_DOCS_CONFIG, ADMIN_ROOT, ADMIN_SPECTRAL_RULESET } from '../support/paths.js';
+import { StepError } from '../support/step-error.js';
 import type { OpenApiDocument } from './bundle.js';
 import { renderReferencePage } from './docs.js';
 import { renderTypes } from './types.js';
-
-export const ADMIN_SPECTRAL_RULESET = join(REPO_ROOT, 'sandbox', 'admin', '.spectral.yaml');
-/** Redoc options of the admin page: the contract's, with the admin document as the download. */
-export const ADMIN_DOCS_CONFIG = join(REPO_ROOT, 'sandbox', 'admin', 'docs.redocly.yaml');
 
 export async function loadAdminDocument(path = ADMIN_ROOT): Promise<OpenApiDocument> {
   const text = await readFile(path, 'utf8');
@@ -28,7 +25,7 @@ export async function loadAdminDocument(path = ADMIN_ROOT): Promise<OpenApiDocum
 }
 
 /** The admin document cannot be read as YAML; the message is the problem's `file:line:col …` line. */
-export class AdminDocumentError extends Error {}
+export class AdminDocumentError extends StepError {}
 
 /** Redocly on the document, Spectral with the admin ruleset: the same bar as the contract's. */
 export function lintAdminDocument(options: Pick<LintOptions, 'out'> = {}): Promise<LintResult> {

@@ -85,6 +85,8 @@ export interface BuildDocsOptions {
   arazzoDir?: string;
   /** Aborting kills `redocly build-docs` and rejects with the signal's reason; nothing is written then. */
   signal?: AbortSignal;
+  /** toPortableYaml() of the document, when the caller has it (the bundle's YAML has it). */
+  portableYaml?: string;
 }
 
 export interface BuildDocsResult {
@@ -92,18 +94,31 @@ export interface BuildDocsResult {
   files: string[];
 }
 
+/** A file of the site: `path` relative to the output folder (`docs/index.html`). */
+export interface DocsFile {
+  path: string;
+  content: string;
+}
+
 /**
  * Builds the documentation site of `document` (the bundled contract, as written to
  * generated/openapi.json) into <outDir>/docs/: index.html, openapi.json, openapi.yaml and arazzo/.
- * `document` is not modified. Everything is built in a temporary directory first and each file is
- * then written atomically, so a failure leaves the previous docs intact; the Error thrown carries
- * Redocly's own message.
+ * `document` is not modified. Each file is written atomically once all are built, so a failure
+ * leaves the previous docs intact; the Error thrown carries Redocly's own message.
  */
 export async function buildDocs(
   document: OpenApiDocument,
   outDir: string,
   options: BuildDocsOptions = {},
 ): Promise<BuildDocsResult> {
+  const files = await renderDocs(document, options);
+  const paths = files.map((f) => join(resolve(outDir), f.path));
+  for (const [i, f] of files.entries()) await writeFileAtomic(paths[i]!, f.content);
+  return { files: paths };
+}
+
+/** The files of the documentation site of `document`, as buildDocs() writes them; nothing is written. */
+export async function renderDocs(document: OpenApiDocument, options: BuildDocsOptions = {}): Promise<DocsFile[]> {
   const guides = await loadGuides(options.guidesDir ?? GUIDES_DIR);
   const decorated = decorateForDocs(document, guides);
   const languages = addCodeSamples(decorated, xCodeSamples(document));
@@ -123,26 +138,25 @@ export async function buildDocs(
   const forConsole = decorateForDocs(document, []);
   addCodeSamples(forConsole, xCodeSamples(document));
 
-  const docsDir = join(resolve(outDir), 'docs');
-  const outputs: [string, string][] = [
-    [join(docsDir, 'index.html'), html],
-    [join(docsDir, 'console.html'), consoleHtml(forConsole)],
-    [join(docsDir, CONSOLE_BUNDLE), await scalarBundle()],
+  const files: DocsFile[] = [
+    { path: 'docs/index.html', content: html },
+    { path: 'docs/console.html', content: consoleHtml(forConsole) },
+    { path: `docs/${CONSOLE_BUNDLE}`, content: await scalarBundle() },
     // The contract as-is (not the decorated copy), for the download buttons.
-    [join(docsDir, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`],
-    [
-      join(docsDir, 'openapi.yaml'),
-      '# Payment Service API v2: the bundled contract, as generated/openapi.yaml. Do not edit: edit openapi/.\n' +
-        toPortableYaml(document),
-    ],
-    ...(await publishedWorkflows(options.arazzoDir ?? ARAZZO_DIR)).map(([name, content]): [string, string] => [
-      join(docsDir, 'arazzo', name),
+    { path: 'docs/openapi.json', content: `${JSON.stringify(document, null, 2)}\n` },
+    {
+      path: 'docs/openapi.yaml',
+      content:
+        '# Payment Service API v2: the bundled contract, as generated/openapi.yaml. Do not edit: edit openapi/.\n' +
+        (options.portableYaml ?? toPortableYaml(document)),
+    },
+    ...(await publishedWorkflows(options.arazzoDir ?? ARAZZO_DIR)).map(([name, content]) => ({
+      path: `docs/arazzo/${name}`,
       content,
-    ]),
+    })),
   ];
   options.signal?.throwIfAborted();
-  for (const [path, content] of outputs) await writeFileAtomic(path, content);
-  return { files: outputs.map(([path]) => path) };
+  return files;
 }
 
 /** In the repository, workflows use the generator's bundle; published, the copy beside the page. */

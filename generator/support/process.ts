@@ -65,3 +65,64 @@ export function runNode(
     });
   });
 }
+
+/** A Node.js process started ahead of need (startNodeAhead), waiting for its input. */
+export interface PreparedProcess {
+  /** true once it has prepared and waits; false if it ended first. */
+  readonly ready: Promise<boolean>;
+  /** Sends `input` (one line) and collects the output after the `ready` line; an abort kills its process group. */
+  run(input: string, signal?: AbortSignal): Promise<ProcessResult>;
+  /** Ends it unused. */
+  discard(): void;
+}
+
+/**
+ * Starts a Node.js script that prepares (loads its modules), prints `ready` on a line of its own,
+ * then waits for one line on stdin: the time it took to start is no longer on the path of the run
+ * that uses it. It runs in a process group of its own, killed if this process exits first.
+ */
+export function startNodeAhead(script: string, args: string[], env: Record<string, string> = {}): PreparedProcess {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const pgid = child.pid;
+  if (pgid !== undefined) groups.add(pgid);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const closed = new Promise<number>((done) => {
+    child.on('error', () => done(1));
+    child.on('close', (code) => {
+      if (pgid !== undefined) groups.delete(pgid);
+      done(code ?? 1);
+    });
+  });
+  const ready = new Promise<boolean>((done) => {
+    const check = () => {
+      if (stdout.startsWith('ready\n')) {
+        child.stdout.off('data', check);
+        done(true);
+      }
+    };
+    child.stdout.on('data', check);
+    void closed.then(() => done(false));
+  });
+  const kill = () => pgid !== undefined && killGroup(pgid);
+  return {
+    ready,
+    async run(input, signal) {
+      signal?.throwIfAborted();
+      const abort = () => kill();
+      signal?.addEventListener('abort', abort, { once: true });
+      child.stdin.end(`${input}\n`);
+      const code = await closed;
+      signal?.removeEventListener('abort', abort);
+      signal?.throwIfAborted();
+      return { code, stdout: stdout.replace(/^ready\n/, ''), stderr };
+    },
+    discard: kill,
+  };
+}

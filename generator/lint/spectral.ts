@@ -1,0 +1,156 @@
+// Spectral on the bundle: loading the ruleset (.spectral.yaml, the local rulesets it extends, the
+// house rules in TypeScript) and running it (in lint's worker thread, checks.ts).
+//
+// Loading a ruleset means bundling it with Rollup (the ruleset migrated to a module, the house
+// rules compiled by esbuild), most of a second; the bundled code is kept in the step cache under
+// a hash of everything it is made from, and later loads evaluate it as Spectral's own loader does.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { ISpectralDiagnostic, Ruleset } from '@stoplight/spectral-core';
+import { parse as parseYaml } from 'yaml';
+import { textOf } from '../support/artifacts.js';
+import { CACHE_DIR, StepCache } from '../support/cache.js';
+import { InputReader, type StepInputs } from '../support/inputs.js';
+import { TOOLCHAIN } from '../support/toolchain.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The ruleset at `path`: evaluated from its cached bundle when the files it is made from are
+ * unchanged, else bundled by Rollup (then cached).
+ */
+export async function loadRuleset(path: string, cacheDir = CACHE_DIR): Promise<Ruleset> {
+  const file = resolve(path);
+  const reader = new InputReader();
+  const key = await reader.key(['spectral-ruleset'], rulesetInputs(file));
+  const cache = new StepCache(cacheDir);
+  const cached = key === undefined ? undefined : await cache.get('spectral-ruleset', key);
+  if (cached?.artifacts[0]) return rulesetFromCode(await textOf(cached.artifacts[0]), file);
+  let code: string | undefined;
+  const ruleset = await bundleRuleset(file, (bundled) => (code = bundled));
+  if (key !== undefined && code !== undefined && (await reader.unchangedSince()))
+    await cache.put('spectral-ruleset', key, { artifacts: [{ path: 'ruleset.cjs', content: code }] });
+  return ruleset;
+}
+
+/**
+ * What the bundled ruleset is made from: the ruleset, each local ruleset it extends (the admin
+ * document's extends the contract's) and their house rules, with the toolchain (the rules import
+ * tooling/, Rollup and the rulesets come from node_modules).
+ */
+function rulesetInputs(path: string): StepInputs {
+  const files: string[] = [];
+  const trees: string[] = [];
+  const visit = (file: string) => {
+    if (files.includes(file)) return;
+    files.push(file);
+    const ruleset = readRuleset(file);
+    if (typeof ruleset?.functionsDir === 'string') trees.push(resolve(dirname(file), ruleset.functionsDir));
+    const extended = Array.isArray(ruleset?.extends) ? ruleset.extends : [ruleset?.extends];
+    for (const entry of extended) {
+      const name = Array.isArray(entry) ? entry[0] : entry;
+      if (typeof name === 'string' && /^\.\.?\//.test(name)) visit(resolve(dirname(file), name));
+    }
+  };
+  visit(path);
+  return { ...TOOLCHAIN, files: [...TOOLCHAIN.files, ...files], trees: [...TOOLCHAIN.trees, ...trees] };
+}
+
+/** A ruleset file's `extends` and `functionsDir`; undefined when it does not read (bundling it fails, and nothing is cached). */
+function readRuleset(file: string): { extends?: unknown; functionsDir?: unknown } | undefined {
+  try {
+    const value = parseYaml(fs.readFileSync(file, 'utf8')) as unknown;
+    return value !== null && typeof value === 'object' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Spectral's own loading of a ruleset file (Rollup and its CommonJS plugin) with ours for the house
+ * rules; `bundled` receives the code it evaluates. Without the CLI's `builtins` plugin, which hands
+ * the ruleset this process's Spectral modules under a random id that the code would then carry:
+ * the code requires them from node_modules instead, the same modules, and stays valid to cache.
+ * Spectral's modules (~0.6 s to load) are required here, not at the top, so that loading them
+ * overlaps the Redocly processes.
+ */
+async function bundleRuleset(path: string, bundled: (code: string) => void): Promise<Ruleset> {
+  // require(), not import: these CommonJS packages re-export through tslib's __exportStar,
+  // which Node's ESM named-export detection cannot see, and default-import interop differs
+  // between node and tsx.
+  const { fetch } = require('@stoplight/spectral-runtime') as typeof import('@stoplight/spectral-runtime');
+  const { bundleAndLoadRuleset } =
+    require('@stoplight/spectral-ruleset-bundler/with-loader') as typeof import('@stoplight/spectral-ruleset-bundler/with-loader');
+  const { commonjs } =
+    require('@stoplight/spectral-ruleset-bundler/plugins/commonjs') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/commonjs');
+  const capture = {
+    name: 'capture-bundled-ruleset',
+    generateBundle(_: unknown, output: Record<string, { type: string; code?: string }>) {
+      const chunk = Object.values(output).find((o) => o.type === 'chunk');
+      if (chunk?.code !== undefined) bundled(chunk.code);
+    },
+  };
+  return bundleAndLoadRuleset(path, { fs, fetch }, [commonjs(), typescriptRules(), capture]);
+}
+
+/**
+ * A bundled ruleset evaluated as the bundler's node loader does (`load()` in
+ * @stoplight/spectral-ruleset-bundler/dist/loader/node.js): CommonJS, with a require that
+ * resolves from the ruleset's folder and then from the bundler's.
+ */
+function rulesetFromCode(code: string, path: string): Ruleset {
+  const { Ruleset } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
+  const req = createRequire(path);
+  const paths = [dirname(path), dirname(require.resolve('@stoplight/spectral-ruleset-bundler/with-loader'))];
+  const module: { exports?: unknown } = {};
+  Function('module, require', code)(module, (id: string) => req(req.resolve(id, { paths })));
+  if (typeof module.exports !== 'object' || module.exports === null) throw new Error('No valid export found');
+  return new Ruleset(module.exports as ConstructorParameters<typeof Ruleset>[0], {
+    severity: 'recommended',
+    source: path,
+  });
+}
+
+/**
+ * A Rollup plugin for the house rules, which are TypeScript: an import of `x.js` (relative or absolute, as Spectral writes
+ * the `functions:`) that exists
+ * only as `./x.ts` (TypeScript's own convention) resolves to the `.ts` file, and esbuild strips
+ * its types. Type-only imports vanish, so nothing of openapi-typescript or Spectral is bundled.
+ */
+function typescriptRules() {
+  return {
+    name: 'house-rules-typescript',
+    resolveId(source: string, importer: string | undefined): string | null {
+      if (!source.endsWith('.js')) return null;
+      const ts = source.replace(/\.js$/, '.ts');
+      const candidate = isAbsolute(ts)
+        ? ts
+        : importer !== undefined && /^\.\.?\//.test(ts)
+          ? resolve(dirname(importer), ts)
+          : undefined;
+      if (candidate === undefined) return null;
+      return fs.existsSync(candidate) && !fs.existsSync(candidate.replace(/\.ts$/, '.js')) ? candidate : null;
+    },
+    async transform(code: string, id: string): Promise<{ code: string } | null> {
+      if (!id.endsWith('.ts')) return null;
+      const { transform } = await import('esbuild');
+      const out = await transform(code, { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: id });
+      return { code: out.code };
+    },
+  };
+}
+
+/** Spectral's findings on `yaml`, the bundle's text, named `source` in them. */
+export async function spectralDiagnostics(
+  yaml: string,
+  ruleset: Ruleset,
+  source: string,
+): Promise<ISpectralDiagnostic[]> {
+  const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
+  const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
+  const spectral = new Spectral();
+  spectral.setRuleset(ruleset);
+  // Lint the exact YAML text that `npm run generate` writes, so bundle line numbers match the file.
+  return spectral.run(new Document(yaml, Yaml, source));
+}
