@@ -6,8 +6,8 @@
 // that reads them and the settings it is given, and its key hashes all three.
 //  - The files: each step lists them below; every path the work opens is one of them or under one
 //    of the trees (the contract's folder with every file outside it that a `$ref` names; the
-//    guides; the Arazzo workflows; the admin document's folder and its Redoc options; the lint
-//    configuration).
+//    guides; the Arazzo workflows; the docs console's vendored bundle; the admin document's folder
+//    and its Redoc options; the lint configuration).
 //  - The code: TOOLCHAIN (support/toolchain.ts), shared by every key: generator/ and tooling/,
 //    package.json, the lockfiles (every package by version and integrity), tsconfig.json and the
 //    Node.js version.
@@ -18,7 +18,15 @@ import { relative, resolve } from 'node:path';
 import { lintConfiguration } from './lint/configuration.js';
 import type { PipelinePaths, StepContext, StepName, StepResult } from './pipeline.js';
 import type { StepInputs } from './support/inputs.js';
-import { ADMIN_DOCS_CONFIG, ARAZZO_DIR, DEFAULT_ROOT, GUIDES_DIR, REDOCLY_CONFIG, REPO_ROOT } from './support/paths.js';
+import {
+  ADMIN_DOCS_CONFIG,
+  ARAZZO_DIR,
+  DEFAULT_ROOT,
+  GUIDES_DIR,
+  REDOCLY_CONFIG,
+  REPO_ROOT,
+  SCALAR_VENDOR_DIR,
+} from './support/paths.js';
 import { StepError } from './support/step-error.js';
 
 export interface StepDefinition {
@@ -56,7 +64,8 @@ function lintInputs(paths: PipelinePaths): StepInputs {
 function docsInputs(paths: PipelinePaths): StepInputs {
   const bundle = bundleInputs(paths);
   const guides = paths.guidesDir ?? GUIDES_DIR;
-  return inputs({ ...bundle, trees: [guides, ARAZZO_DIR] });
+  // The console's Scalar bundle is vendored outside the toolchain's folders: its folder is an input.
+  return inputs({ ...bundle, trees: [guides, ARAZZO_DIR, SCALAR_VENDOR_DIR] });
 }
 
 /** The admin document is one file read as it is; as a contract, a `$ref` added to it would be followed too. */

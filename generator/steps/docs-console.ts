@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { isObject } from '../../tooling/openapi/walker.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { SCALAR_VENDOR_DIR } from '../support/paths.js';
 
 type Obj = Record<string, unknown>;
 
@@ -40,7 +40,7 @@ export const LOCAL_SERVERS = [
  * console needs (installing the package brings hundreds of others), with this record of the
  * release it was taken from; test/generator/vendored-scalar.test.ts holds the file to that release.
  */
-export const SCALAR_VENDOR_DIR = join(REPO_ROOT, 'vendor', 'scalar');
+export { SCALAR_VENDOR_DIR };
 
 export interface VendoredRelease {
   /** the npm package the file was taken from */

@@ -17,3 +17,5 @@ export const ADMIN_SPECTRAL_RULESET = join(REPO_ROOT, 'sandbox', 'admin', '.spec
 export const ADMIN_DOCS_CONFIG = join(REPO_ROOT, 'sandbox', 'admin', 'docs.redocly.yaml');
 /** The Arazzo workflows and the hosted page's test description they use. */
 export const ARAZZO_DIR = join(REPO_ROOT, 'arazzo');
+/** The docs console's vendored Scalar bundle, its release record and its licence. */
+export const SCALAR_VENDOR_DIR = join(REPO_ROOT, 'vendor', 'scalar');
