@@ -24,15 +24,17 @@ export const SERIAL = [
 ];
 
 const SERVICES = {
+  programs: 'test/support/services/programs.ts',
   postgres: 'test/support/services/postgres.ts',
   chromium: 'test/support/services/chromium.ts',
   prism: 'test/support/services/prism.ts',
 };
 const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
-  sandbox: [SERVICES.postgres],
-  e2e: [SERVICES.chromium],
-  mock: [SERVICES.prism],
+  sandbox: [SERVICES.programs, SERVICES.postgres],
+  e2e: [SERVICES.programs, SERVICES.chromium],
+  mock: [SERVICES.programs, SERVICES.prism],
   sdk: [SERVICES.prism],
+  generator: [SERVICES.programs],
 };
 
 /**
@@ -98,7 +100,7 @@ export default defineConfig({
           ...common,
           name: 'serial',
           include: SERIAL,
-          globalSetup: [SERVICES.postgres],
+          globalSetup: [SERVICES.programs, SERVICES.postgres],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

@@ -134,10 +134,10 @@ export class LintWorker {
   }
 }
 
-/** The worker's module, compiled with the generator (compile.mjs): a worker thread has no TypeScript loader. */
+/** The worker's module, compiled with the generator (tooling/compile.mjs): a worker thread has no TypeScript loader. */
 async function workerEntry(): Promise<URL> {
-  const { compiledGenerator } = await import('../compile.mjs');
-  return pathToFileURL(join(await compiledGenerator(), 'lint-worker.mjs'));
+  const { compiled } = await import('../../tooling/compile.mjs');
+  return pathToFileURL(join(await compiled('generator'), 'lint-worker.mjs'));
 }
 
 function spectralProblems(results: ISpectralDiagnostic[], bundleName: string, locator: SourceLocator): LintProblem[] {

@@ -1,4 +1,4 @@
-// CORS on `npm run mock` (scripts/mock.ts as a process: Prism behind the front that applies the
+// CORS on `npm run mock` (mock/launch.mjs running scripts/mock.ts as a process: Prism behind the front that applies the
 // rule of tooling/openapi/cors.ts): closed by default, Prism's own CORS included; with
 // `--cors-origin`, preflights answered for the operations a browser may call only, with the mock's
 // `Prefer` allowed and `sl-violations` exposed; bad origins refused before anything starts. The
@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { corsHeaders, preflight } from '../support/cors.js';
-import { startMockCommand } from '../support/prism.js';
+import { MOCK_ENTRY, startMockCommand } from '../support/prism.js';
 import { runCommand } from '../support/sandbox-process.js';
 
 const allowed = 'http://localhost:5173';
@@ -128,7 +128,7 @@ describe('npm run mock: CORS', () => {
         /PAYMENT_API_CORS_ORIGINS: localhost:3000 is not an origin/,
       ],
     ] as const) {
-      const run = await runCommand(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--port', '1', ...args], {
+      const run = await runCommand(process.execPath, [MOCK_ENTRY, '--port', '1', ...args], {
         env,
         timeoutMs: 20_000,
       });

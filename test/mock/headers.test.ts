@@ -1,4 +1,4 @@
-// Headers of `npm run mock` (scripts/mock.ts: Prism behind its front, mock/front.ts) that
+// Headers of `npm run mock` (mock/launch.mjs running scripts/mock.ts: Prism behind its front, mock/front.ts) that
 // the contract requires or forbids: a 401 carries the challenges of the schemes its operation
 // accepts (RFC 9110 §11.6.1), the token response `Cache-Control: no-store` and `Pragma: no-cache`
 // (RFC 6749 §5.1), and no answer carries `Idempotent-Replayed` (only a replay does; the mock

@@ -6,21 +6,17 @@
 // its directory, need no flags; a bad --public-url stops it with one line.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, FIXTURES } from '../../sandbox/cli/fixtures.js';
+import { SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/process/sandbox-command.js';
 import { freePort, killGroup } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { type CommandResult, runCliInProcess } from '../support/sandbox-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'sandbox', 'main.ts');
-// tsx by URL: the commands run in a scratch directory, where `--import tsx` would not resolve.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 interface Run {
   code: number | null;
@@ -28,13 +24,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `sandbox/main.ts <args>` in its own process group (killed when it ends or after `timeoutMs`). */
+/** Runs `npm run sandbox -- <args>` as its script does, in its own process group (killed when it ends or after `timeoutMs`). */
 function run(args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   for (const name of ['SANDBOX_ADMIN_KEY', 'SANDBOX_API_KEY', 'SANDBOX_CLI_CONFIG'])
     if (!options.env?.[name]) delete env[name];
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    const child = spawn(process.execPath, [...sandboxNodeOptions(), SANDBOX_ENTRY, ...args], {
       cwd: options.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -335,7 +331,17 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
     delete env.SANDBOX_CLI_CONFIG;
     const child = spawn(
       process.execPath,
-      ['--import', TSX, MAIN, '--port', String(port), '--db', ':memory:', '--quiet', '--public-url', PUBLIC_URL],
+      [
+        ...sandboxNodeOptions(),
+        SANDBOX_ENTRY,
+        '--port',
+        String(port),
+        '--db',
+        ':memory:',
+        '--quiet',
+        '--public-url',
+        PUBLIC_URL,
+      ],
       {
         cwd,
         env,

@@ -25,8 +25,8 @@ import { CORS_ORIGINS_ENV } from '../../tooling/openapi/cors.js';
 import { type ServerProcess, startServerProcess } from '../../tooling/process/server-process.js';
 import { loadBundle } from './openapi.js';
 
-/** The script of `npm run mock` (package.json: `exec node --import tsx scripts/mock.ts`). */
-const MOCK_ENTRY = join(REPO_ROOT, 'scripts', 'mock.ts');
+/** What `npm run mock` runs (package.json: `exec node mock/launch.mjs`: scripts/mock.ts compiled). */
+export const MOCK_ENTRY = join(REPO_ROOT, 'mock', 'launch.mjs');
 
 export interface PrismServer {
   /** e.g. `http://127.0.0.1:41234` — no trailing slash, no `/api/v2`. */
@@ -62,7 +62,7 @@ export async function startPrism(options: Omit<StartPrismOptions, 'specPath'> = 
 }
 
 /**
- * `npm run mock` itself (scripts/mock.ts, with the package script's Node options: its front, its CORS
+ * `npm run mock` itself (mock/launch.mjs, as the package script runs it: its front, its CORS
  * rule, Prism behind it) on a free port of 127.0.0.1, in a process group of its own, with `--quiet`
  * and `args`. It mocks the committed bundle (generated/openapi.json), as the command does. `env`
  * adds to the environment (PAYMENT_API_CORS_ORIGINS is cleared unless given).
@@ -71,7 +71,7 @@ export function startMockCommand(args: string[] = [], env: Record<string, string
   return startServerProcess({
     name: 'npm run mock',
     env: { [CORS_ORIGINS_ENV]: '', ...env },
-    args: (port) => ['--import', 'tsx', MOCK_ENTRY, '--port', String(port), '--quiet', ...args],
+    args: (port) => [MOCK_ENTRY, '--port', String(port), '--quiet', ...args],
     ready: async (baseUrl) =>
       (await (await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(1_000) })).text()).includes(
         'stoplight.io/prism/errors',

@@ -33,7 +33,7 @@ export async function runCliInProcess(args: string[], env: Record<string, string
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /**
- * Runs `sandbox/main.ts <args…>` (what `npx tsx sandbox/main.ts` and `npm run sandbox --` run) to its
+ * Runs `npm run sandbox -- <args…>` as its script does (sandbox/launch.mjs with its Node options) to its
  * end: a command, not a server. `env` adds to (and overrides) ISOLATED_ENV.
  */
 export function runSandboxCommand(

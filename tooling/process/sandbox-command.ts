@@ -1,13 +1,13 @@
 // The sandbox as a process, the way `npm run sandbox` runs it (package.json's script: its Node
-// options, then sandbox/main.ts), for everything else that starts it (the benchmark, the tests):
-// they run it with the same heap settings users get.
+// options, then sandbox/launch.mjs, which runs sandbox/main.ts compiled), for everything else that
+// starts it (the benchmark, the tests): they run what users run, with the same heap settings.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../repository.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 
-export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');
+export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'launch.mjs');
 
 /**
  * A sandbox started here never touches the developer's `.sandbox/`: it writes no CLI config (nor does
@@ -16,14 +16,14 @@ export const SANDBOX_ENTRY = join(REPO_ROOT, 'sandbox', 'main.ts');
  */
 export const ISOLATED_ENV = { SANDBOX_CLI_CONFIG: 'none', SANDBOX_SECRET: randomBytes(32).toString('base64url') };
 
-/** The Node options of `npm run sandbox` ("exec node <options> sandbox/main.ts"), `--import tsx` included. */
+/** The Node options of `npm run sandbox` ("exec node <options> sandbox/launch.mjs"). */
 export function sandboxNodeOptions(): string[] {
   const script =
     (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
       .sandbox ?? '';
-  const match = /^exec node (.*)\bsandbox\/main\.ts$/.exec(script.trim());
+  const match = /^exec node (.*)\bsandbox\/launch\.mjs$/.exec(script.trim());
   if (!match)
-    throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/main.ts": ${script}`);
+    throw new Error(`package.json: the sandbox script is not "exec node <options> sandbox/launch.mjs": ${script}`);
   return match[1]!.split(/\s+/).filter(Boolean);
 }
 
@@ -37,7 +37,7 @@ export interface SandboxProcessOptions {
   extra?: string[];
 }
 
-/** `sandbox/main.ts --port <free> --db <database> [--merchants <file>] --quiet [extra…]`, resolved once it answers. */
+/** `sandbox/launch.mjs --port <free> --db <database> [--merchants <file>] --quiet [extra…]`, resolved once it answers. */
 export function startSandboxProcess(options: SandboxProcessOptions): Promise<ServerProcess> {
   return startServerProcess({
     name: 'sandbox',

@@ -1,0 +1,136 @@
+// The repository's programs compiled to plain JavaScript, once per version of their code: what
+// `npm run generate` (generator/launch.mjs), `npm run sandbox` (sandbox/launch.mjs) and `npm run
+// mock` (mock/launch.mjs) run, and what lint's worker thread loads. tsx compiles every TypeScript
+// file on each start and routes every module, the packages' included, through its loader thread:
+// that start-up was most of a run with nothing to do (a sandbox spent about 3 s of CPU before its
+// first answer), and a worker thread cannot use it.
+//
+// A program is esbuild's bundle of its entry points with what they import from the repository (the
+// packages stay in node_modules), split where the code imports lazily, in
+// node_modules/.cache/payment-compiled/<program>/<key>/. The key is a hash of everything that
+// decides that code: the repository's TypeScript folders (this file included), tsconfig.json, the
+// lockfiles (esbuild's version) and the Node.js version. `import.meta.url` keeps naming each source
+// file, so paths found from it (the repository's root, the bundle, the packages a file resolves)
+// are what they are under tsx.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const COMPILED = join(REPO_ROOT, 'node_modules', '.cache', 'payment-compiled');
+/** Compiled versions kept per program: the current one and one to go back to (a switched branch)... */
+const KEEP = 2;
+/** ...and any used within the hour (another checkout sharing node_modules, a process still running). */
+const IN_USE_MS = 60 * 60 * 1000;
+/** The folders whose TypeScript a program may import; a change in any of them compiles anew. */
+const SOURCES = ['generator', 'tooling', 'sandbox', 'src', 'mock', 'scripts', 'generated'];
+
+/** The programs: each entry point compiles to <name>.mjs in the program's folder. */
+const PROGRAMS = {
+  generator: {
+    cli: join(REPO_ROOT, 'generator', 'cli.ts'),
+    'lint-worker': join(REPO_ROOT, 'generator', 'lint', 'lint-worker.ts'),
+  },
+  sandbox: { main: join(REPO_ROOT, 'sandbox', 'main.ts') },
+  mock: { main: join(REPO_ROOT, 'scripts', 'mock.ts') },
+};
+
+/** Where a launcher leaves the compiled folder for the processes and threads it starts. */
+const envOf = (program) => `PAYMENT_COMPILED_${program.toUpperCase()}`;
+
+/** The folder of `program` compiled from the code as it is now, compiled first if need be. */
+export async function compiled(program) {
+  const entryPoints = PROGRAMS[program];
+  if (!entryPoints) throw new Error(`tooling/compile.mjs: no program ${program}`);
+  const env = envOf(program);
+  if (process.env[env]) return process.env[env];
+  const dir = join(COMPILED, program, await sourceKey());
+  const first = `${Object.keys(entryPoints)[0]}.mjs`;
+  if (existsSync(join(dir, first))) {
+    const now = new Date();
+    await utimes(dir, now, now).catch(() => undefined); // in use: kept by the next prune
+  } else await compile(dir, entryPoints);
+  process.env[env] = dir;
+  return dir;
+}
+
+/** Runs `program`'s entry point `entry` in this process: a launcher's whole work. */
+export async function run(program, entry = 'main') {
+  const dir = await compiled(program);
+  process.setSourceMapsEnabled(true); // a bug's stack names the TypeScript file and line
+  await import(pathToFileURL(join(dir, `${entry}.mjs`)).href);
+}
+
+async function sourceKey() {
+  const hash = createHash('sha256').update(`node ${process.version}\n`);
+  const trees = await Promise.all(
+    SOURCES.map((dir) => readdir(join(REPO_ROOT, dir), { recursive: true, withFileTypes: true }).catch(() => [])),
+  );
+  const files = [
+    ...trees.flat().flatMap((e) => (e.isFile() && /\.m?[jt]s$/.test(e.name) ? [join(e.parentPath, e.name)] : [])),
+    ...['tsconfig.json', 'package-lock.json', join('node_modules', '.package-lock.json')].map((f) =>
+      join(REPO_ROOT, f),
+    ),
+  ].sort();
+  const contents = await Promise.all(files.map((f) => readFile(f).catch(() => Buffer.from('missing'))));
+  files.forEach((f, i) => hash.update(`${relative(REPO_ROOT, f)}\n`).update(contents[i]));
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** Replaces `import.meta.url` in each source file by that file's own URL: the bundle lives elsewhere. */
+const sourceUrls = {
+  name: 'source-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.m?[jt]s$/ }, async ({ path }) =>
+      path.includes(`${join('node_modules', '')}`)
+        ? undefined
+        : {
+            contents: (await readFile(path, 'utf8')).replaceAll(
+              'import.meta.url',
+              JSON.stringify(pathToFileURL(path).href),
+            ),
+            loader: path.endsWith('.ts') ? 'ts' : 'js',
+          },
+    );
+  },
+};
+
+async function compile(dir, entryPoints) {
+  const { build } = await import('esbuild');
+  const programDir = join(dir, '..');
+  await mkdir(programDir, { recursive: true });
+  const tmp = `${dir}.${process.pid}.tmp`;
+  await build({
+    entryPoints,
+    outdir: tmp,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: `node${process.versions.node.split('.')[0]}`,
+    packages: 'external',
+    outExtension: { '.js': '.mjs' },
+    sourcemap: true,
+    logLevel: 'error',
+    plugins: [sourceUrls],
+  });
+  try {
+    await rename(tmp, dir);
+  } catch {
+    await rm(tmp, { recursive: true, force: true }); // compiled by another run meanwhile
+  }
+  await prune(programDir);
+}
+
+/** Beyond the newest versions, those unused for the hour; and the temp folders of compilations that died. */
+async function prune(programDir) {
+  const entries = await Promise.all(
+    (await readdir(programDir)).map(async (name) => ({ name, at: (await stat(join(programDir, name))).mtimeMs })),
+  );
+  const old = (e) => Date.now() - e.at > IN_USE_MS;
+  const versions = entries.filter((e) => !e.name.endsWith('.tmp')).sort((a, b) => b.at - a.at);
+  const removed = [...versions.slice(KEEP).filter(old), ...entries.filter((e) => e.name.endsWith('.tmp') && old(e))];
+  for (const { name } of removed) await rm(join(programDir, name), { recursive: true, force: true });
+}
