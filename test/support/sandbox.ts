@@ -83,6 +83,21 @@ export const cardPayment = (id: string, extra: Record<string, unknown> = {}) => 
   ...extra,
 });
 
+/** The merchant's return and cancel URLs, and `webhook` where its notifications go: a HOSTED payment's or a session's `urls`. */
+export const merchantUrls = (webhook = 'https://shop.example/hook') => ({
+  return: 'https://shop.example/return',
+  cancel: 'https://shop.example/cancel',
+  webhook,
+});
+
+/** A checkout session of 15.00 EUR with the merchant's URLs (merchantUrls): the body of a create with nothing else to it. */
+export const checkoutSession = (id: string, extra: Record<string, unknown> = {}) => ({
+  transId: id,
+  amount: { value: 1500, currency: 'EUR' },
+  urls: merchantUrls(),
+  ...extra,
+});
+
 type CallOptions = {
   body?: unknown;
   headers?: Record<string, string>;
@@ -139,7 +154,7 @@ export async function payOnHostedPage(
     body: {
       transId: options.transId ?? transId('HOSTED'),
       amount: options.amount ?? { value: 700, currency: 'USD' },
-      urls: { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel', webhook: options.webhook },
+      urls: merchantUrls(options.webhook),
     },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
