@@ -12,6 +12,11 @@ import { openStore } from '../../sandbox/store/index.js';
 import { head, rawExchange } from '../support/raw-http.js';
 import { cardPayment, sandboxContract } from '../support/sandbox.js';
 
+/** The budget of large bodies in flight of both suites: one largeBody fits, two do not. */
+const BODY_BUDGET = 300_000;
+/** A payment's JSON body of about 200 000 bytes (its metadata too large: a 400 once read). */
+const largeBody = (transId: string) => JSON.stringify({ transId, metadata: { pad: 'p'.repeat(200_000) } });
+
 type Merchant = { merchantId: string; apiKey: string; webhookSecret: string };
 
 /**
@@ -55,7 +60,7 @@ describe('slow clients and the connection cap', () => {
     keepAliveTimeoutMs: 400,
     idleTimeoutMs: 5_000,
     maxConnections: 4,
-    bodyBytesInFlight: 300_000,
+    bodyBytesInFlight: BODY_BUDGET,
   };
   const merchant = { merchantId: 'slow_merchant', apiKey: 'sk_test_slow', webhookSecret: 'whsec_slow' };
   const port = limitedAppPerSuite(limits, merchant);
@@ -98,9 +103,9 @@ describe('slow clients and the connection cap', () => {
 
   it('large bodies wait for the budget of bodies in flight; small ones never do', async () => {
     const post = (length: number, close = false) => paymentHead(merchant, length, close);
-    const large = JSON.stringify({ transId: 'LARGE', metadata: { pad: 'p'.repeat(200_000) } });
+    const large = largeBody('LARGE');
     const started = Date.now();
-    // A takes 200 000 bytes of the 300 000 and trickles: B's 200 000 must wait until A's connection closes.
+    // A takes two thirds of the budget and trickles: B's body must wait until A's connection closes.
     const a = rawExchange(port(), [post(large.length), large.slice(0, 10), { waitMs: 5_000 }], 1_500);
     await new Promise((r) => setTimeout(r, 100));
     const b = rawExchange(port(), [post(large.length, true), large], 5_000);
@@ -136,7 +141,7 @@ describe('connections per client address, and bodies slower than the floor', () 
     idleTimeoutMs: 20_000,
     maxConnections: 32,
     maxConnectionsPerAddress: 3,
-    bodyBytesInFlight: 300_000,
+    bodyBytesInFlight: BODY_BUDGET,
     minBodyBytesPerSecond: 2_000,
     bodyGraceMs: 400,
   };
@@ -197,9 +202,9 @@ describe('connections per client address, and bodies slower than the floor', () 
   });
 
   it('a body that arrives slower than the floor is answered 408 after its grace, long before the request timeout, and its budget goes back', async () => {
-    const large = JSON.stringify({ transId: 'FLOOR', metadata: { pad: 'p'.repeat(200_000) } });
+    const large = largeBody('FLOOR');
     const started = Date.now();
-    // A takes 200 000 of the 300 000 bytes and trickles: B's 200 000 wait for them.
+    // A takes two thirds of the budget and trickles: B's body waits for them.
     const a = rawExchange(
       port(),
       [
