@@ -3,6 +3,7 @@
 // contract names for the refusal), the amount rules, the capture methods, the simulation codes, the
 // state, version and operations each decision leaves, and the bodies made of them.
 import { describe, expect, it } from 'vitest';
+import type { ResponseCodeName } from '../../../sandbox/domain/context.js';
 import {
   CARD_METHOD,
   capturable,
@@ -129,6 +130,10 @@ function expectApplied(
   expect(decision.reported).toMatchObject({ ...expected.reported, status: 'OK' });
   return after;
 }
+
+/** `[state, code]` for each state of each group: the code an operation is refused with in those states. */
+const refusedIn = (groups: Partial<Record<ResponseCodeName, PaymentState[]>>) =>
+  Object.entries(groups).flatMap(([code, states]) => states.map((state) => [state, code] as const));
 
 type Money = { value: number; currency: string };
 
@@ -554,14 +559,12 @@ describe('capturePayment', () => {
     });
   });
 
-  it.each([
-    ['PENDING', 'NOTHING_TO_CAPTURE'],
-    ['PENDING_CONFIRMATION', 'NOTHING_TO_CAPTURE'],
-    ['REVERSED', 'NOTHING_TO_CAPTURE'],
-    ['FAILED', 'NOTHING_TO_CAPTURE'],
-    ['CAPTURED', 'ALREADY_CAPTURED'],
-    ['REFUNDED', 'ALREADY_CAPTURED'],
-  ] as const)('is refused in %s with %s', (state, name) => {
+  it.each(
+    refusedIn({
+      NOTHING_TO_CAPTURE: ['PENDING', 'PENDING_CONFIRMATION', 'REVERSED', 'FAILED'],
+      ALREADY_CAPTURED: ['CAPTURED', 'REFUNDED'],
+    }),
+  )('is refused in %s with %s', (state, name) => {
     const ctx = testDomain();
     const payment = reach(ctx, state);
     const d = capturePayment(payment, { transId: 'C', amount: EUR(1) }, ctx);
@@ -652,16 +655,12 @@ describe('reversePayment', () => {
     expect(okPayment(reversePayment(delayed, { transId: 'V' }, ctx)).captureAt).toBeUndefined();
   });
 
-  it.each([
-    ['PARTIALLY_CAPTURED', 'ALREADY_CAPTURED'],
-    ['CAPTURED', 'ALREADY_CAPTURED'],
-    ['PARTIALLY_REFUNDED', 'ALREADY_CAPTURED'],
-    ['REFUNDED', 'ALREADY_CAPTURED'],
-    ['PENDING', 'WRONG_STATE'],
-    ['PENDING_CONFIRMATION', 'WRONG_STATE'],
-    ['REVERSED', 'WRONG_STATE'],
-    ['FAILED', 'WRONG_STATE'],
-  ] as const)('is refused in %s with %s (only while nothing is captured)', (state, name) => {
+  it.each(
+    refusedIn({
+      ALREADY_CAPTURED: ['PARTIALLY_CAPTURED', 'CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED'],
+      WRONG_STATE: ['PENDING', 'PENDING_CONFIRMATION', 'REVERSED', 'FAILED'],
+    }),
+  )('is refused in %s with %s (only while nothing is captured)', (state, name) => {
     const ctx = testDomain();
     const payment = reach(ctx, state);
     for (const amount of [undefined, EUR(1)]) {
