@@ -6,12 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../sandbox/domain/types.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { eventually, Receiver } from '../support/receiver.js';
 import {
   bearerOf,
   merchantUrls,
   sandboxContract,
-  sandboxPerSuite,
+  sandboxWithReceiverPerSuite,
   submitHostedForm,
   transId,
 } from '../support/sandbox.js';
@@ -33,14 +32,9 @@ const OK = () => ({ status: 'OK', ...code('SUCCESS') });
 const FAILED = (name: string) => ({ status: 'FAILED', ...code(name) });
 
 describe.each(HTTP_STORES)("the payment record's result on %s", (kind) => {
-  const receiver = new Receiver();
-  const sandbox = sandboxPerSuite(
-    async () => {
-      await receiver.start();
-      return dbs.database(kind);
-    },
-    { webhooks: { maxAttempts: 3, retryBaseMs: 40, timeoutMs: 2_000, pollMs: 25 } },
-  );
+  const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
+    webhooks: { maxAttempts: 3, retryBaseMs: 40, timeoutMs: 2_000, pollMs: 25 },
+  });
   const scope = (): Scope => ({ merchantId: sandbox().merchant.merchantId, environment: 'test' });
   const clocks = () => sandbox().sandbox.clocks;
   const advance = async (ms: number) => clocks().advance(scope(), { byMs: ms });
@@ -100,7 +94,7 @@ describe.each(HTTP_STORES)("the payment record's result on %s", (kind) => {
     expect(r.state).toBe('FAILED');
     expect(r.top).toEqual(FAILED('DECLINED'));
     expect(r.xId).toBe(r.operations[1]!.xId);
-    const hook = await eventually('the notification', () => receiver.on(`/hooks/${id}`)[0]);
+    const hook = await receiver.first(`/hooks/${id}`, 'the notification');
     expect(JSON.parse(hook.body)).toMatchObject({ payId, state: 'FAILED', ...FAILED('DECLINED') });
   });
 
@@ -227,7 +221,7 @@ describe.each(HTTP_STORES)("the payment record's result on %s", (kind) => {
     const page = await fetch(href);
     expect(page.status).toBe(410);
     expect(await page.text()).toMatch(/expired/);
-    const hook = await eventually('the expiry notification', () => receiver.on(`/hooks/${id}`)[0]);
+    const hook = await receiver.first(`/hooks/${id}`, 'the expiry notification');
     expect(JSON.parse(hook.body)).toMatchObject({ payId, state: 'FAILED', ...FAILED('PAYMENT_EXPIRED') });
   });
 
