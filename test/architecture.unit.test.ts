@@ -84,6 +84,15 @@ interface Rule {
   }): boolean;
 }
 
+/**
+ * What a layer beneath the sandbox's HTTP layer may import: any package but an HTTP framework, and
+ * of the repository only what lies under `folders`.
+ */
+const beneathHttp =
+  (folders: readonly string[]): Rule['allows'] =>
+  ({ folder, target, packageName }) =>
+    folder === undefined ? !HTTP_PACKAGES.has(packageName!) : inFolders(target, folders);
+
 const RULES: Rule[] = [
   {
     from: '',
@@ -164,31 +173,19 @@ const RULES: Rule[] = [
   {
     from: 'sandbox/app/',
     because: 'use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
-    allows: ({ folder, target, packageName }) =>
-      folder === undefined
-        ? !HTTP_PACKAGES.has(packageName!)
-        : inFolders(target, [
-            'sandbox/app/',
-            'sandbox/domain/',
-            'sandbox/contract/',
-            'sandbox/store/store',
-            'generated/',
-          ]),
+    allows: beneathHttp(['sandbox/app/', 'sandbox/domain/', 'sandbox/contract/', 'sandbox/store/store', 'generated/']),
   },
   {
     from: 'sandbox/jobs/',
     because: 'background jobs call the use cases (app/), never the HTTP layer',
-    allows: ({ folder, target, packageName }) =>
-      folder === undefined
-        ? !HTTP_PACKAGES.has(packageName!)
-        : inFolders(target, [
-            'sandbox/jobs/',
-            'sandbox/app/',
-            'sandbox/domain/',
-            'sandbox/store/store',
-            'src/webhooks/',
-            'generated/',
-          ]),
+    allows: beneathHttp([
+      'sandbox/jobs/',
+      'sandbox/app/',
+      'sandbox/domain/',
+      'sandbox/store/store',
+      'src/webhooks/',
+      'generated/',
+    ]),
   },
   {
     from: 'sandbox/store/',

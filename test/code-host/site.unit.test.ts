@@ -21,13 +21,19 @@ async function put(files: Record<string, string>) {
   }
 }
 const options = () => ({ generated: join(dir, 'generated'), out: join(dir, 'site') });
+/** The text of a file of the assembled site. */
+const published = (...path: string[]) => readFile(join(dir, 'site', ...path), 'utf8');
+/** The pages the docs build writes to generated/docs/ (the tests read the listing, not their text). */
+const DOCS_PAGES = {
+  'generated/docs/index.html': '<html>reference</html>',
+  'generated/docs/sandbox-admin.html': 'admin',
+  'generated/docs/sandbox-admin.yaml': 'openapi: 3.1.0',
+};
 
 describe('assembleSite', () => {
   it('publishes the docs, the bundle, the admin docs and the Arazzo workflows', async () => {
     await put({
-      'generated/docs/index.html': '<html>reference</html>',
-      'generated/docs/sandbox-admin.html': 'admin',
-      'generated/docs/sandbox-admin.yaml': 'openapi: 3.1.0',
+      ...DOCS_PAGES,
       'generated/openapi.json': '{"openapi":"3.1.0"}',
       'generated/openapi.yaml': 'openapi: 3.1.0',
       'generated/docs/arazzo/checkout.arazzo.yaml': 'arazzo: 1.0.1',
@@ -42,22 +48,20 @@ describe('assembleSite', () => {
       'sandbox-admin.yaml',
     ]);
     // the bundle comes from generated/ when the docs folder has none
-    expect(await readFile(join(dir, 'site', 'openapi.json'), 'utf8')).toBe('{"openapi":"3.1.0"}');
-    expect(await readFile(join(dir, 'site', 'arazzo', 'checkout.arazzo.yaml'), 'utf8')).toBe('arazzo: 1.0.1');
+    expect(await published('openapi.json')).toBe('{"openapi":"3.1.0"}');
+    expect(await published('arazzo', 'checkout.arazzo.yaml')).toBe('arazzo: 1.0.1');
   });
 
   it("keeps what the docs build wrote over generated/'s copies, and works without workflows", async () => {
     await put({
-      'generated/docs/index.html': 'reference',
+      ...DOCS_PAGES,
       'generated/docs/openapi.json': '"docs copy"',
       'generated/docs/openapi.yaml': 'docs copy',
-      'generated/docs/sandbox-admin.html': 'admin',
-      'generated/docs/sandbox-admin.yaml': 'admin',
       'generated/openapi.json': '"bundle"',
     });
     const files = await assembleSite(options());
     expect(files).toEqual([...SITE_FILES].sort());
-    expect(await readFile(join(dir, 'site', 'openapi.json'), 'utf8')).toBe('"docs copy"');
+    expect(await published('openapi.json')).toBe('"docs copy"');
   });
 
   it('refuses without the docs, without the admin docs, or into a folder that is not empty', async () => {
@@ -80,7 +84,7 @@ describe('assembleSite', () => {
       out: join(dir, 'site'),
     });
     for (const f of SITE_FILES) expect(files).toContain(f);
-    expect(await readFile(join(dir, 'site', 'index.html'), 'utf8')).toBe(
+    expect(await published('index.html')).toBe(
       await readFile(join(REPO_ROOT, 'generated', 'docs', 'index.html'), 'utf8'),
     );
   });

@@ -37,28 +37,40 @@ interface Case {
   outside: unknown;
 }
 
+/** The smallest valid request of each kind a limit is stated for in the document's words. */
+const requests = {
+  session: { schema: 'CheckoutSessionRequest', body: session },
+  payment: { schema: 'PaymentRequest', body: payment },
+  intent: { schema: 'PaymentIntentRequest', body: {} },
+};
+
+/** One case per kind of request, named by `limit`: `inside` and `outside` are what each adds to its smallest body. */
+const forEachRequest = (
+  kinds: (keyof typeof requests)[],
+  limit: (kind: string) => string,
+  source: string,
+  inside: object,
+  outside: object,
+): Case[] =>
+  kinds.map((kind) => {
+    const { schema, body } = requests[kind];
+    return {
+      limit: limit(kind),
+      source,
+      schema,
+      inside: { ...body, ...inside },
+      outside: { ...body, ...outside },
+    };
+  });
+
 const cases: Case[] = [
-  {
-    limit: 'transId at most 64 characters (session)',
-    source: 'transId length | Session, payment, intent | at most 64 characters',
-    schema: 'CheckoutSessionRequest',
-    inside: { ...session, transId: 'x'.repeat(64) },
-    outside: { ...session, transId: 'x'.repeat(65) },
-  },
-  {
-    limit: 'transId at most 64 characters (payment)',
-    source: 'transId length | Session, payment, intent | at most 64 characters',
-    schema: 'PaymentRequest',
-    inside: { ...payment, transId: 'x'.repeat(64) },
-    outside: { ...payment, transId: 'x'.repeat(65) },
-  },
-  {
-    limit: 'transId at most 64 characters (intent)',
-    source: 'transId length | Session, payment, intent | at most 64 characters',
-    schema: 'PaymentIntentRequest',
-    inside: { transId: 'x'.repeat(64) },
-    outside: { transId: 'x'.repeat(65) },
-  },
+  ...forEachRequest(
+    ['session', 'payment', 'intent'],
+    (kind) => `transId at most 64 characters (${kind})`,
+    'transId length | Session, payment, intent | at most 64 characters',
+    { transId: 'x'.repeat(64) },
+    { transId: 'x'.repeat(65) },
+  ),
   {
     limit: "refNr characters A-Z a-z 0-9 - ? , ( ) + . ' :",
     source: "characters A-Z, a-z, 0-9 and `- ? , ( ) + . ' :`",
@@ -200,20 +212,13 @@ const cases: Case[] = [
     inside: session,
     outside: { ...session, urls: { ...session.urls, webhook: 'not a url' } },
   },
-  {
-    limit: 'session customerInfo requires email',
-    source: '`email` (required within customerInfo when the object is sent in session and intent requests)',
-    schema: 'CheckoutSessionRequest',
-    inside: { ...session, customerInfo: { email: 'a@example.com' } },
-    outside: { ...session, customerInfo: { firstName: 'A' } },
-  },
-  {
-    limit: 'intent customerInfo requires email',
-    source: '`email` (required within customerInfo when the object is sent in session and intent requests)',
-    schema: 'PaymentIntentRequest',
-    inside: { customerInfo: { email: 'a@example.com' } },
-    outside: { customerInfo: { firstName: 'A' } },
-  },
+  ...forEachRequest(
+    ['session', 'intent'],
+    (kind) => `${kind} customerInfo requires email`,
+    '`email` (required within customerInfo when the object is sent in session and intent requests)',
+    { customerInfo: { email: 'a@example.com' } },
+    { customerInfo: { firstName: 'A' } },
+  ),
   {
     limit: 'payment customerInfo does not require email',
     source: 'required within customerInfo when the object is sent in session and intent requests',

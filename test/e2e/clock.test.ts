@@ -5,7 +5,7 @@
 // its date, not before. The notifications reach the project's example receiver, which verifies
 // them with the SDK; the states are read through the public API with the SDK.
 import { describe, expect, it } from 'vitest';
-import { e2ePerFile, landOn, openHostedPage } from '../support/e2e.js';
+import { e2ePerFile } from '../support/e2e.js';
 
 const e2e = e2ePerFile('clock');
 const MINUTE = 60_000;
@@ -31,21 +31,12 @@ const advanceTo = async (
 
 describe('the test clock after a hosted checkout in Chromium', () => {
   it('a DELAYED checkout is authorized at Pay and captured when the clock passes delayedHours, not before', async () => {
-    const { client, example, merchant, site, screenshot, newPage } = e2e();
+    const { client, example, openCheckout, returnAfter } = e2e();
     const session = await e2e().checkout('E2E-DELAYED', {
       captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } },
     });
-    const page = await newPage();
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      amount: '$25.00',
-      currency: 'USD',
-      reference: session.transId,
-    });
-    await screenshot(page, 'delayed-1-hosted-page');
-    await page.getByRole('button', { name: 'Pay $25.00' }).click();
-    const landed = await landOn(page, site, '/return');
-    await screenshot(page, 'delayed-2-return');
+    const page = await openCheckout(session, { amount: '$25.00', currency: 'USD' });
+    const landed = await returnAfter(page, 'Pay $25.00', 'delayed');
     expect(landed.searchParams.get('status')).toBe('AUTHORIZED');
     const payId = landed.searchParams.get('payId')!;
     await example.waitForAccepted(payId, 1);
@@ -71,7 +62,7 @@ describe('the test clock after a hosted checkout in Chromium', () => {
   });
 
   it('a recurring plan started at checkout bills when the clock passes its date, not before; the billing is notified and listed', async () => {
-    const { client, example, merchant, site, screenshot, newPage } = e2e();
+    const { client, example, openCheckout, returnAfter } = e2e();
     const session = await e2e().checkout('E2E-RECURRING', {
       amount: { value: 1999, currency: 'EUR' },
       customerInfo: {
@@ -82,17 +73,8 @@ describe('the test clock after a hosted checkout in Chromium', () => {
       },
       credentialOnFile: { type: 'RECURRING', initialPayment: true, recurring: { frequency: 'MONTHLY' } },
     });
-    const page = await newPage();
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      amount: '€19.99',
-      currency: 'EUR',
-      reference: session.transId,
-    });
-    await screenshot(page, 'recurring-1-hosted-page');
-    await page.getByRole('button', { name: 'Pay €19.99' }).click();
-    const landed = await landOn(page, site, '/return');
-    await screenshot(page, 'recurring-2-return');
+    const page = await openCheckout(session, { amount: '€19.99', currency: 'EUR' });
+    const landed = await returnAfter(page, 'Pay €19.99', 'recurring');
     expect(landed.searchParams.get('status')).toBe('CAPTURED');
     const payId = landed.searchParams.get('payId')!;
     await example.waitForAccepted(payId);

@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { chromiumLaunchOptions, connectBrowser, DROPPED_FLAGS } from '../support/browser.js';
 import { startMockCommand } from '../support/prism.js';
-import { newMerchant } from '../support/sandbox.js';
+import { checkoutSession, newMerchant } from '../support/sandbox.js';
 import { startSandboxProcess } from '../support/sandbox-process.js';
 
 const merchant = newMerchant('cors');
@@ -139,16 +139,7 @@ async function openShop(shop: { origin: string }): Promise<Page> {
   return page;
 }
 
-const checkoutBody = (transId: string) =>
-  JSON.stringify({
-    transId,
-    amount: { value: 2500, currency: 'EUR' },
-    urls: {
-      return: 'https://shop.example/ok',
-      cancel: 'https://shop.example/no',
-      webhook: 'https://shop.example/hook',
-    },
-  });
+const checkoutBody = (transId: string) => JSON.stringify(checkoutSession(transId));
 const card = JSON.stringify({ integrationType: 'DIRECT', type: 'CARD' });
 
 /** What the shop's back end does for the app: a payment intent and a short-lived token, with the merchant's credentials. */

@@ -8,43 +8,32 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { PaymentApiError } from '../../src/client/index.js';
-import { e2ePerFile, isFocused, landOn, openHostedPage, tabTo } from '../support/e2e.js';
+import { e2ePerFile, isFocused, landOn, tabTo } from '../support/e2e.js';
 
 const e2e = e2ePerFile('hosted');
 const USD_25 = { amount: '$25.00', currency: 'USD' };
 
+/** The one visit of the shop for the session: its /return page, with the identifiers the sandbox appends. */
+const returnVisits = (session: { transId: string; sessionId: string }, payId: string, status: string) => [
+  {
+    path: '/return',
+    query: { order: session.transId, payId, transId: session.transId, status, sessionId: session.sessionId },
+  },
+];
+
 describe('hosted checkout in Chromium', () => {
   it('Pay: the customer sees the order, pays, returns to the shop with the ids; the example receiver verifies the notification; retrieve shows CAPTURED', async () => {
-    const { client, site, example, merchant, screenshot, newPage } = e2e();
+    const { client, site, example, screenshot, openCheckout, returnAfter } = e2e();
     const session = await e2e().checkout('E2E-PAY');
-    const page = await newPage();
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      ...USD_25,
-      reference: session.transId,
-    });
+    const page = await openCheckout(session, USD_25);
     expect(await page.getByRole('radio', { name: 'CARD' }).isChecked()).toBe(true);
     expect(await page.getByRole('radio', { name: 'PAYPAL' }).isChecked()).toBe(false);
-    await screenshot(page, 'pay-1-hosted-page');
 
-    await page.getByRole('button', { name: 'Pay $25.00' }).click();
-    const landed = await landOn(page, site, '/return');
-    await screenshot(page, 'pay-2-return');
+    const landed = await returnAfter(page, 'Pay $25.00', 'pay');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your order');
     const payId = landed.searchParams.get('payId')!;
     expect(payId).toMatch(/^\w+$/);
-    expect(site.of(session.transId)).toEqual([
-      {
-        path: '/return',
-        query: {
-          order: session.transId,
-          payId,
-          transId: session.transId,
-          status: 'CAPTURED',
-          sessionId: session.sessionId,
-        },
-      },
-    ]);
+    expect(site.of(session.transId)).toEqual(returnVisits(session, payId, 'CAPTURED'));
 
     await example.waitForAccepted(payId);
     const payment = await client.payments.retrieve(payId);
@@ -64,32 +53,12 @@ describe('hosted checkout in Chromium', () => {
   });
 
   it('Decline: the customer returns with status FAILED; the notification reports it; retrieve shows FAILED', async () => {
-    const { client, site, example, merchant, screenshot, newPage } = e2e();
+    const { client, site, example, openCheckout, returnAfter } = e2e();
     const session = await e2e().checkout('E2E-DECLINE', { amount: { value: 1500, currency: 'EUR' } });
-    const page = await newPage();
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      amount: '€15.00',
-      currency: 'EUR',
-      reference: session.transId,
-    });
-    await screenshot(page, 'decline-1-hosted-page');
-    await page.getByRole('button', { name: /^Decline/ }).click();
-    const landed = await landOn(page, site, '/return');
-    await screenshot(page, 'decline-2-return');
+    const page = await openCheckout(session, { amount: '€15.00', currency: 'EUR' });
+    const landed = await returnAfter(page, /^Decline/, 'decline');
     const payId = landed.searchParams.get('payId')!;
-    expect(site.of(session.transId)).toEqual([
-      {
-        path: '/return',
-        query: {
-          order: session.transId,
-          payId,
-          transId: session.transId,
-          status: 'FAILED',
-          sessionId: session.sessionId,
-        },
-      },
-    ]);
+    expect(site.of(session.transId)).toEqual(returnVisits(session, payId, 'FAILED'));
     await example.waitForAccepted(payId);
     const payment = await client.payments.retrieve(payId);
     expect(payment).toMatchObject({ payId, state: 'FAILED', capturedAmount: { value: 0, currency: 'EUR' } });
@@ -97,14 +66,9 @@ describe('hosted checkout in Chromium', () => {
   });
 
   it('Cancel: the customer returns to the cancel URL with the transId and session id; no payment is made, the page stays usable', async () => {
-    const { client, site, merchant, screenshot, newPage } = e2e();
+    const { client, site, screenshot, openCheckout } = e2e();
     const session = await e2e().checkout('E2E-CANCEL');
-    const page = await newPage();
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      ...USD_25,
-      reference: session.transId,
-    });
+    const page = await openCheckout(session, USD_25);
     await page.getByRole('button', { name: /^Cancel/ }).click();
     await landOn(page, site, '/cancel');
     await screenshot(page, 'cancel-1-cancel-page');
@@ -116,23 +80,13 @@ describe('hosted checkout in Chromium', () => {
     expect(missing).toBeInstanceOf(PaymentApiError);
     expect((missing as PaymentApiError).status).toBe(404);
     // Back to the page: the customer can still pay.
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      ...USD_25,
-      reference: session.transId,
-    });
+    await openCheckout(session, USD_25, page);
   });
 
   it('with the keyboard alone (Tab, arrow keys, Enter): the customer chooses PAYPAL and pays', async () => {
-    const { client, site, example, merchant, screenshot, newPage } = e2e();
+    const { client, site, example, screenshot, openCheckout } = e2e();
     const session = await e2e().checkout('E2E-KEYS', { amount: { value: 4990, currency: 'EUR' } });
-    const page = await newPage();
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      amount: '€49.90',
-      currency: 'EUR',
-      reference: session.transId,
-    });
+    const page = await openCheckout(session, { amount: '€49.90', currency: 'EUR' });
     const card = page.getByRole('radio', { name: 'CARD' });
     const paypal = page.getByRole('radio', { name: 'PAYPAL' });
     const pay = page.getByRole('button', { name: 'Pay €49.90' });
@@ -156,15 +110,10 @@ describe('hosted checkout in Chromium', () => {
   });
 
   it('axe-core finds no serious or critical accessibility violation on the hosted page', async () => {
-    const { merchant, newPage } = e2e();
+    const { newPage, openCheckout } = e2e();
     const session = await e2e().checkout('E2E-AXE');
     // The page's CSP forbids any script; this context bypasses it to inject axe (from node_modules).
-    const page = await newPage({ bypassCSP: true });
-    await openHostedPage(page, session.href, {
-      merchantId: merchant.merchantId,
-      ...USD_25,
-      reference: session.transId,
-    });
+    const page = await openCheckout(session, USD_25, await newPage({ bypassCSP: true }));
     await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
     const results = await page.evaluate(() =>
       (

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
-import { e2ePerFile, landOn, openHostedPage, sdk } from '../support/e2e.js';
+import { e2ePerFile, sdk } from '../support/e2e.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { holdingReceiver, runCliInProcess, startSandboxProcess } from '../support/sandbox-process.js';
 
@@ -26,17 +26,8 @@ afterAll(() => endpoint.stop());
 
 /** Pays the session on its hosted page in the browser (screenshots `<shot>-1-hosted-page`, `<shot>-2-return`); the payId from the shop's return URL. */
 async function payInBrowser(page: Page, session: { href: string; transId: string }, shot: string): Promise<string> {
-  const { merchant, site, screenshot } = e2e();
-  await openHostedPage(page, session.href, {
-    merchantId: merchant.merchantId,
-    amount: '$25.00',
-    currency: 'USD',
-    reference: session.transId,
-  });
-  await screenshot(page, `${shot}-1-hosted-page`);
-  await page.getByRole('button', { name: 'Pay $25.00' }).click();
-  const landed = await landOn(page, site, '/return');
-  await screenshot(page, `${shot}-2-return`);
+  await e2e().openCheckout(session, { amount: '$25.00', currency: 'USD' }, page);
+  const landed = await e2e().returnAfter(page, 'Pay $25.00', shot);
   expect(landed.searchParams.get('status')).toBe('CAPTURED');
   return landed.searchParams.get('payId')!;
 }

@@ -5,7 +5,7 @@
 // keeps no state and never replays).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
-import { operationById } from '../../tooling/openapi/walker.js';
+import { operations } from '../../tooling/openapi/walker.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { loadBundle } from '../support/openapi.js';
 import { startMockCommand } from '../support/prism.js';
@@ -22,6 +22,13 @@ afterAll(async () => {
 
 const basic = `Basic ${Buffer.from('merchant:key').toString('base64')}`;
 
+/** The operation of the contract that `method` on `path` (after the root) addresses, by its path template. */
+const operationAt = (method: string, path: string) =>
+  operations(doc, ['paths']).find(
+    (entry) =>
+      entry.method === method.toLowerCase() && new RegExp(`^${entry.key.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+  )?.operation.operationId;
+
 describe('npm run mock: required and replay-only headers', () => {
   it.each([
     ['listCustomers', 'GET', '/customers', undefined],
@@ -33,8 +40,10 @@ describe('npm run mock: required and replay-only headers', () => {
       method,
       ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
     });
+    // the row calls the operation it names, and the contract gives that operation a challenge
+    expect(operationAt(method, path)).toBe(operationId);
+    expect(challenges.get(operationId), `${operationId} accepts an HTTP scheme`).toBeDefined();
     expect(r.status).toBe(401);
-    expect(operationById(doc, operationId)).toBeDefined();
     expect(r.headers.get('www-authenticate')).toBe(challenges.get(operationId));
   });
 

@@ -569,131 +569,93 @@ describe.concurrent('documented limits, explicitly', () => {
     const call = validCall(op(id));
     return { ...call, params: { ...exampleParams(op(id)), [key]: value } };
   };
-  const cases: { name: string; call: () => Call; field: (string | number)[] }[] = [
-    {
-      name: 'createCheckoutSession: transId of 65 characters',
-      call: () =>
-        withBody('createCheckoutSession', (b) => {
-          b.transId = 'T'.repeat(65);
-        }),
-      field: ['body', 'transId'],
-    },
-    {
-      name: 'createPayment: transId of 65 characters',
-      call: () =>
-        withBody('createPayment', (b) => {
-          b.transId = 'T'.repeat(65);
-        }),
-      field: ['body', 'transId'],
-    },
-    {
-      name: 'createPaymentIntent: transId of 65 characters',
-      call: () =>
-        withBody('createPaymentIntent', (b) => {
-          b.transId = 'T'.repeat(65);
-        }),
-      field: ['body', 'transId'],
-    },
-    {
-      name: 'createCheckoutSession: captureMethod DELAYED without delayed.delayedHours',
-      call: () =>
-        withBody('createCheckoutSession', (b) => {
-          b.captureMethod = { type: 'DELAYED' };
-        }),
-      field: ['body', 'captureMethod', 'delayed'],
-    },
-    {
-      name: 'createPayment: captureMethod DELAYED without delayed.delayedHours',
-      call: () =>
-        withBody('createPayment', (b) => {
-          b.captureMethod = { type: 'DELAYED' };
-        }),
-      field: ['body', 'captureMethod', 'delayed'],
-    },
-    {
-      name: 'createPayment: captureMethod DELAYED with an empty delayed',
-      call: () =>
-        withBody('createPayment', (b) => {
-          b.captureMethod = { type: 'DELAYED', delayed: {} };
-        }),
-      field: ['body', 'captureMethod', 'delayed', 'delayedHours'],
-    },
-    {
-      name: 'createPayment: delayedHours 697',
-      call: () =>
-        withBody('createPayment', (b) => {
-          b.captureMethod = { type: 'DELAYED', delayed: { delayedHours: 697 } };
-        }),
-      field: ['body', 'captureMethod', 'delayed', 'delayedHours'],
-    },
-    {
-      name: 'createPayment: delayedHours 0',
-      call: () =>
-        withBody('createPayment', (b) => {
-          b.captureMethod = { type: 'DELAYED', delayed: { delayedHours: 0 } };
-        }),
-      field: ['body', 'captureMethod', 'delayed', 'delayedHours'],
-    },
-    {
-      name: 'createCheckoutSession: currency "EURO"',
-      call: () =>
-        withBody('createCheckoutSession', (b) => {
-          (b.amount as JsonObject).currency = 'EURO';
-        }),
-      field: ['body', 'amount', 'currency'],
-    },
-    {
-      name: 'createPayment: amount.value 10.5 (money is an integer)',
-      call: () =>
-        withBody('createPayment', (b) => {
-          (b.amount as JsonObject).value = 10.5;
-        }),
-      field: ['body', 'amount', 'value'],
-    },
-    {
-      name: 'capturePayment: refNr "bad#ref"',
-      call: () =>
-        withBody('capturePayment', (b) => {
-          b.refNr = 'bad#ref';
-        }),
-      field: ['body', 'refNr'],
-    },
-    {
-      name: 'createCheckoutSession: without urls',
-      call: () =>
-        withBody('createCheckoutSession', (b) => {
-          delete b.urls;
-        }),
-      field: ['body', 'urls'],
-    },
-    {
-      name: 'createCheckoutSession: allowedPaymentMethods ["PAYU"]',
-      call: () =>
-        withBody('createCheckoutSession', (b) => {
-          b.allowedPaymentMethods = ['PAYU'];
-        }),
-      field: ['body', 'allowedPaymentMethods', 0],
-    },
-    {
-      name: 'getPaymentPlan: paymentPlanId of 65 characters',
-      call: () => withParam('getPaymentPlan', 'path:paymentPlanId', 'p'.repeat(65)),
-      field: ['path', 'paymentPlanId'],
-    },
-    {
-      name: 'listCustomers: Page=0',
-      call: () => withParam('listCustomers', 'query:Page', 0),
-      field: ['query', 'Page'],
-    },
-    {
-      name: 'listPaymentPlans: PlanStatus=PAUSED',
-      call: () => withParam('listPaymentPlans', 'query:PlanStatus', 'PAUSED'),
-      field: ['query', 'PlanStatus'],
-    },
-    {
-      name: 'createPayment: Idempotency-Key of 256 characters',
-      call: () => withParam('createPayment', 'header:Idempotency-Key', 'k'.repeat(256)),
-      field: ['header', 'Idempotency-Key'],
-    },
+  type Case = { name: string; call: () => Call; field: (string | number)[] };
+  /** One case per operation of `ids`: its example body changed by `change`, the violation named at `field` of the body. */
+  const bodyCases = (ids: string[], what: string, change: (body: JsonObject) => void, field: (string | number)[]) =>
+    ids.map((id): Case => ({ name: `${id}: ${what}`, call: () => withBody(id, change), field: ['body', ...field] }));
+  /** The operation's example parameters with `key` (`in:name`) set to `value`, the violation named at that parameter. */
+  const paramCase = (id: string, what: string, key: string, value: Json): Case => ({
+    name: `${id}: ${what}`,
+    call: () => withParam(id, key, value),
+    field: key.split(':'),
+  });
+  const transIdTooLong = (b: JsonObject) => {
+    b.transId = 'T'.repeat(65);
+  };
+  const withCaptureMethod = (captureMethod: JsonObject) => (b: JsonObject) => {
+    b.captureMethod = captureMethod;
+  };
+  const cases: Case[] = [
+    ...bodyCases(
+      ['createCheckoutSession', 'createPayment', 'createPaymentIntent'],
+      'transId of 65 characters',
+      transIdTooLong,
+      ['transId'],
+    ),
+    ...bodyCases(
+      ['createCheckoutSession', 'createPayment'],
+      'captureMethod DELAYED without delayed.delayedHours',
+      withCaptureMethod({ type: 'DELAYED' }),
+      ['captureMethod', 'delayed'],
+    ),
+    ...bodyCases(
+      ['createPayment'],
+      'captureMethod DELAYED with an empty delayed',
+      withCaptureMethod({ type: 'DELAYED', delayed: {} }),
+      ['captureMethod', 'delayed', 'delayedHours'],
+    ),
+    ...[697, 0].flatMap((hours) =>
+      bodyCases(
+        ['createPayment'],
+        `delayedHours ${hours}`,
+        withCaptureMethod({ type: 'DELAYED', delayed: { delayedHours: hours } }),
+        ['captureMethod', 'delayed', 'delayedHours'],
+      ),
+    ),
+    ...bodyCases(
+      ['createCheckoutSession'],
+      'currency "EURO"',
+      (b) => {
+        (b.amount as JsonObject).currency = 'EURO';
+      },
+      ['amount', 'currency'],
+    ),
+    ...bodyCases(
+      ['createPayment'],
+      'amount.value 10.5 (money is an integer)',
+      (b) => {
+        (b.amount as JsonObject).value = 10.5;
+      },
+      ['amount', 'value'],
+    ),
+    ...bodyCases(
+      ['capturePayment'],
+      'refNr "bad#ref"',
+      (b) => {
+        b.refNr = 'bad#ref';
+      },
+      ['refNr'],
+    ),
+    ...bodyCases(
+      ['createCheckoutSession'],
+      'without urls',
+      (b) => {
+        delete b.urls;
+      },
+      ['urls'],
+    ),
+    ...bodyCases(
+      ['createCheckoutSession'],
+      'allowedPaymentMethods ["PAYU"]',
+      (b) => {
+        b.allowedPaymentMethods = ['PAYU'];
+      },
+      ['allowedPaymentMethods', 0],
+    ),
+    paramCase('getPaymentPlan', 'paymentPlanId of 65 characters', 'path:paymentPlanId', 'p'.repeat(65)),
+    paramCase('listCustomers', 'Page=0', 'query:Page', 0),
+    paramCase('listPaymentPlans', 'PlanStatus=PAUSED', 'query:PlanStatus', 'PAUSED'),
+    paramCase('createPayment', 'Idempotency-Key of 256 characters', 'header:Idempotency-Key', 'k'.repeat(256)),
   ];
   it.each(cases.map((c) => [c.name, c] as const))('rejects %s', async (_name, c) => {
     const call = c.call();
@@ -706,18 +668,10 @@ describe.concurrent('documented limits, explicitly', () => {
   });
 
   it('answers an invalid request with the 422 example where the operation documents a 422 (a decline!), else the 400', async () => {
-    const payment = await send(
-      withBody('createPayment', (b) => {
-        b.transId = 'T'.repeat(65);
-      }),
-    );
+    const payment = await send(withBody('createPayment', transIdTooLong));
     expect(payment.status).toBe(422);
     expect(payment.json).toMatchObject({ status: 'FAILED' });
-    const session = await send(
-      withBody('createCheckoutSession', (b) => {
-        b.transId = 'T'.repeat(65);
-      }),
-    );
+    const session = await send(withBody('createCheckoutSession', transIdTooLong));
     expect(session.status).toBe(400);
   });
 

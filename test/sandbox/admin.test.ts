@@ -9,8 +9,8 @@ import { GUIDES_DIR, REPO_ROOT } from '../../generator/support/paths.js';
 import { ADMIN_PREFIX, type AdminOperationId, loadAdminDocument } from '../../sandbox/http/admin.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { eventually, Receiver } from '../support/receiver.js';
-import { payOnHostedPage, sandboxPerSuite, transId } from '../support/sandbox.js';
+import { eventually } from '../support/receiver.js';
+import { payOnHostedPage, sandboxWithReceiverPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
 const HOUR = 3_600_000;
@@ -91,15 +91,10 @@ describe('the admin document as the sandbox reads it', () => {
 });
 
 describe.each(HTTP_STORES)('admin API on %s', (kind) => {
-  const receiver = new Receiver();
   // Retries an hour apart: a failed delivery stays PENDING until the clock is advanced.
-  const sandbox = sandboxPerSuite(
-    async () => {
-      await receiver.start();
-      return dbs.database(kind);
-    },
-    { webhooks: { maxAttempts: 2, retryBaseMs: HOUR, retryCapMs: 24 * HOUR, timeoutMs: 2_000, pollMs: 25 } },
-  );
+  const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
+    webhooks: { maxAttempts: 2, retryBaseMs: HOUR, retryCapMs: 24 * HOUR, timeoutMs: 2_000, pollMs: 25 },
+  });
 
   const admin = (
     method: string,

@@ -13,7 +13,7 @@ import { EVENTS, FIXTURES } from '../../sandbox/cli/fixtures.js';
 import { SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/process/sandbox-command.js';
 import { freePort, killGroup } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { checkoutSession, sandboxContract, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { type CommandResult, runCliInProcess } from '../support/sandbox-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -379,15 +379,7 @@ describe('npm run sandbox and .sandbox/cli.json', () => {
           authorization: `Basic ${Buffer.from(`demo_merchant:${apiKey}`).toString('base64')}`,
           'content-type': 'application/json',
         },
-        body: JSON.stringify({
-          transId: 'PUBLIC-URL-1',
-          amount: { value: 100, currency: 'EUR' },
-          urls: {
-            return: 'https://shop.example/r',
-            cancel: 'https://shop.example/c',
-            webhook: 'https://shop.example/h',
-          },
-        }),
+        body: JSON.stringify(checkoutSession('PUBLIC-URL-1')),
       });
       expect(session.status).toBe(202);
       expect(((await session.json()) as { _links: { redirect: { href: string } } })._links.redirect.href).toMatch(

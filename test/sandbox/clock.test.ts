@@ -10,8 +10,8 @@ import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
 import { IDEMPOTENCY_RETENTION_MS } from '../../sandbox/http/pipeline.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { eventually, Receiver } from '../support/receiver.js';
-import { sandboxPerSuite, transId } from '../support/sandbox.js';
+import { eventually } from '../support/receiver.js';
+import { sandboxWithReceiverPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
 const HOUR = 3_600_000;
@@ -19,15 +19,10 @@ const DAY = 24 * HOUR;
 const VISA = '4111111111111111';
 
 describe.each(HTTP_STORES)('test clocks on %s', (kind) => {
-  const receiver = new Receiver();
   // Retries an hour apart: only the clock can make them due within a test.
-  const sandbox = sandboxPerSuite(
-    async () => {
-      await receiver.start();
-      return dbs.database(kind);
-    },
-    { webhooks: { maxAttempts: 4, retryBaseMs: HOUR, retryCapMs: DAY, timeoutMs: 2_000, pollMs: 25 } },
-  );
+  const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
+    webhooks: { maxAttempts: 4, retryBaseMs: HOUR, retryCapMs: DAY, timeoutMs: 2_000, pollMs: 25 },
+  });
 
   const scope = (environment: Scope['environment'] = 'test'): Scope => ({
     merchantId: sandbox().merchant.merchantId,
@@ -101,7 +96,7 @@ describe.each(HTTP_STORES)('test clocks on %s', (kind) => {
     expect(after).toMatchObject({ state: 'CAPTURED', capturedAmount: { value: 2500, currency: 'USD' } });
     expect(after.operations.map((o: { type: string }) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE']);
 
-    const delivery = await eventually('the capture notification', () => receiver.on('/delayed')[0]);
+    const delivery = await receiver.first('/delayed', 'the capture notification');
     const notification = await constructEnhancedNotification(
       delivery.body,
       delivery.headers,

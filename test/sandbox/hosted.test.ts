@@ -4,13 +4,21 @@
 // identifiers the contract documents; the merchant's endpoint receives the notification from the
 // outbox, signed with the SDK's helper, retried until it answers 2xx, dead-lettered after N attempts
 // and resent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resendDelivery } from '../../sandbox/app/webhooks.js';
 import type { WebhookDelivery } from '../../sandbox/domain/types.js';
+import type { MerchantCredentials } from '../../sandbox/server.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { eventually, Receiver } from '../support/receiver.js';
-import { newMerchant, sandboxContract, sandboxPerSuite, submitHostedForm, transId } from '../support/sandbox.js';
+import { eventually } from '../support/receiver.js';
+import {
+  newMerchant,
+  payOnHostedPage,
+  sandboxContract,
+  sandboxWithReceiverPerSuite,
+  submitHostedForm,
+  transId,
+} from '../support/sandbox.js';
 import { createSchemaValidator, formatErrors } from '../support/schema.js';
 
 const dbs = databases();
@@ -23,19 +31,16 @@ const redirectParameters = () => {
 };
 
 describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
-  const receiver = new Receiver();
   const basicMerchant = { ...newMerchant('basic'), webhookKind: 'basic' as const };
   const rotating = {
     ...newMerchant('rotating'),
     webhookSecret: ['whsec_new_0123456789abcdef', 'whsec_old_0123456789abcdef'],
   };
-  const sandbox = sandboxPerSuite(() => dbs.database(kind), {
+  const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
     webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 40, timeoutMs: 2_000, pollMs: 25 },
     merchants: [basicMerchant, rotating],
   });
   const validator = createSchemaValidator(sandboxContract().document as never);
-  beforeAll(() => receiver.start());
-  afterAll(() => receiver.stop());
 
   const urls = (name: string) => ({
     return: `https://shop.example.com/done?order=${name}`,
@@ -46,6 +51,14 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
   const page = (href: string) => fetch(href, { redirect: 'manual' });
   const submit = submitHostedForm;
   const deliveries = (payId: string) => sandbox().sandbox.store.webhooks.list({ payId });
+  /** A HOSTED payment of `who` (the suite's merchant unless given), paid by card: its notification goes to `/hooks/<id>`. */
+  const paid = (id: string, who?: MerchantCredentials) =>
+    payOnHostedPage(sandbox().call, {
+      webhook: `${receiver.url}/hooks/${id}`,
+      transId: id,
+      amount: { value: 700, currency: 'USD' },
+      who,
+    });
 
   it('a checkout session: the page shows the amount and reference, Pay captures, the customer returns with the ids, the signed notification arrives', async () => {
     const id = transId('SESSION');
@@ -92,17 +105,15 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
     expect(await again.text()).toMatch(/already been completed/);
     expect((await submit(href, { method: 'CARD', decision: 'pay' })).status).toBe(410);
 
-    const [hook] = await eventually('the notification', () =>
-      receiver.on(`/hooks/${id}`).length > 0 ? receiver.on(`/hooks/${id}`) : undefined,
-    );
+    const hook = await receiver.first(`/hooks/${id}`, 'the notification');
     const notification = await constructEnhancedNotification(
-      hook!.body,
-      hook!.headers as Record<string, string>,
+      hook.body,
+      hook.headers as Record<string, string>,
       sandbox().merchant.webhookSecret as string,
     );
     expect(notification.payId).toBe(payId);
-    expect(formatErrors(validator.validateComponent('EnhancedWebhookNotification', JSON.parse(hook!.body)))).toBe('');
-    expect(JSON.parse(hook!.body)).toEqual(retrieved.body);
+    expect(formatErrors(validator.validateComponent('EnhancedWebhookNotification', JSON.parse(hook.body)))).toBe('');
+    expect(JSON.parse(hook.body)).toEqual(retrieved.body);
     const [delivery] = await eventually('the delivery to be saved', async () =>
       (await deliveries(payId))[0]?.status === 'DELIVERED' ? deliveries(payId) : undefined,
     );
@@ -124,10 +135,8 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
     const retrieved = await sandbox().call('GET', `/payments/getByPayId/${created.body.payId}`);
     expect(retrieved.body.state).toBe('FAILED');
     expect(retrieved.body.operations.at(-1)).toMatchObject({ status: 'FAILED' });
-    const [hook] = await eventually('the notification', () =>
-      receiver.on(`/hooks/${id}`).length > 0 ? receiver.on(`/hooks/${id}`) : undefined,
-    );
-    expect(JSON.parse(hook!.body).payId).toBe(created.body.payId);
+    const hook = await receiver.first(`/hooks/${id}`, 'the notification');
+    expect(JSON.parse(hook.body).payId).toBe(created.body.payId);
   });
 
   it('a HOSTED intent confirmation answers with the hosted page; Pay there authorizes with the method the app chose', async () => {
@@ -201,12 +210,9 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
   it('a receiver that fails three times and then answers 200 gets four attempts and one acknowledged delivery', async () => {
     const id = transId('RETRY');
     receiver.answer(`/hooks/${id}`, [500, 503, 500]);
-    const created = await sandbox().call('POST', '/payments', {
-      body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: urls(id) },
-    });
-    await submit(created.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
+    const payId = await paid(id);
     const delivered = await eventually('the delivery', async () => {
-      const [d] = await deliveries(created.body.payId);
+      const [d] = await deliveries(payId);
       return d?.status === 'DELIVERED' ? d : undefined;
     });
     expect(delivered.attempts.map((a) => a.statusCode)).toEqual([500, 503, 500, 200]);
@@ -219,14 +225,9 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
   it('a receiver that never acknowledges is dead-lettered after N attempts; a resend delivers it once the receiver is back', async () => {
     const id = transId('DEAD');
     receiver.answer(`/hooks/${id}`, Array(MAX_ATTEMPTS).fill(500));
-    const created = await sandbox().call('POST', '/payments', {
-      body: { transId: id, amount: { value: 700, currency: 'USD' }, urls: urls(id) },
-    });
-    await submit(created.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
+    const payId = await paid(id);
     const dead: WebhookDelivery = await eventually('the dead letter', async () =>
-      (await deliveries(created.body.payId))[0]?.status === 'DEAD'
-        ? (await deliveries(created.body.payId))[0]
-        : undefined,
+      (await deliveries(payId))[0]?.status === 'DEAD' ? (await deliveries(payId))[0] : undefined,
     );
     expect(dead.attempts).toHaveLength(MAX_ATTEMPTS);
     await new Promise((r) => setTimeout(r, 300));
@@ -235,7 +236,7 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
     await resendDelivery(sandbox().sandbox.store, dead.scope, dead.id, new Date());
     sandbox().sandbox.deliverer.kick();
     const delivered = await eventually('the resent delivery', async () => {
-      const [d] = await deliveries(created.body.payId);
+      const [d] = await deliveries(payId);
       return d?.status === 'DELIVERED' ? d : undefined;
     });
     expect(delivered.attempts).toHaveLength(MAX_ATTEMPTS + 1);
@@ -244,32 +245,20 @@ describe.each(HTTP_STORES)('hosted page and webhooks on %s', (kind) => {
 
   it('per merchant: basic notifications carry the payId unsigned; while a secret rotates, every secret signs', async () => {
     const basicId = transId('BASIC');
-    const b = await sandbox().call('POST', '/payments', {
-      who: basicMerchant,
-      body: { transId: basicId, amount: { value: 100, currency: 'USD' }, urls: urls(basicId) },
-    });
-    await submit(b.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
-    const [basic] = await eventually('the basic notification', () =>
-      receiver.on(`/hooks/${basicId}`).length > 0 ? receiver.on(`/hooks/${basicId}`) : undefined,
-    );
-    expect(JSON.parse(basic!.body)).toEqual({ payId: b.body.payId });
-    expect(basic!.headers['x-webhook-signature']).toBeUndefined();
+    const basicPayId = await paid(basicId, basicMerchant);
+    const basic = await receiver.first(`/hooks/${basicId}`, 'the basic notification');
+    expect(JSON.parse(basic.body)).toEqual({ payId: basicPayId });
+    expect(basic.headers['x-webhook-signature']).toBeUndefined();
 
     const rotId = transId('ROTATE');
-    const r = await sandbox().call('POST', '/payments', {
-      who: rotating,
-      body: { transId: rotId, amount: { value: 100, currency: 'USD' }, urls: urls(rotId) },
-    });
-    await submit(r.body._links.redirect.href, { method: 'CARD', decision: 'pay' });
-    const [signed] = await eventually('the signed notification', () =>
-      receiver.on(`/hooks/${rotId}`).length > 0 ? receiver.on(`/hooks/${rotId}`) : undefined,
-    );
-    const header = signed!.headers['x-webhook-signature'] as string;
+    const rotatedPayId = await paid(rotId, rotating);
+    const signed = await receiver.first(`/hooks/${rotId}`, 'the signed notification');
+    const header = signed.headers['x-webhook-signature'] as string;
     expect(header.match(/v1=/g)).toHaveLength(2);
     for (const secret of rotating.webhookSecret) {
       expect(
-        (await constructEnhancedNotification(signed!.body, signed!.headers as Record<string, string>, secret)).payId,
-      ).toBe(r.body.payId);
+        (await constructEnhancedNotification(signed.body, signed.headers as Record<string, string>, secret)).payId,
+      ).toBe(rotatedPayId);
     }
   });
 });

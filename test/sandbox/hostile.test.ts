@@ -15,7 +15,9 @@ import { databases, HTTP_STORES, STORES } from '../support/postgres.js';
 import { head, rawExchange } from '../support/raw-http.js';
 import {
   cardPayment,
+  checkoutSession,
   conformingFetch,
+  merchantUrls,
   sandboxContract,
   sandboxPerSuite,
   startTestSandbox,
@@ -264,18 +266,7 @@ describe.each(HTTP_STORES)('a hostile merchant, on %s', (kind) => {
 
   describe('the hosted form', () => {
     const session = async () => {
-      const id = transId('FORM');
-      const created = await sandbox().call('POST', '/payments/sessions', {
-        body: {
-          transId: id,
-          amount: { value: 990, currency: 'EUR' },
-          urls: {
-            return: 'https://shop.example/r',
-            cancel: 'https://shop.example/c',
-            webhook: 'https://shop.example/h',
-          },
-        },
-      });
+      const created = await sandbox().call('POST', '/payments/sessions', { body: checkoutSession(transId('FORM')) });
       expect(created.status).toBe(202);
       return created.body._links.redirect.href as string;
     };
@@ -335,15 +326,7 @@ describe.each(HTTP_STORES)('a hostile merchant, on %s', (kind) => {
       }
       const session = await sandbox().call('POST', '/payments/sessions', {
         root: 'live',
-        body: {
-          transId: transId('URLS'),
-          amount: { value: 100, currency: 'EUR' },
-          urls: {
-            return: 'http://shop.example/r',
-            cancel: 'https://shop.example/c',
-            webhook: 'https://shop.example/h',
-          },
-        },
+        body: checkoutSession(transId('URLS'), { urls: { ...merchantUrls(), return: 'http://shop.example/r' } }),
       });
       expect(session.status).toBe(400);
       expect(Object.keys(session.body.errors)).toEqual(['urls.return']);
@@ -479,13 +462,7 @@ describe('the request log', () => {
   afterAll(() => sandbox?.stop());
 
   it("leaves the hosted page's id (a bearer capability) out", async () => {
-    const created = await sandbox.call('POST', '/payments/sessions', {
-      body: {
-        transId: transId('LOG'),
-        amount: { value: 100, currency: 'EUR' },
-        urls: { return: 'https://shop.example/r', cancel: 'https://shop.example/c', webhook: 'https://shop.example/h' },
-      },
-    });
+    const created = await sandbox.call('POST', '/payments/sessions', { body: checkoutSession(transId('LOG')) });
     const href = created.body._links.redirect.href as string;
     const id = href.split('/').at(-1)!;
     expect((await fetch(href)).status).toBe(200);

@@ -3,11 +3,11 @@
 // their scope (an advanced clock expires its own, the others keep theirs); the job runs on its own
 // and deletes a delivered notification once its retention has passed. What each delete spares (a
 // pending delivery, a key in flight) and its races with the claims: store-contract.test.ts.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION, runHousekeeping } from '../../sandbox/app/housekeeping.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { eventually, Receiver } from '../support/receiver.js';
-import { payOnHostedPage, sandboxPerSuite } from '../support/sandbox.js';
+import { eventually } from '../support/receiver.js';
+import { payOnHostedPage, sandboxPerSuite, sandboxWithReceiverPerSuite } from '../support/sandbox.js';
 
 const dbs = databases();
 
@@ -49,16 +49,11 @@ describe.each(HTTP_STORES)('housekeeping on %s', (kind) => {
 });
 
 describe.each(HTTP_STORES)('the housekeeping job on %s', (kind) => {
-  const receiver = new Receiver();
-  const sandbox = sandboxPerSuite(
-    async () => {
-      await receiver.start();
-      return dbs.database(kind);
-    },
-    // Every 100 ms, delivered deliveries kept 1.5 s (dead ones the default 30 days).
-    { webhooks: { pollMs: 25 }, retention: { intervalMs: 100, deliveredMs: 1_500 } },
-  );
-  afterAll(() => receiver.stop());
+  // Every 100 ms, delivered deliveries kept 1.5 s (dead ones the default 30 days).
+  const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
+    webhooks: { pollMs: 25 },
+    retention: { intervalMs: 100, deliveredMs: 1_500 },
+  });
 
   it('runs on its own: a delivered notification is gone once its retention has passed', async () => {
     const { sandbox: running } = sandbox();

@@ -11,6 +11,7 @@ import { databases, HTTP_STORES } from '../support/postgres.js';
 import {
   ConformanceError,
   cardPayment,
+  checkoutSession,
   conformingFetch,
   sandboxContract,
   sandboxPerSuite,
@@ -397,15 +398,7 @@ describe('CORS on the sandbox: the rule of tooling/openapi/cors.ts', () => {
     expect(unknown.headers.get('access-control-allow-origin')).toBe(allowed);
     const session = await open().call('POST', '/payments/sessions', {
       headers: { origin: allowed },
-      body: {
-        transId: 'CORS-1',
-        amount: { value: 100, currency: 'EUR' },
-        urls: {
-          return: 'https://shop.example/ok',
-          cancel: 'https://shop.example/no',
-          webhook: 'https://shop.example/hook',
-        },
-      },
+      body: checkoutSession('CORS-1'),
     });
     expect(session.status).toBe(202);
     expect([...session.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);

@@ -7,9 +7,51 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerMerchants } from '../../sandbox/app/merchants.js';
 import { deriveSecrets, ephemeralSecret } from '../../sandbox/app/secrets.js';
 import { createSandboxApp } from '../../sandbox/http/app.js';
+import type { ServerLimits } from '../../sandbox/http/limits.js';
 import { openStore } from '../../sandbox/store/index.js';
 import { head, rawExchange } from '../support/raw-http.js';
 import { cardPayment, sandboxContract } from '../support/sandbox.js';
+
+/** The budget of large bodies in flight of both suites: one largeBody fits, two do not. */
+const BODY_BUDGET = 300_000;
+/** A payment's JSON body of about 200 000 bytes (its metadata too large: a 400 once read). */
+const largeBody = (transId: string) => JSON.stringify({ transId, metadata: { pad: 'p'.repeat(200_000) } });
+
+type Merchant = { merchantId: string; apiKey: string; webhookSecret: string };
+
+/**
+ * For a suite: the sandbox's app with `limits` and `merchant` alone, on a free port of 127.0.0.1, from
+ * before the suite's tests until after them; its request log goes to `log`. The port, once listening.
+ */
+function limitedAppPerSuite(limits: Partial<ServerLimits>, merchant: Merchant, log?: (line: string) => void) {
+  let app: Awaited<ReturnType<typeof createSandboxApp>> | undefined;
+  let store: Awaited<ReturnType<typeof openStore>> | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    store = await openStore({ database: ':memory:' });
+    const secrets = deriveSecrets(ephemeralSecret());
+    await registerMerchants(store, secrets, [merchant]);
+    app = await createSandboxApp({ contract: sandboxContract(), store, secrets, publicUrl: () => '', limits, log });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+  });
+  return () => port;
+}
+
+/** The head of a request creating a payment as `merchant`, its JSON body `length` bytes long. */
+const paymentHead = (merchant: Merchant, length: number, close: boolean) =>
+  head([
+    'POST /api/v2/payments HTTP/1.1',
+    'Host: x',
+    `Authorization: Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`,
+    'Content-Type: application/json',
+    `Content-Length: ${length}`,
+    ...(close ? ['Connection: close'] : []),
+  ]);
 
 describe('slow clients and the connection cap', () => {
   const limits = {
@@ -18,30 +60,16 @@ describe('slow clients and the connection cap', () => {
     keepAliveTimeoutMs: 400,
     idleTimeoutMs: 5_000,
     maxConnections: 4,
-    bodyBytesInFlight: 300_000,
+    bodyBytesInFlight: BODY_BUDGET,
   };
   const merchant = { merchantId: 'slow_merchant', apiKey: 'sk_test_slow', webhookSecret: 'whsec_slow' };
-  let app: Awaited<ReturnType<typeof createSandboxApp>>;
-  let store: Awaited<ReturnType<typeof openStore>>;
-  let port = 0;
-  beforeAll(async () => {
-    store = await openStore({ database: ':memory:' });
-    const secrets = deriveSecrets(ephemeralSecret());
-    await registerMerchants(store, secrets, [merchant]);
-    app = await createSandboxApp({ contract: sandboxContract(), store, secrets, publicUrl: () => '', limits });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await store?.close();
-  });
+  const port = limitedAppPerSuite(limits, merchant);
 
   it('a client that trickles its headers is answered 408 and closed within the headers timeout', async () => {
     const trickle = 'GET /api/v2/customers HTTP/1.1\r\nHost: x\r\nX-Slow: 1'
       .split('')
       .flatMap((c) => [c, { waitMs: 50 }]);
-    const answer = await rawExchange(port, trickle, 5_000);
+    const answer = await rawExchange(port(), trickle, 5_000);
     expect(answer.closedAfterMs).toBeLessThan(limits.headersTimeoutMs + 1_500);
     expect(answer.status).toBe(408);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 408, title: 'Request timeout.' });
@@ -49,7 +77,7 @@ describe('slow clients and the connection cap', () => {
 
   it('a body that trickles is cut at the request timeout', async () => {
     const answer = await rawExchange(
-      port,
+      port(),
       [
         head([
           'POST /hosted/sessions/test/m/cs_x HTTP/1.1',
@@ -67,30 +95,21 @@ describe('slow clients and the connection cap', () => {
   });
 
   it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
-    const answer = await rawExchange(port, [head(['GET /api/v2/customers HTTP/1.1', 'Host: x'])], 5_000);
+    const answer = await rawExchange(port(), [head(['GET /api/v2/customers HTTP/1.1', 'Host: x'])], 5_000);
     expect(answer.status).toBe(401);
     expect(answer.closedAfterMs).toBeGreaterThanOrEqual(limits.keepAliveTimeoutMs - 50);
     expect(answer.closedAfterMs).toBeLessThan(limits.keepAliveTimeoutMs + 1_500);
   });
 
   it('large bodies wait for the budget of bodies in flight; small ones never do', async () => {
-    const authorization = `Authorization: Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
-    const post = (length: number, close = false) =>
-      head([
-        'POST /api/v2/payments HTTP/1.1',
-        'Host: x',
-        authorization,
-        'Content-Type: application/json',
-        `Content-Length: ${length}`,
-        ...(close ? ['Connection: close'] : []),
-      ]);
-    const large = JSON.stringify({ transId: 'LARGE', metadata: { pad: 'p'.repeat(200_000) } });
+    const post = (length: number, close = false) => paymentHead(merchant, length, close);
+    const large = largeBody('LARGE');
     const started = Date.now();
-    // A takes 200 000 bytes of the 300 000 and trickles: B's 200 000 must wait until A's connection closes.
-    const a = rawExchange(port, [post(large.length), large.slice(0, 10), { waitMs: 5_000 }], 1_500);
+    // A takes two thirds of the budget and trickles: B's body must wait until A's connection closes.
+    const a = rawExchange(port(), [post(large.length), large.slice(0, 10), { waitMs: 5_000 }], 1_500);
     await new Promise((r) => setTimeout(r, 100));
-    const b = rawExchange(port, [post(large.length, true), large], 5_000);
-    const small = await rawExchange(port, [post(2, true), '{}'], 2_000);
+    const b = rawExchange(port(), [post(large.length, true), large], 5_000);
+    const small = await rawExchange(port(), [post(2, true), '{}'], 2_000);
     expect(small.status).toBe(400);
     expect(small.closedAfterMs).toBeLessThan(1_000);
     const [answerA, answerB] = await Promise.all([a, b]);
@@ -102,15 +121,15 @@ describe('slow clients and the connection cap', () => {
 
   it('connections over the cap are closed as they arrive; the server answers once they are gone', async () => {
     const held = Array.from({ length: limits.maxConnections }, () =>
-      rawExchange(port, ['GET /api/v2/customers HTTP/1.1\r\n', { waitMs: 5_000 }], 5_000),
+      rawExchange(port(), ['GET /api/v2/customers HTTP/1.1\r\n', { waitMs: 5_000 }], 5_000),
     );
     await new Promise((r) => setTimeout(r, 200));
-    const extra = await rawExchange(port, [head(['GET /api/v2/customers HTTP/1.1', 'Host: x'])], 2_000);
+    const extra = await rawExchange(port(), [head(['GET /api/v2/customers HTTP/1.1', 'Host: x'])], 2_000);
     expect(extra.status).toBeUndefined();
     expect(extra.closedAfterMs).toBeLessThan(500);
     const closed = await Promise.all(held);
     for (const c of closed) expect(c.status).toBe(408);
-    const after = await rawExchange(port, [head(['GET /api/v2/customers HTTP/1.1', 'Host: x', 'Connection: close'])]);
+    const after = await rawExchange(port(), [head(['GET /api/v2/customers HTTP/1.1', 'Host: x', 'Connection: close'])]);
     expect(after.status).toBe(401);
   });
 });
@@ -122,40 +141,18 @@ describe('connections per client address, and bodies slower than the floor', () 
     idleTimeoutMs: 20_000,
     maxConnections: 32,
     maxConnectionsPerAddress: 3,
-    bodyBytesInFlight: 300_000,
+    bodyBytesInFlight: BODY_BUDGET,
     minBodyBytesPerSecond: 2_000,
     bodyGraceMs: 400,
   };
   const merchant = { merchantId: 'floor_merchant', apiKey: 'sk_test_floor', webhookSecret: 'whsec_floor' };
-  const authorization = `Authorization: Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
   const lines: string[] = [];
-  let app: Awaited<ReturnType<typeof createSandboxApp>>;
-  let store: Awaited<ReturnType<typeof openStore>>;
-  let port = 0;
-  beforeAll(async () => {
-    store = await openStore({ database: ':memory:' });
-    const secrets = deriveSecrets(ephemeralSecret());
-    await registerMerchants(store, secrets, [merchant]);
-    app = await createSandboxApp({
-      contract: sandboxContract(),
-      store,
-      secrets,
-      publicUrl: () => '',
-      limits,
-      log: (line) => lines.push(line),
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await store?.close();
-  });
+  const port = limitedAppPerSuite(limits, merchant, (line) => lines.push(line));
 
   /** A connection from `from` (any 127.0.0.0/8 address is this machine's) that sends half a request line and holds it. */
   const holding = (from: string) =>
     new Promise<Socket>((resolve, reject) => {
-      const socket = connect({ port, host: '127.0.0.1', localAddress: from }, () => {
+      const socket = connect({ port: port(), host: '127.0.0.1', localAddress: from }, () => {
         socket.write('GET /api/v2/customers HTTP/1.1\r\n');
         resolve(socket);
       });
@@ -165,7 +162,7 @@ describe('connections per client address, and bodies slower than the floor', () 
   const closedWithin = (from: string, waitMs: number) =>
     new Promise<number | undefined>((resolve) => {
       const started = Date.now();
-      const socket = connect({ port, host: '127.0.0.1', localAddress: from });
+      const socket = connect({ port: port(), host: '127.0.0.1', localAddress: from });
       const timer = setTimeout(() => {
         socket.destroy();
         resolve(undefined);
@@ -177,15 +174,7 @@ describe('connections per client address, and bodies slower than the floor', () 
       });
     });
   const capLines = () => lines.filter((line) => line.includes('maxConnectionsPerAddress'));
-  const post = (length: number, close = true) =>
-    head([
-      'POST /api/v2/payments HTTP/1.1',
-      'Host: x',
-      authorization,
-      'Content-Type: application/json',
-      `Content-Length: ${length}`,
-      ...(close ? ['Connection: close'] : []),
-    ]);
+  const post = (length: number) => paymentHead(merchant, length, true);
 
   it('one address holds at most its cap: the next connections from it are closed as they arrive, logged once; other addresses are served', async () => {
     const held = await Promise.all(Array.from({ length: limits.maxConnectionsPerAddress }, () => holding('127.0.0.1')));
@@ -199,7 +188,7 @@ describe('connections per client address, and bodies slower than the floor', () 
     // Once the address holds no connection, it is served again; a new run of refusals is logged once more.
     for (const socket of held) socket.destroy();
     await new Promise((r) => setTimeout(r, 100));
-    const again = await rawExchange(port, [head(['GET /api/v2/customers HTTP/1.1', 'Host: x', 'Connection: close'])]);
+    const again = await rawExchange(port(), [head(['GET /api/v2/customers HTTP/1.1', 'Host: x', 'Connection: close'])]);
     expect(again.status).toBe(401);
     await new Promise((r) => setTimeout(r, 100)); // the server sees that connection close too
     const second = await Promise.all(
@@ -213,11 +202,11 @@ describe('connections per client address, and bodies slower than the floor', () 
   });
 
   it('a body that arrives slower than the floor is answered 408 after its grace, long before the request timeout, and its budget goes back', async () => {
-    const large = JSON.stringify({ transId: 'FLOOR', metadata: { pad: 'p'.repeat(200_000) } });
+    const large = largeBody('FLOOR');
     const started = Date.now();
-    // A takes 200 000 of the 300 000 bytes and trickles: B's 200 000 wait for them.
+    // A takes two thirds of the budget and trickles: B's body waits for them.
     const a = rawExchange(
-      port,
+      port(),
       [
         post(large.length),
         large.slice(0, 100),
@@ -226,7 +215,7 @@ describe('connections per client address, and bodies slower than the floor', () 
       limits.requestTimeoutMs,
     );
     await new Promise((r) => setTimeout(r, 100));
-    const b = rawExchange(port, [post(large.length), large], limits.requestTimeoutMs);
+    const b = rawExchange(port(), [post(large.length), large], limits.requestTimeoutMs);
     const [answerA, answerB] = await Promise.all([a, b]);
     expect(answerA.status).toBe(408);
     expect(JSON.parse(answerA.body)).toMatchObject({ status: 408, title: 'Request timeout.' });
@@ -242,7 +231,7 @@ describe('connections per client address, and bodies slower than the floor', () 
     const chunks = body.match(/[\s\S]{1,400}/g)!;
     // 400 bytes every 100 ms: 4 000 bytes a second, twice the floor, for about a second.
     const answer = await rawExchange(
-      port,
+      port(),
       [post(Buffer.byteLength(body)), ...chunks.flatMap((chunk) => [chunk, { waitMs: 100 }])],
       limits.requestTimeoutMs,
     );

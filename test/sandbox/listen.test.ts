@@ -18,8 +18,14 @@ import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/p
 import { type ProcessGroup, startProcessGroup } from '../../tooling/process/server-process.js';
 import { checkResponse, matchOperation } from '../support/contract-check.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { eventually, Receiver } from '../support/receiver.js';
-import { payOnHostedPage, sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
+import { eventually } from '../support/receiver.js';
+import {
+  payOnHostedPage,
+  sandboxPerSuite,
+  sandboxWithReceiverPerSuite,
+  type TestSandbox,
+  transId,
+} from '../support/sandbox.js';
 import { runSandboxCommand } from '../support/sandbox-process.js';
 import { DeliveryChecks } from '../support/webhook-check.js';
 
@@ -65,15 +71,9 @@ const paid = (sandbox: TestSandbox, webhook: string, who?: MerchantCredentials) 
   payOnHostedPage(sandbox.call, { webhook, who, transId: transId('LISTEN'), amount: { value: 1250, currency: 'EUR' } });
 
 describe.each(HTTP_STORES)('the listener operations on %s', (kind) => {
-  const receiver = new Receiver();
-  const sandbox = sandboxPerSuite(
-    async () => {
-      await receiver.start();
-      return dbs.database(kind);
-    },
-    { webhooks: { retryBaseMs: 50, timeoutMs: 2_000, pollMs: 25, maxAttempts: 4 } },
-  );
-  afterAll(() => receiver.stop());
+  const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
+    webhooks: { retryBaseMs: 50, timeoutMs: 2_000, pollMs: 25, maxAttempts: 4 },
+  });
 
   const register = async (who?: MerchantCredentials) => {
     const r = await call(sandbox(), 'POST', '/listeners', { body: { environment: 'test' }, ...(who ? { who } : {}) });

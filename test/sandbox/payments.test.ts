@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { isObject } from '../../tooling/openapi/walker.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
-import { sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
+import { checkoutSession, sandboxContract, sandboxPerSuite, transId } from '../support/sandbox.js';
 
 const dbs = databases();
 
@@ -302,17 +302,7 @@ describe.each(HTTP_STORES)('payments on %s', (kind) => {
     expect(link.status).toBe(201);
     expect(link.body).toMatchObject({ status: 'ACTIVE', amount: { value: 1500, currency: 'EUR' } });
     expect(link.body.url).toMatch(new RegExp(`^${sandbox().url}/hosted/links/test/`));
-    const session = await sandbox().call('POST', '/payments/sessions', {
-      body: {
-        transId: transId('SES'),
-        amount: { value: 1500, currency: 'EUR' },
-        urls: {
-          return: 'https://shop.example/ok',
-          cancel: 'https://shop.example/no',
-          webhook: 'https://shop.example/hook',
-        },
-      },
-    });
+    const session = await sandbox().call('POST', '/payments/sessions', { body: checkoutSession(transId('SES')) });
     expect(session.status).toBe(202);
     expect(session.body._links.redirect.href).toMatch(new RegExp(`^${sandbox().url}/hosted/sessions/test/`));
 

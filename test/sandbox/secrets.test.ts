@@ -17,7 +17,13 @@ import { TOKEN_LIFETIME_SECONDS } from '../../sandbox/http/auth.js';
 import { startSandbox } from '../../sandbox/server.js';
 import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { databases, STORES } from '../support/postgres.js';
-import { newMerchant, sandboxContract, sandboxPerSuite, startTestSandbox } from '../support/sandbox.js';
+import {
+  checkoutSession,
+  newMerchant,
+  sandboxContract,
+  sandboxPerSuite,
+  startTestSandbox,
+} from '../support/sandbox.js';
 
 const dbs = databases();
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-secrets-'));
@@ -78,16 +84,9 @@ describe.each(STORES)('secrets at rest on %s', (kind) => {
     });
     expect(payment.status).toBe(201);
     const session = await s.call('POST', '/payments/sessions', {
-      body: {
-        transId: `SESSION-${kind}`,
-        amount: { value: 1000, currency: 'EUR' },
-        urls: {
-          return: 'https://shop.example/ok',
-          cancel: 'https://shop.example/no',
-          webhook: 'https://shop.example/hook',
-        },
+      body: checkoutSession(`SESSION-${kind}`, {
         paymentMethods: { card: { subType: ['VISA'], cardNumber: CARD, cvv: '739' } },
-      },
+      }),
     });
     expect(session.status).toBe(202);
     for (const body of [{ cardNumber: CARD }, { iban: IBAN }]) {

@@ -14,7 +14,15 @@ import type { WebhookDelivery } from '../../sandbox/domain/types.js';
 import type { ResolvedAddress } from '../../sandbox/jobs/webhook-post.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { newMerchant, payOnHostedPage, sandboxPerSuite, type TestSandbox, transId } from '../support/sandbox.js';
+import {
+  checkoutSession,
+  merchantUrls,
+  newMerchant,
+  payOnHostedPage,
+  sandboxPerSuite,
+  type TestSandbox,
+  transId,
+} from '../support/sandbox.js';
 import { runSandboxCommand, startSandboxProcess } from '../support/sandbox-process.js';
 
 /** The four operations that take `urls.webhook`, each with a valid body around the URL. */
@@ -25,11 +33,7 @@ const CREATIONS: Array<{ path: string; body: (url: string) => Record<string, unk
   },
   {
     path: '/payments/sessions',
-    body: (webhook) => ({
-      transId: transId('POL-SES'),
-      amount: { value: 500, currency: 'EUR' },
-      urls: { return: 'https://shop.example/r', cancel: 'https://shop.example/c', webhook },
-    }),
+    body: (webhook) => checkoutSession(transId('POL-SES'), { urls: merchantUrls(webhook) }),
   },
   {
     path: '/payments/links',

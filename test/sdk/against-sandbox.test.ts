@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.js';
 import { createPaymentClient, PaymentApiError, type PaymentClient } from '../../src/client/index.js';
-import { conformingFetch, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { checkoutSession, conformingFetch, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox;
 let client: PaymentClient;
@@ -160,19 +160,9 @@ describe('the SDK against the sandbox', () => {
   });
 
   it('the other methods: sessions, links, unreferenced refunds, confirmation, services', async () => {
-    expect(
-      (
-        await client.checkoutSessions.create({
-          transId: 'SDK-S',
-          amount: { value: 100, currency: 'EUR' },
-          urls: {
-            return: 'https://shop.example/ok',
-            cancel: 'https://shop.example/cancel',
-            webhook: 'https://shop.example/hook',
-          },
-        })
-      )._links.redirect.href,
-    ).toContain('/hosted/sessions/');
+    expect((await client.checkoutSessions.create(checkoutSession('SDK-S')))._links.redirect.href).toContain(
+      '/hosted/sessions/',
+    );
     expect(
       (await client.paymentLinks.create({ transId: 'SDK-L', amount: { value: 100, currency: 'EUR' } })).status,
     ).toBe('ACTIVE');

@@ -13,7 +13,8 @@ import {
   type SimulationCode,
 } from '../../sandbox/domain/context.js';
 import type { NewPayment } from '../../sandbox/domain/payments.js';
-import type { PaymentOperation, Schemas, Scope } from '../../sandbox/domain/types.js';
+import { pseudoNumberRecord } from '../../sandbox/domain/services.js';
+import type { PaymentOperation, PseudoNumberRecord, Schemas, Scope } from '../../sandbox/domain/types.js';
 
 /** The committed bundle of the contract. */
 export const BUNDLE_PATH = join(import.meta.dirname, '..', '..', 'generated', 'openapi.json');
@@ -124,6 +125,13 @@ export const DAY = 24 * HOUR;
 
 export const SCOPE: Scope = { merchantId: 'merchant-a', environment: 'test' };
 
+/** A merchant's return, cancel and webhook URLs; the return URL carries a query of the merchant's own. */
+export const MERCHANT_URLS = {
+  return: 'https://shop.example/ok?order=7',
+  cancel: 'https://shop.example/no',
+  webhook: 'https://shop.example/hook',
+};
+
 /** A payment request for createPayment: a DIRECT card payment of 100.00 EUR captured MANUALly, unless overridden. */
 export function newPayment(overrides: Partial<NewPayment> = {}): NewPayment {
   return {
@@ -136,6 +144,18 @@ export function newPayment(overrides: Partial<NewPayment> = {}): NewPayment {
     details: {},
     ...overrides,
   };
+}
+
+/**
+ * The pseudo number record pseudoNumberRecord makes of `number` in SCOPE: a CARD with fingerprint `f`
+ * unless `details` says otherwise (and the expiry and holder it gives).
+ */
+export function pseudoNumberOf(
+  number: string,
+  ctx: DomainContext,
+  details: Omit<Partial<Parameters<typeof pseudoNumberRecord>[0]>, 'number'> = {},
+): PseudoNumberRecord {
+  return pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f', number, type: 'CARD', ...details }, ctx);
 }
 
 /** Operation types in order, for assertions on what a decision records. */

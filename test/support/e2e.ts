@@ -99,6 +99,66 @@ export interface E2E {
     client?: PaymentClient,
     shop?: MerchantSite,
   ): Promise<{ transId: string; href: string; sessionId: string }>;
+  /**
+   * Opens a session's hosted page on `page` (a fresh one unless given) and checks what it shows
+   * (openHostedPage): this merchant, `shown` (amount and currency as the customer reads them) and the
+   * session's transId as the reference. The page.
+   */
+  openCheckout(
+    session: { href: string; transId: string },
+    shown: { amount: string; currency: string },
+    page?: Page,
+  ): Promise<Page>;
+  /**
+   * Clicks the hosted page's `button` and waits for the shop's /return page; screenshots
+   * `<shot>-1-hosted-page` before the click and `<shot>-2-return` after. Where the customer landed.
+   */
+  returnAfter(page: Page, button: string | RegExp, shot: string): Promise<URL>;
+}
+
+/**
+ * What a test does in the browser: fresh pages (their contexts go into `contexts`, closed after the
+ * test), screenshots named after `file`, and the hosted checkout of `merchant` returning to `site`.
+ */
+function browserActions(setup: {
+  browser: Browser;
+  contexts: BrowserContext[];
+  file: string;
+  merchant: MerchantCredentials;
+  site: MerchantSite;
+}): Pick<E2E, 'newPage' | 'screenshot' | 'openCheckout' | 'returnAfter'> {
+  const newPage: E2E['newPage'] = async (opts = {}) => {
+    const context = await setup.browser.newContext({
+      viewport: { width: 720, height: 900 },
+      ...(opts.bypassCSP ? { bypassCSP: true } : {}),
+    });
+    setup.contexts.push(context);
+    context.setDefaultTimeout(15_000);
+    return context.newPage();
+  };
+  const screenshot: E2E['screenshot'] = async (page, name) => {
+    await page.screenshot({ path: join(SCREENSHOTS, `${setup.file}-${name}.png`), fullPage: true });
+  };
+  return {
+    newPage,
+    screenshot,
+    async openCheckout(session, shown, page) {
+      const opened = page ?? (await newPage());
+      await openHostedPage(opened, session.href, {
+        merchantId: setup.merchant.merchantId,
+        ...shown,
+        reference: session.transId,
+      });
+      return opened;
+    },
+    async returnAfter(page, button, shot) {
+      await screenshot(page, `${shot}-1-hosted-page`);
+      await page.getByRole('button', { name: button }).click();
+      const landed = await landOn(page, setup.site, '/return');
+      await screenshot(page, `${shot}-2-return`);
+      return landed;
+    },
+  };
 }
 
 /**
@@ -147,18 +207,7 @@ export function e2ePerFile(file: string, options: { webhooks?: SandboxOptions['w
       admin: (method, path, body) => adminCall(sb.url, sb.adminKey, method, path, body),
       site,
       example,
-      async newPage(opts = {}) {
-        const context = await b.newContext({
-          viewport: { width: 720, height: 900 },
-          ...(opts.bypassCSP ? { bypassCSP: true } : {}),
-        });
-        contexts.push(context);
-        context.setDefaultTimeout(15_000);
-        return context.newPage();
-      },
-      async screenshot(page, name) {
-        await page.screenshot({ path: join(SCREENSHOTS, `${file}-${name}.png`), fullPage: true });
-      },
+      ...browserActions({ browser: b, contexts, file, merchant, site }),
       async checkout(prefix, extra = {}, as = client, shop = site!) {
         const id = transId(prefix);
         const { webhook, ...body } = extra;

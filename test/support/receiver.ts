@@ -56,6 +56,10 @@ export class Receiver {
   on(path: string) {
     return this.received.filter((r) => r.path === path);
   }
+  /** The first request on `path`, once one has arrived (see eventually; `what` names it if none does). */
+  first(path: string, what = `a request on ${path}`): Promise<Received> {
+    return eventually(what, () => this.on(path)[0]);
+  }
   /** Throws WebhookConformanceError naming the violations received since the last call, if any. */
   assertConforming() {
     this.checks.assertConforming();

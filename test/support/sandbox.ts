@@ -11,6 +11,7 @@ import { ROOTS } from '../../sandbox/http/app.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
 import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { checkResponse, matchOperation } from './contract-check.js';
+import { Receiver } from './receiver.js';
 import { registerWebhookSecrets } from './webhook-check.js';
 
 let contract: Contract | undefined;
@@ -83,6 +84,21 @@ export const cardPayment = (id: string, extra: Record<string, unknown> = {}) => 
   ...extra,
 });
 
+/** The merchant's return and cancel URLs, and `webhook` where its notifications go: a HOSTED payment's or a session's `urls`. */
+export const merchantUrls = (webhook = 'https://shop.example/hook') => ({
+  return: 'https://shop.example/return',
+  cancel: 'https://shop.example/cancel',
+  webhook,
+});
+
+/** A checkout session of 15.00 EUR with the merchant's URLs (merchantUrls): the body of a create with nothing else to it. */
+export const checkoutSession = (id: string, extra: Record<string, unknown> = {}) => ({
+  transId: id,
+  amount: { value: 1500, currency: 'EUR' },
+  urls: merchantUrls(),
+  ...extra,
+});
+
 type CallOptions = {
   body?: unknown;
   headers?: Record<string, string>;
@@ -139,7 +155,7 @@ export async function payOnHostedPage(
     body: {
       transId: options.transId ?? transId('HOSTED'),
       amount: options.amount ?? { value: 700, currency: 'USD' },
-      urls: { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel', webhook: options.webhook },
+      urls: merchantUrls(options.webhook),
     },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -222,6 +238,26 @@ export function sandboxPerSuite(
     if (!sandbox) throw new Error('the sandbox of this suite has not started');
     return sandbox;
   };
+}
+
+/**
+ * For a suite on one store: a merchant's webhook endpoint (Receiver) that starts first, then a
+ * sandbox on `database()` as sandboxPerSuite starts it; the endpoint stops after the sandbox.
+ */
+export function sandboxWithReceiverPerSuite(
+  database: () => Promise<string>,
+  options: Parameters<typeof sandboxPerSuite>[1] = {},
+): { sandbox: () => TestSandbox; receiver: Receiver } {
+  const receiver = new Receiver();
+  // Registered before the sandbox's: after hooks run in reverse order, so this one runs last.
+  afterAll(async () => {
+    if (receiver.url) await receiver.stop();
+  });
+  const sandbox = sandboxPerSuite(async () => {
+    await receiver.start();
+    return database();
+  }, options);
+  return { sandbox, receiver };
 }
 
 /** Gives a merchant of `t` (its own by default) the contract's examples, through the admin API. */

@@ -10,29 +10,28 @@ import {
   storedPaymentMethodBody,
   updateCustomer,
 } from '../../../sandbox/domain/customers.js';
-import { pseudoNumberRecord } from '../../../sandbox/domain/services.js';
 import type { Schemas } from '../../../sandbox/domain/types.js';
-import { DAY, SCOPE, T0, testDomain } from '../../support/domain.js';
+import { DAY, pseudoNumberOf, SCOPE, T0, type TestDomain, testDomain } from '../../support/domain.js';
 
 const ADDRESS = { street: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DEU' } as Schemas['Address'];
 const OTHER_ADDRESS = { street: 'Ring 2', city: 'Köln', postalCode: '50667', country: 'DEU' } as Schemas['Address'];
 const SHIPPING = { address: ADDRESS } as Schemas['Shipping'];
 
+/** The customer a payment of SCOPE makes when it names no customer the merchant has yet. */
+const newCustomer = (payment: Parameters<typeof customerFromPayment>[2], ctx: TestDomain) =>
+  customerFromPayment(undefined, SCOPE, payment, ctx);
+
 describe('customerFromPayment', () => {
   it('none without a merchantCustomerId', () => {
     const ctx = testDomain();
-    expect(customerFromPayment(undefined, SCOPE, {}, ctx)).toBeUndefined();
-    expect(
-      customerFromPayment(undefined, SCOPE, { customerInfo: { firstName: 'Lena' }, billingAddress: ADDRESS }, ctx),
-    ).toBeUndefined();
+    expect(newCustomer({}, ctx)).toBeUndefined();
+    expect(newCustomer({ customerInfo: { firstName: 'Lena' }, billingAddress: ADDRESS }, ctx)).toBeUndefined();
     expect(ctx.issued('customer')).toBe(0);
   });
 
   it("a new customer: the payment's customer details, billing address and shipping, created now", () => {
     const ctx = testDomain();
-    const c = customerFromPayment(
-      undefined,
-      SCOPE,
+    const c = newCustomer(
       {
         customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena', email: 'lena@example.com' },
         billingAddress: ADDRESS,
@@ -57,21 +56,14 @@ describe('customerFromPayment', () => {
   });
 
   it('stores no undefined field', () => {
-    const c = customerFromPayment(
-      undefined,
-      SCOPE,
-      { customerInfo: { merchantCustomerId: 'm-1', lastName: undefined } },
-      testDomain(),
-    )!;
+    const c = newCustomer({ customerInfo: { merchantCustomerId: 'm-1', lastName: undefined } }, testDomain())!;
     expect(Object.entries(c.data).filter(([, v]) => v === undefined)).toEqual([]);
     expect(c.data).toEqual({ merchantCustomerId: 'm-1' });
   });
 
   it('a later payment brings the customer up to date field by field; what it does not send stays', () => {
     const ctx = testDomain();
-    const first = customerFromPayment(
-      undefined,
-      SCOPE,
+    const first = newCustomer(
       {
         customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena', lastName: 'Schmidt' },
         billingAddress: ADDRESS,
@@ -110,9 +102,7 @@ describe('customerFromPayment', () => {
 describe('updateCustomer', () => {
   it("replaces the fields sent, keeps the others and the merchant's customer id", () => {
     const ctx = testDomain();
-    const c = customerFromPayment(
-      undefined,
-      SCOPE,
+    const c = newCustomer(
       { customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena', lastName: 'Schmidt' }, billingAddress: ADDRESS },
       ctx,
     )!;
@@ -140,12 +130,7 @@ describe('updateCustomer', () => {
 describe('customerBody', () => {
   it("is the customer's data with its ids and creation date", () => {
     const ctx = testDomain();
-    const c = customerFromPayment(
-      undefined,
-      SCOPE,
-      { customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena' } },
-      ctx,
-    )!;
+    const c = newCustomer({ customerInfo: { merchantCustomerId: 'm-1', firstName: 'Lena' } }, ctx)!;
     expect(customerBody(c)).toEqual({ merchantCustomerId: 'm-1', firstName: 'Lena', id: 'cus_0001', creationDate: T0 });
   });
 });
@@ -153,17 +138,7 @@ describe('customerBody', () => {
 describe('storedCard', () => {
   it('is the card of a pseudo number record for a customer: brand, last four, expiry, never the number', () => {
     const ctx = testDomain();
-    const record = pseudoNumberRecord(
-      {
-        scope: SCOPE,
-        fingerprint: 'f',
-        number: '5555555555554444',
-        type: 'CARD',
-        expiryDate: '203001',
-        cardHolderName: 'Lena',
-      },
-      ctx,
-    );
+    const record = pseudoNumberOf('5555555555554444', ctx, { expiryDate: '203001', cardHolderName: 'Lena' });
     ctx.advance(1000);
     const method = storedCard('cus_1', record, ctx);
     expect(method).toEqual({
@@ -188,10 +163,7 @@ describe('storedCard', () => {
 
   it('a record without card data gives an empty card summary', () => {
     const ctx = testDomain();
-    const iban = pseudoNumberRecord(
-      { scope: SCOPE, fingerprint: 'f', number: 'DE89370400440532013000', type: 'IBAN' },
-      ctx,
-    );
+    const iban = pseudoNumberOf('DE89370400440532013000', ctx, { type: 'IBAN' });
     expect(storedCard('cus_1', iban, ctx).card).toEqual({});
   });
 });

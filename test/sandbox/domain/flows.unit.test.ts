@@ -14,17 +14,12 @@ import {
 } from '../../../sandbox/domain/flows.js';
 import { createPayment } from '../../../sandbox/domain/payments.js';
 import type { Schemas } from '../../../sandbox/domain/types.js';
-import { DAY, HOUR, SCOPE, T0, testDomain } from '../../support/domain.js';
+import { DAY, HOUR, MERCHANT_URLS, newPayment, SCOPE, T0, testDomain } from '../../support/domain.js';
 
-const URLS = {
-  return: 'https://shop.example/ok',
-  cancel: 'https://shop.example/no',
-  webhook: 'https://shop.example/hook',
-};
 const SESSION: Schemas['CheckoutSessionRequest'] = {
   transId: 'S-1',
   amount: { value: 2500, currency: 'EUR' },
-  urls: URLS,
+  urls: MERCHANT_URLS,
 };
 const LINK: Schemas['PaymentLinkRequest'] = { transId: 'L-1', amount: { value: 1500, currency: 'EUR', taxTotal: 100 } };
 
@@ -113,23 +108,22 @@ describe('confirmIntent', () => {
     const c = confirmIntent(intent, { integrationType: 'DIRECT', type: 'CARD' });
     if (c.outcome !== 'ok') throw new Error(c.code);
     expect(c.intent).toEqual({ ...intent, status: 'CONFIRMED' });
-    expect(c.payment).toEqual({
-      scope: SCOPE,
-      transId: 'PI-1',
-      refNr: 'R-1',
-      amount: { value: 990, currency: 'EUR' },
-      captureMethod: { type: 'MANUAL' },
-      integrationType: 'DIRECT',
-      paymentMethodType: 'CARD',
-      details: {
-        order: { merchantReference: 'O-1' },
-        urls: { return: 'https://shop.example/ok' },
-        customerInfo: { merchantCustomerId: 'c-1', email: 'a@example.com' },
-        referencePayId: 'pay_prev',
-      },
-      metadata: { app: 'ios' },
-      simulationMode: 'SUCCESS',
-    });
+    // a DIRECT card payment of the intent's scope, MANUAL as the intent asked: newPayment's defaults
+    expect(c.payment).toEqual(
+      newPayment({
+        transId: 'PI-1',
+        refNr: 'R-1',
+        amount: { value: 990, currency: 'EUR' },
+        details: {
+          order: { merchantReference: 'O-1' },
+          urls: { return: 'https://shop.example/ok' },
+          customerInfo: { merchantCustomerId: 'c-1', email: 'a@example.com' },
+          referencePayId: 'pay_prev',
+        },
+        metadata: { app: 'ios' },
+        simulationMode: 'SUCCESS',
+      }),
+    );
     // the intent's credential on file is of its own kind: the payment does not take it over
     expect(c.payment.details.credentialOnFile).toBeUndefined();
     expect(createPayment(c.payment, ctx).payment).toMatchObject({ state: 'AUTHORIZED', authorizedValue: 990 });

@@ -16,18 +16,13 @@ import {
 } from '../../../sandbox/domain/hosted.js';
 import { completeOnHostedPage, createPayment, expirePayment } from '../../../sandbox/domain/payments.js';
 import type { CheckoutSession, PaymentLink, PaymentState, Schemas } from '../../../sandbox/domain/types.js';
-import { HOUR, newPayment, SCOPE, testDomain } from '../../support/domain.js';
+import { HOUR, MERCHANT_URLS, newPayment, SCOPE, testDomain } from '../../support/domain.js';
 
-const URLS = {
-  return: 'https://shop.example/ok?order=7',
-  cancel: 'https://shop.example/no',
-  webhook: 'https://shop.example/hook',
-};
 const SESSION: Schemas['CheckoutSessionRequest'] = {
   transId: 'S-1',
   refNr: 'R-1',
   amount: { value: 2500, currency: 'USD', taxTotal: 200 },
-  urls: URLS,
+  urls: MERCHANT_URLS,
   captureMethod: { type: 'MANUAL' },
   metadata: { k: 'v' },
   simulationMode: 'DECLINED',
@@ -50,7 +45,7 @@ describe('hostedAvailability of a HOSTED payment', () => {
   it('while PENDING: offers its amount, reference, urls, and the methods (its own, else the defaults)', () => {
     const ctx = testDomain();
     const any = createPayment(
-      newPayment({ integrationType: 'HOSTED', paymentMethodType: undefined, details: { urls: URLS } }),
+      newPayment({ integrationType: 'HOSTED', paymentMethodType: undefined, details: { urls: MERCHANT_URLS } }),
       ctx,
     ).payment;
     expect(hostedAvailability({ kind: 'payments', payment: any }, ctx.now)).toEqual({
@@ -59,7 +54,7 @@ describe('hostedAvailability of a HOSTED payment', () => {
         amount: { value: 10_000, currency: 'EUR' },
         reference: 'T-1',
         methods: DEFAULT_HOSTED_METHODS,
-        urls: URLS,
+        urls: MERCHANT_URLS,
       },
     });
     const paypal = createPayment(newPayment({ integrationType: 'HOSTED', paymentMethodType: 'PAYPAL' }), ctx).payment;
@@ -141,7 +136,12 @@ describe('hostedAvailability of a checkout session', () => {
     const target = session(ctx);
     expect(hostedAvailability(target, ctx.now)).toEqual({
       open: true,
-      offer: { amount: { value: 2500, currency: 'USD' }, reference: 'S-1', methods: ['PAYPAL', 'CARD'], urls: URLS },
+      offer: {
+        amount: { value: 2500, currency: 'USD' },
+        reference: 'S-1',
+        methods: ['PAYPAL', 'CARD'],
+        urls: MERCHANT_URLS,
+      },
     });
     const { allowedPaymentMethods: _, ...withoutMethods } = SESSION;
     expect(hostedAvailability(session(ctx, withoutMethods), ctx.now)).toMatchObject({
@@ -213,7 +213,7 @@ describe('paymentOfHostedRequest', () => {
       amount: SESSION.amount,
       captureMethod: { type: 'MANUAL' },
       integrationType: 'HOSTED',
-      details: { order: { merchantReference: 'O-1' }, urls: URLS },
+      details: { order: { merchantReference: 'O-1' }, urls: MERCHANT_URLS },
       metadata: { k: 'v' },
       simulationMode: 'DECLINED',
     });
@@ -269,7 +269,7 @@ describe('usedHostedTarget', () => {
 describe('redirectTarget', () => {
   it("appends the identifiers given to the merchant's URL and keeps its own parameters", () => {
     const url = new URL(
-      redirectTarget(URLS.return, {
+      redirectTarget(MERCHANT_URLS.return, {
         payId: 'pay_1',
         transId: 'S-1',
         status: 'CAPTURED',

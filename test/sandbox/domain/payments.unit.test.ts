@@ -3,6 +3,7 @@
 // contract names for the refusal), the amount rules, the capture methods, the simulation codes, the
 // state, version and operations each decision leaves, and the bodies made of them.
 import { describe, expect, it } from 'vitest';
+import type { ResponseCodeName } from '../../../sandbox/domain/context.js';
 import {
   CARD_METHOD,
   capturable,
@@ -113,6 +114,51 @@ function expectRefused(ctx: TestDomain, before: Payment, decision: Decision, nam
   expect(money(decision.payment)).toEqual(money(before));
   expect(decision.payment.version).toBe(before.version + 1);
   expect(decision.payment.updatedAt).toBe(ctx.now.toISOString());
+}
+
+/**
+ * An operation applied: ok, the payment one version on with the members of `expected.payment`, and
+ * the operation it reports OK with the members of `expected.reported`. The payment.
+ */
+function expectApplied(
+  before: Payment,
+  decision: Decision,
+  expected: { payment: Record<string, unknown>; reported: Record<string, unknown> },
+): Payment {
+  const after = okPayment(decision);
+  expect(after).toMatchObject({ ...expected.payment, version: before.version + 1 });
+  expect(decision.reported).toMatchObject({ ...expected.reported, status: 'OK' });
+  return after;
+}
+
+/** `[state, code]` for each state of each group: the code an operation is refused with in those states. */
+const refusedIn = (groups: Partial<Record<ResponseCodeName, PaymentState[]>>) =>
+  Object.entries(groups).flatMap(([code, states]) => states.map((state) => [state, code] as const));
+
+type Money = { value: number; currency: string };
+
+/**
+ * Registers one test per amount `operate` must refuse on a payment of 100.00 EUR in `state`, each
+ * held by expectRefused to the contract's code: zero and a negative amount (AMOUNT_NOT_POSITIVE),
+ * another currency (CURRENCY_MISMATCH) and, where the operation has a ceiling, one cent over it,
+ * named `over` (AMOUNT_EXCEEDS_AVAILABLE).
+ */
+function itRefusesWrongAmounts(
+  state: PaymentState,
+  operate: (payment: Payment, amount: Money, ctx: TestDomain) => Decision,
+  over?: string,
+) {
+  const cases: [string, string, Money][] = [
+    ['zero', 'AMOUNT_NOT_POSITIVE', EUR(0)],
+    ['a negative amount', 'AMOUNT_NOT_POSITIVE', EUR(-1)],
+    ['another currency', 'CURRENCY_MISMATCH', { value: 100, currency: 'CHF' }],
+  ];
+  if (over) cases.unshift([over, 'AMOUNT_EXCEEDS_AVAILABLE', EUR(10_001)]);
+  it.each(cases)('refuses %s with %s', (_, name, amount) => {
+    const ctx = testDomain();
+    const payment = reach(ctx, state);
+    expectRefused(ctx, payment, operate(payment, amount, ctx), name);
+  });
 }
 
 const declines = () =>
@@ -319,22 +365,16 @@ describe('completeOnHostedPage', () => {
     const pending = reach(ctx, 'PENDING', { refNr: 'R-9' });
     ctx.advance(5 * 60_000);
     const d = completeOnHostedPage(pending, { decision: 'pay', paymentMethodType: 'PAYPAL' }, ctx);
-    expect(d.outcome).toBe('ok');
-    expect(d.payment).toMatchObject({
-      state: 'AUTHORIZED',
-      paymentMethodType: 'PAYPAL',
-      authorizedValue: 10_000,
-      version: pending.version + 1,
-      updatedAt: ctx.now.toISOString(),
+    expectApplied(pending, d, {
+      payment: {
+        state: 'AUTHORIZED',
+        paymentMethodType: 'PAYPAL',
+        authorizedValue: 10_000,
+        updatedAt: ctx.now.toISOString(),
+      },
+      reported: { type: 'AUTHORIZATION', transId: pending.transId, refNr: 'R-9', amount: EUR(10_000) },
     });
     expect(d.operations).toHaveLength(1);
-    expect(d.reported).toMatchObject({
-      type: 'AUTHORIZATION',
-      transId: pending.transId,
-      refNr: 'R-9',
-      status: 'OK',
-      amount: EUR(10_000),
-    });
   });
 
   it('Pay with AUTOMATIC capture captures at once; DELAYED counts its hours from the payment on the page', () => {
@@ -407,21 +447,16 @@ describe('confirmPayment', () => {
     const pending = reach(ctx, 'PENDING_CONFIRMATION');
     ctx.advance(60_000);
     const d = confirmPayment(pending, { transId: 'CONF-1', refNr: 'R-2', metadata: { step: '2' } }, ctx);
-    expect(d.outcome).toBe('ok');
-    expect(d.payment).toMatchObject({
-      state: 'AUTHORIZED',
-      authorizedValue: 10_000,
-      version: pending.version + 1,
-      updatedAt: ctx.now.toISOString(),
-    });
-    expect(d.reported).toMatchObject({
-      type: 'CONFIRMATION',
-      transId: 'CONF-1',
-      refNr: 'R-2',
-      metadata: { step: '2' },
-      status: 'OK',
-      amount: EUR(10_000),
-      createdAt: ctx.now.toISOString(),
+    expectApplied(pending, d, {
+      payment: { state: 'AUTHORIZED', authorizedValue: 10_000, updatedAt: ctx.now.toISOString() },
+      reported: {
+        type: 'CONFIRMATION',
+        transId: 'CONF-1',
+        refNr: 'R-2',
+        metadata: { step: '2' },
+        amount: EUR(10_000),
+        createdAt: ctx.now.toISOString(),
+      },
     });
   });
 
@@ -486,22 +521,11 @@ describe('capturePayment', () => {
       { transId: 'C1', refNr: 'R', amount: { ...EUR(4000), taxTotal: 100 }, metadata: { n: '1' } },
       ctx,
     );
-    const p1 = okPayment(d1);
-    expect(p1).toMatchObject({
-      state: 'PARTIALLY_CAPTURED',
-      capturedValue: 4000,
-      authorizedValue: 10_000,
-      version: p0.version + 1,
+    const p1 = expectApplied(p0, d1, {
+      payment: { state: 'PARTIALLY_CAPTURED', capturedValue: 4000, authorizedValue: 10_000 },
+      reported: { type: 'CAPTURE', transId: 'C1', refNr: 'R', metadata: { n: '1' }, amount: EUR(4000) },
     });
     expect(capturable(p1)).toBe(6000);
-    expect(d1.reported).toMatchObject({
-      type: 'CAPTURE',
-      transId: 'C1',
-      refNr: 'R',
-      metadata: { n: '1' },
-      status: 'OK',
-      amount: EUR(4000),
-    });
     expect(d1.reported.amount).toEqual(EUR(4000)); // value and currency only
     const p2 = okPayment(capturePayment(p1, { transId: 'C2', amount: EUR(6000) }, ctx));
     expect(p2).toMatchObject({ state: 'CAPTURED', capturedValue: 10_000, version: p0.version + 2 });
@@ -535,14 +559,12 @@ describe('capturePayment', () => {
     });
   });
 
-  it.each([
-    ['PENDING', 'NOTHING_TO_CAPTURE'],
-    ['PENDING_CONFIRMATION', 'NOTHING_TO_CAPTURE'],
-    ['REVERSED', 'NOTHING_TO_CAPTURE'],
-    ['FAILED', 'NOTHING_TO_CAPTURE'],
-    ['CAPTURED', 'ALREADY_CAPTURED'],
-    ['REFUNDED', 'ALREADY_CAPTURED'],
-  ] as const)('is refused in %s with %s', (state, name) => {
+  it.each(
+    refusedIn({
+      NOTHING_TO_CAPTURE: ['PENDING', 'PENDING_CONFIRMATION', 'REVERSED', 'FAILED'],
+      ALREADY_CAPTURED: ['CAPTURED', 'REFUNDED'],
+    }),
+  )('is refused in %s with %s', (state, name) => {
     const ctx = testDomain();
     const payment = reach(ctx, state);
     const d = capturePayment(payment, { transId: 'C', amount: EUR(1) }, ctx);
@@ -550,16 +572,11 @@ describe('capturePayment', () => {
     expect(d.reported).toMatchObject({ type: 'CAPTURE', transId: 'C', amount: EUR(1) });
   });
 
-  it.each([
-    ['more than is left', EUR(10_001), 'AMOUNT_EXCEEDS_AVAILABLE'],
-    ['zero', EUR(0), 'AMOUNT_NOT_POSITIVE'],
-    ['a negative amount', EUR(-5), 'AMOUNT_NOT_POSITIVE'],
-    ['another currency', { value: 100, currency: 'USD' }, 'CURRENCY_MISMATCH'],
-  ] as const)('refuses %s with %s', (_, amount, name) => {
-    const ctx = testDomain();
-    const payment = reach(ctx, 'AUTHORIZED');
-    expectRefused(ctx, payment, capturePayment(payment, { transId: 'C', amount }, ctx), name);
-  });
+  itRefusesWrongAmounts(
+    'AUTHORIZED',
+    (payment, amount, ctx) => capturePayment(payment, { transId: 'C', amount }, ctx),
+    'more than is left',
+  );
 
   it.each(declines())(
     'simulationMode $simulationMode declines the capture: nothing captured, the decline recorded',
@@ -612,18 +629,9 @@ describe('reversePayment', () => {
     const ctx = testDomain();
     const payment = reach(ctx, 'AUTHORIZED');
     const d = reversePayment(payment, { transId: 'V', metadata: { why: 'out of stock' } }, ctx);
-    expect(okPayment(d)).toMatchObject({
-      state: 'REVERSED',
-      reversedValue: 10_000,
-      capturedValue: 0,
-      version: payment.version + 1,
-    });
-    expect(d.reported).toMatchObject({
-      type: 'REVERSAL',
-      transId: 'V',
-      amount: EUR(10_000),
-      metadata: { why: 'out of stock' },
-      status: 'OK',
+    expectApplied(payment, d, {
+      payment: { state: 'REVERSED', reversedValue: 10_000, capturedValue: 0 },
+      reported: { type: 'REVERSAL', transId: 'V', amount: EUR(10_000), metadata: { why: 'out of stock' } },
     });
   });
 
@@ -647,16 +655,12 @@ describe('reversePayment', () => {
     expect(okPayment(reversePayment(delayed, { transId: 'V' }, ctx)).captureAt).toBeUndefined();
   });
 
-  it.each([
-    ['PARTIALLY_CAPTURED', 'ALREADY_CAPTURED'],
-    ['CAPTURED', 'ALREADY_CAPTURED'],
-    ['PARTIALLY_REFUNDED', 'ALREADY_CAPTURED'],
-    ['REFUNDED', 'ALREADY_CAPTURED'],
-    ['PENDING', 'WRONG_STATE'],
-    ['PENDING_CONFIRMATION', 'WRONG_STATE'],
-    ['REVERSED', 'WRONG_STATE'],
-    ['FAILED', 'WRONG_STATE'],
-  ] as const)('is refused in %s with %s (only while nothing is captured)', (state, name) => {
+  it.each(
+    refusedIn({
+      ALREADY_CAPTURED: ['PARTIALLY_CAPTURED', 'CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED'],
+      WRONG_STATE: ['PENDING', 'PENDING_CONFIRMATION', 'REVERSED', 'FAILED'],
+    }),
+  )('is refused in %s with %s (only while nothing is captured)', (state, name) => {
     const ctx = testDomain();
     const payment = reach(ctx, state);
     for (const amount of [undefined, EUR(1)]) {
@@ -675,16 +679,11 @@ describe('reversePayment', () => {
     expectRefused(ctx, refund, reversePayment(refund, { transId: 'V' }, ctx), 'WRONG_STATE');
   });
 
-  it.each([
-    ['more than is authorized', EUR(10_001), 'AMOUNT_EXCEEDS_AVAILABLE'],
-    ['zero', EUR(0), 'AMOUNT_NOT_POSITIVE'],
-    ['a negative amount', EUR(-1), 'AMOUNT_NOT_POSITIVE'],
-    ['another currency', { value: 100, currency: 'CHF' }, 'CURRENCY_MISMATCH'],
-  ] as const)('refuses %s with %s', (_, amount, name) => {
-    const ctx = testDomain();
-    const payment = reach(ctx, 'AUTHORIZED');
-    expectRefused(ctx, payment, reversePayment(payment, { transId: 'V', amount }, ctx), name);
-  });
+  itRefusesWrongAmounts(
+    'AUTHORIZED',
+    (payment, amount, ctx) => reversePayment(payment, { transId: 'V', amount }, ctx),
+    'more than is authorized',
+  );
 });
 
 describe('refundPayment', () => {
@@ -692,21 +691,11 @@ describe('refundPayment', () => {
     const ctx = testDomain();
     const captured = reach(ctx, 'CAPTURED');
     const d1 = refundPayment(captured, { transId: 'R1', amount: EUR(3000), metadata: { reason: 'returned' } }, ctx);
-    const p1 = okPayment(d1);
-    expect(p1).toMatchObject({
-      state: 'PARTIALLY_REFUNDED',
-      refundedValue: 3000,
-      capturedValue: 10_000,
-      version: captured.version + 1,
+    const p1 = expectApplied(captured, d1, {
+      payment: { state: 'PARTIALLY_REFUNDED', refundedValue: 3000, capturedValue: 10_000 },
+      reported: { type: 'REFUND', transId: 'R1', amount: EUR(3000), metadata: { reason: 'returned' } },
     });
     expect(refundable(p1)).toBe(7000);
-    expect(d1.reported).toMatchObject({
-      type: 'REFUND',
-      transId: 'R1',
-      amount: EUR(3000),
-      metadata: { reason: 'returned' },
-      status: 'OK',
-    });
     expectRefused(ctx, p1, refundPayment(p1, { transId: 'R2', amount: EUR(7001) }, ctx), 'AMOUNT_EXCEEDS_AVAILABLE');
     expect(okPayment(refundPayment(p1, { transId: 'R3', amount: EUR(7000) }, ctx))).toMatchObject({
       state: 'REFUNDED',
@@ -739,16 +728,11 @@ describe('refundPayment', () => {
     },
   );
 
-  it.each([
-    ['zero', EUR(0), 'AMOUNT_NOT_POSITIVE'],
-    ['a negative amount', EUR(-100), 'AMOUNT_NOT_POSITIVE'],
-    ['another currency', { value: 100, currency: 'GBP' }, 'CURRENCY_MISMATCH'],
-    ['more than was captured', EUR(10_001), 'AMOUNT_EXCEEDS_AVAILABLE'],
-  ] as const)('refuses %s with %s', (_, amount, name) => {
-    const ctx = testDomain();
-    const payment = reach(ctx, 'CAPTURED');
-    expectRefused(ctx, payment, refundPayment(payment, { transId: 'R', amount }, ctx), name);
-  });
+  itRefusesWrongAmounts(
+    'CAPTURED',
+    (payment, amount, ctx) => refundPayment(payment, { transId: 'R', amount }, ctx),
+    'more than was captured',
+  );
 
   it.each(declines())('simulationMode $simulationMode declines the refund', (sim) => {
     const ctx = testDomain();
@@ -766,12 +750,9 @@ describe('incrementAuthorization', () => {
     const ctx = testDomain();
     const payment = reach(ctx, 'AUTHORIZED');
     const d = incrementAuthorization(payment, { transId: 'I', amount: EUR(2500), duration: 2 }, ctx);
-    expect(okPayment(d)).toMatchObject({ state: 'AUTHORIZED', authorizedValue: 12_500, version: payment.version + 1 });
-    expect(d.reported).toMatchObject({
-      type: 'INCREMENTAL_AUTHORIZATION',
-      transId: 'I',
-      amount: EUR(2500),
-      status: 'OK',
+    expectApplied(payment, d, {
+      payment: { state: 'AUTHORIZED', authorizedValue: 12_500 },
+      reported: { type: 'INCREMENTAL_AUTHORIZATION', transId: 'I', amount: EUR(2500) },
     });
   });
 
@@ -825,15 +806,10 @@ describe('incrementAuthorization', () => {
     },
   );
 
-  it.each([
-    ['zero', EUR(0), 'AMOUNT_NOT_POSITIVE'],
-    ['a negative amount', EUR(-1), 'AMOUNT_NOT_POSITIVE'],
-    ['another currency', { value: 100, currency: 'USD' }, 'CURRENCY_MISMATCH'],
-  ] as const)('refuses %s with %s', (_, amount, name) => {
-    const ctx = testDomain();
-    const payment = reach(ctx, 'AUTHORIZED');
-    expectRefused(ctx, payment, incrementAuthorization(payment, { transId: 'I', amount }, ctx), name);
-  });
+  // no ceiling: an increment adds to what is authorized
+  itRefusesWrongAmounts('AUTHORIZED', (payment, amount, ctx) =>
+    incrementAuthorization(payment, { transId: 'I', amount }, ctx),
+  );
 });
 
 describe('updatePayment', () => {

@@ -18,11 +18,10 @@ import {
   minorUnitDigits,
   passesLuhn,
   pseudoNumberBody,
-  pseudoNumberRecord,
   QUOTE_LIFETIME_MS,
 } from '../../../sandbox/domain/services.js';
 import type { PseudoNumberRecord } from '../../../sandbox/domain/types.js';
-import { SCOPE, T0, testDomain } from '../../support/domain.js';
+import { pseudoNumberOf, SCOPE, T0, testDomain } from '../../support/domain.js';
 
 describe('card ranges and Luhn', () => {
   it('the fixture ranges are distinct six-digit prefixes', () => {
@@ -175,17 +174,11 @@ describe('card input', () => {
 describe('pseudoNumberRecord', () => {
   it('a card: masked, its brand, last four, expiry and holder; never the number', () => {
     const ctx = testDomain();
-    const r = pseudoNumberRecord(
-      {
-        scope: SCOPE,
-        fingerprint: 'f1',
-        number: '4000000000000069',
-        type: 'CARD',
-        expiryDate: '202912',
-        cardHolderName: 'Lena',
-      },
-      ctx,
-    );
+    const r = pseudoNumberOf('4000000000000069', ctx, {
+      fingerprint: 'f1',
+      expiryDate: '202912',
+      cardHolderName: 'Lena',
+    });
     expect(r).toEqual({
       scope: SCOPE,
       fingerprint: 'f1',
@@ -200,10 +193,7 @@ describe('pseudoNumberRecord', () => {
   });
 
   it('a card without expiry expires in December two years on', () => {
-    const r = pseudoNumberRecord(
-      { scope: SCOPE, fingerprint: 'f', number: '4111111111111111', type: 'CARD' },
-      testDomain('2026-03-01T00:00:00Z'),
-    );
+    const r = pseudoNumberOf('4111111111111111', testDomain('2026-03-01T00:00:00Z'));
     expect(r.card).toEqual({ last4Digits: '1111', brand: 'VISA', expiryDate: '202812' });
   });
 
@@ -219,16 +209,11 @@ describe('pseudoNumberRecord', () => {
     ['3566002020360505', 'JCB'],
     ['9999999999999995', 'UNKNOWN'],
   ])('the brand of %s is %s', (number, brand) => {
-    expect(pseudoNumberRecord({ scope: SCOPE, fingerprint: 'f', number, type: 'CARD' }, testDomain()).card?.brand).toBe(
-      brand,
-    );
+    expect(pseudoNumberOf(number, testDomain()).card?.brand).toBe(brand);
   });
 
   it('an IBAN: masked, no card data', () => {
-    const r = pseudoNumberRecord(
-      { scope: SCOPE, fingerprint: 'f', number: 'DE89370400440532013000', type: 'IBAN' },
-      testDomain(),
-    );
+    const r = pseudoNumberOf('DE89370400440532013000', testDomain(), { type: 'IBAN' });
     expect(r).toMatchObject({ type: 'IBAN', maskedNumber: 'DE89**************3000' });
     expect(r.card).toBeUndefined();
   });
