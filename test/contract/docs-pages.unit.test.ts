@@ -1,15 +1,19 @@
 // The README is the front door and docs/ holds the manual: README.md stays short; every relative
 // link of README.md and docs/*.md leads to a file that exists and, into a Markdown page, to one of
-// its headings; no page promises work to come or cites an issue number. Each check is first tried
-// on a counter-example, so that a check that could no longer fail fails here.
+// its headings; no page promises work to come or cites an issue number; docs/testing.md gives every
+// test file a row and names no file that is gone. Each check is first tried on a counter-example, so
+// that a check that could no longer fail fails here.
 // (docs/guides/ is not checked here: its links are the docs site's, checked by npm run lint.)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const README = join(ROOT, 'README.md');
 const MAX_README_LINES = 200;
+const TESTING = join(ROOT, 'docs', 'testing.md');
+/** The third-party generators' pinned project: its files are theirs, not tests of this repository. */
+const THIRD_PARTY = 'test/generator/third-party-generators/';
 
 /** README.md and the pages of docs/ (not docs/guides/). */
 const PAGES = [
@@ -88,6 +92,48 @@ function promises(markdown: string): string[] {
   return markdown.split('\n').flatMap((text, i) => (pattern.test(text) ? [`${i + 1}: ${text.trim()}`] : []));
 }
 
+/** The test files under test/, as paths from the root with `/` (what docs/testing.md writes). */
+function testFiles(): string[] {
+  return readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+    .map((file) => `test/${file.split(sep).join('/')}`)
+    .filter((file) => file.endsWith('.test.ts') && !file.includes('/node_modules/') && !file.startsWith(THIRD_PARTY));
+}
+
+/** The backticked test paths of a Markdown text (globs included). */
+function testPathsIn(text: string): string[] {
+  return [...text.matchAll(/`(test\/[^`\s]*\.test\.ts)`/g)].map((m) => m[1]!);
+}
+
+/**
+ * The test paths the rows of a page's tables name in their first cell: a file needs a row of its own,
+ * not a mention in another file's row.
+ */
+function rowPaths(markdown: string): string[] {
+  return markdown
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .flatMap((line) => testPathsIn(line.split('|')[1]!));
+}
+
+/** A glob as a pattern of whole paths: `*` stands for any characters within one path segment. */
+function globPattern(glob: string): RegExp {
+  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('[^/]*')}$`);
+}
+
+/** Where a page and the test files disagree: a file no row names, a named path no file has. */
+function testListProblems(markdown: string, files: string[]): string[] {
+  const rows = rowPaths(markdown);
+  const globs = rows.filter((p) => p.includes('*')).map((glob) => ({ glob, pattern: globPattern(glob) }));
+  const covered = (file: string) => rows.includes(file) || globs.some(({ pattern }) => pattern.test(file));
+  const named = new Set(testPathsIn(markdown).filter((p) => !p.includes('*')));
+  return [
+    ...files.filter((file) => !covered(file)).map((file) => `no row: ${file}`),
+    ...[...named].filter((path) => !files.includes(path)).map((path) => `no such test file: ${path}`),
+    ...globs.filter(({ pattern }) => !files.some((f) => pattern.test(f))).map(({ glob }) => `no file matches: ${glob}`),
+  ];
+}
+
 describe('the checks find what they look for', () => {
   it('a missing file, a missing heading, nothing in code', () => {
     const page = [
@@ -111,6 +157,43 @@ describe('the checks find what they look for', () => {
       'docs/counter-example.md:10 #repeated-2: no heading #repeated-2 in docs/counter-example.md',
       'docs/counter-example.md:10 ../README.md#no-such-heading: no heading #no-such-heading in README.md',
     ]);
+  });
+
+  it('a test file without a row, a row for a file that is gone, a glob that matches nothing', () => {
+    const page = [
+      '| File | What it holds |',
+      '|---|---|',
+      '| `test/a/kept.test.ts` (unit) | A row of its own. |',
+      '| `test/a/domain/*.unit.test.ts` | A glob row: one path segment. |',
+      '| `test/a/gone.test.ts` | A file that was removed. |',
+      '| `test/b/*.test.ts` | A glob that matches nothing. |',
+      '| `test/a/other.test.ts` | Names `test/a/mentioned.test.ts`, which has no row of its own. |',
+      '',
+      '`test/a/prose.test.ts` is named outside a table; `test/a/stale-in-prose.test.ts` too.',
+    ].join('\n');
+    const files = [
+      'test/a/kept.test.ts',
+      'test/a/domain/pure.unit.test.ts',
+      'test/a/domain/deeper/pure.unit.test.ts',
+      'test/a/other.test.ts',
+      'test/a/mentioned.test.ts',
+      'test/a/prose.test.ts',
+    ];
+    expect(testListProblems(page, files)).toEqual([
+      'no row: test/a/domain/deeper/pure.unit.test.ts',
+      'no row: test/a/mentioned.test.ts',
+      'no row: test/a/prose.test.ts',
+      'no such test file: test/a/gone.test.ts',
+      'no such test file: test/a/stale-in-prose.test.ts',
+      'no file matches: test/b/*.test.ts',
+    ]);
+  });
+
+  it('the test files are read from the tree, the third-party generators left out', () => {
+    const files = testFiles();
+    expect(files).toContain('test/contract/docs-pages.unit.test.ts');
+    expect(files).toContain('test/architecture.unit.test.ts');
+    expect(files.filter((file) => file.startsWith(THIRD_PARTY))).toEqual([]);
   });
 
   it('promises and issue numbers, not the word issue alone', () => {
@@ -141,6 +224,10 @@ describe('README.md and docs/', () => {
       expect(brokenLinks(file)).toEqual([]);
     },
   );
+
+  it('docs/testing.md gives every test file under test/ a row, and names no test file that is gone', () => {
+    expect(testListProblems(readFileSync(TESTING, 'utf8'), testFiles())).toEqual([]);
+  });
 
   it.each(PAGES.map((p) => [relative(ROOT, p), p]))('%s: no promise of future work, no issue number', (_, file) => {
     expect(promises(readFileSync(file, 'utf8'))).toEqual([]);

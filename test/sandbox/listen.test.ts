@@ -1,6 +1,6 @@
 // Webhooks to a laptop: `npm run sandbox -- listen --forward-to <url>` and the listener operations
 // it calls (/_sandbox/listeners…, sandbox/admin/openapi.yaml, merchant credentials). The protocol on
-// SQLite and on PostgreSQL, every response held to the admin document: a listener takes its scope's
+// the HTTP suites' stores (HTTP_STORES in test/support/postgres.ts), every response held to the admin document: a listener takes its scope's
 // deliveries instead of the URL, signed as for the URL; the answer it reports is the attempt
 // (delivered, or retried and handed over again); bounds (4 listeners per merchant, one open poll);
 // claims that no longer hold; another merchant's listener is invisible; with several listeners each

@@ -1,4 +1,4 @@
-// Credentials of the client SDK against a local fake token + API server: which scheme each
+// Credentials of the client SDK against an in-process fake token and API server (test/support/fake-api.ts): which scheme each
 // operation gets, the OAuth token cache (cached, refreshed once on 401, single flight), and
 // credentials that cannot work failing before anything is sent.
 import { afterEach, describe, expect, it, vi } from 'vitest';
