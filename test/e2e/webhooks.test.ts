@@ -17,8 +17,10 @@ import { eventually, Receiver } from '../support/receiver.js';
 import { holdingReceiver, runCliInProcess, startSandboxProcess } from '../support/sandbox-process.js';
 
 const MAX_ATTEMPTS = 5;
+// An attempt's timeout well above what a loaded machine takes to answer: what these tests hold is
+// the endpoint's answer to each attempt, never a timeout.
 const e2e = e2ePerFile('webhooks', {
-  webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 50, retryCapMs: 1_000, timeoutMs: 2_000, pollMs: 25 },
+  webhooks: { maxAttempts: MAX_ATTEMPTS, retryBaseMs: 50, retryCapMs: 1_000, timeoutMs: 15_000, pollMs: 25 },
 });
 const endpoint = new Receiver();
 beforeAll(() => endpoint.start());
@@ -55,7 +57,7 @@ describe('webhook delivery to a merchant endpoint that fails', () => {
       return d?.status === 'DELIVERED' ? d : undefined;
     });
     expect(await deliveries(payId)).toHaveLength(1);
-    expect(delivered.attempts.map((a) => a.statusCode)).toEqual([500, 503, 500, 200]);
+    expect(delivered.attempts.map((a) => a.statusCode ?? a.error)).toEqual([500, 503, 500, 200]);
     const requests = endpoint.on('/retry');
     expect(requests).toHaveLength(4);
     // The same notification each time, each attempt signed afresh and verifiable with the SDK.

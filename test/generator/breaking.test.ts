@@ -129,7 +129,7 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', (
     const changed = await against('restructured-required', (d) => restructure(d, ['refNr']));
     expect(changed.ok).toBe(false);
     expect(rules(changed)).toEqual(['required-properties-added']);
-  });
+  }, 90_000); // two diffs of the whole contract
 
   it('accepts a purely additive change: a new optional request property and a new operation (non-breaking)', async () => {
     const r = await against('additive', (d) => {
