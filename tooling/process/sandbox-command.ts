@@ -35,6 +35,8 @@ export interface SandboxProcessOptions {
   nodeOptions?: string[];
   /** Sandbox options after `--port <free> --db <database> [--merchants <file>] --quiet`. */
   extra?: string[];
+  /** The launcher to run (default SANDBOX_ENTRY): another checkout's, to compare two versions. */
+  entry?: string;
 }
 
 /** `sandbox/launch.mjs --port <free> --db <database> [--merchants <file>] --quiet [extra…]`, resolved once it answers. */
@@ -45,7 +47,7 @@ export function startSandboxProcess(options: SandboxProcessOptions): Promise<Ser
     args: (port) => [
       ...(options.nodeOptions ?? []),
       ...sandboxNodeOptions(),
-      SANDBOX_ENTRY,
+      options.entry ?? SANDBOX_ENTRY,
       ...['--port', String(port), '--db', options.database, '--quiet'],
       ...(options.merchantsFile !== undefined ? ['--merchants', options.merchantsFile] : []),
       ...(options.extra ?? []),
