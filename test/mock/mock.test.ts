@@ -204,6 +204,21 @@ function exampleParams(op: OperationEntry): Record<string, Json | undefined> {
   return out;
 }
 
+/**
+ * fetch, sent again once when the connection it reused was reset: Prism closes a kept-alive socket
+ * after 5 s idle, and a worker whose event loop was busy longer than fetch's margin sends on one that
+ * is closing. Prism keeps no state, so a second send is the same request.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  const send = () => fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  try {
+    return await send();
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+    return send();
+  }
+}
+
 async function send(call: Call, server = prism): Promise<Answer> {
   if (!server) throw new Error('Prism is not running');
   const params = call.params ?? exampleParams(call.op);
@@ -229,11 +244,10 @@ async function send(call: Call, server = prism): Promise<Answer> {
         : JSON.stringify(call.body.value);
   }
   const qs = query.toString();
-  const res = await fetch(`${server.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
+  const res = await fetchOnce(`${server.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
     method: call.op.method.toUpperCase(),
     headers,
     body,
-    signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
   let json: Json | undefined;

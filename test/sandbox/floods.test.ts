@@ -29,10 +29,11 @@ function rssMb(pid: number): number {
 }
 
 /**
- * Requests at once in the large-body floods: with the idle keep-alive sockets a previous flood left
- * in the client's pool, still under the connection cap (128), over which connections are refused.
+ * Requests at once in the large-body floods (each body near the whole budget of bodies in flight):
+ * with the idle keep-alive sockets a previous flood left in the client's pool, still under the cap of
+ * connections per client address, over which connections are refused.
  */
-const AT_ONCE = 60;
+const AT_ONCE = Math.floor(DEFAULT_SERVER_LIMITS.maxConnectionsPerAddress / 2) - 8;
 
 /** Runs `tasks` with at most `concurrency` at once. */
 async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
