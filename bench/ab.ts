@@ -1,6 +1,6 @@
 // An A/B comparison of the sandbox's create (POST /payments with an Idempotency-Key, as in
 // bench/sandbox.ts) between this checkout and another one: the way to judge what a change to the
-// sandbox buys. Single runs on these machines vary by 10–30 %, so the two run interleaved, the order
+// sandbox buys. Single runs on these machines vary widely, so the two run interleaved, the order
 // swapped every round, and the medians of each side are compared.
 //   npx tsx bench/ab.ts <other checkout> [--runs 5] [--store sqlite|postgres]
 // The other checkout runs with this one's node_modules when it has none of its own (a git worktree).

@@ -83,7 +83,7 @@ const server = createServer((request, response) => {
     findKey.get(scope.merchant_id, scope.environment, key);
     const now = new Date();
     const createdAt = now.toISOString();
-    // The sandbox's ids: time-ordered, so that new rows land at the end of the indexes (random ids cost 40 % here).
+    // The sandbox's ids: time-ordered, so that new rows land at the end of the indexes (random ids cost much more here).
     const [payId, xId] = [newId('payment', now), newId('operation', now)];
     const { transId, amount, ...details } = body;
     // Strings of the sizes the sandbox stores: the domain's record, the details document, the operation, the response.

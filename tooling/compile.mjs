@@ -2,8 +2,8 @@
 // `npm run generate` (generator/launch.mjs), `npm run sandbox` (sandbox/launch.mjs) and `npm run
 // mock` (mock/launch.mjs) run, and what lint's worker thread loads. tsx compiles every TypeScript
 // file on each start and routes every module, the packages' included, through its loader thread:
-// that start-up was most of a run with nothing to do (a sandbox spent about 3 s of CPU before its
-// first answer), and a worker thread cannot use it.
+// that start-up was most of a run with nothing to do, and much of a sandbox's start, and a worker
+// thread cannot use it.
 //
 // A program is esbuild's bundle of its entry points with what they import from the repository (the
 // packages stay in node_modules), split where the code imports lazily, in

@@ -2,7 +2,7 @@
 // node_modules/.cache/payment-generate/<step>/<key>/: the step's files and its report's detail.
 // An entry is written whole in a temp folder and renamed into place, so that a reader sees it
 // complete or not at all; only steps that succeeded are stored. The few most recently used
-// entries of each step are kept (a docs entry is about 7 MB).
+// entries of each step are kept (a docs entry holds the whole site).
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -108,7 +108,7 @@ export interface PipelineDeps {
 /**
  * A request's context. A class, not an object literal with a `get domain()`: V8 gives every literal
  * that carries its own getter closure a hidden class of its own, in old space, which kept each
- * request's objects alive until a full GC (measured: GET throughput halved).
+ * request's objects alive until a full GC (docs/benchmarks.md, GET, says what the class bought).
  */
 class Context implements RequestContext {
   readonly path: RequestContext['path'];

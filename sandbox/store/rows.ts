@@ -24,8 +24,8 @@ export const parse = <T>(row: { data: string }): T => JSON.parse(row.data) as T;
 /**
  * A row's scope columns. Rows spread it last: on Node 20's V8, an object that starts with a spread
  * and then gains keys gets hidden classes of its own, made in old space, and they kept every row
- * and its JSON alive until a full GC (measured: about 5 kB promoted per create, a mark-compact of
- * 4 ms every quarter second under load; `node --log-maps` shows the transitions).
+ * and its JSON alive until a full GC (docs/benchmarks.md, POST; `node --log-maps` shows the
+ * transitions, test/sandbox/hidden-classes.test.ts counts them).
  */
 export const scopeOf = (scope: Scope) => ({ merchant_id: scope.merchantId, environment: scope.environment });
 

@@ -154,8 +154,8 @@ export class CallRunner {
 
     const timeoutMs = callOptions?.timeoutMs ?? this.settings.timeoutMs;
     const hasDeadline = timeoutMs > 0 && timeoutMs < Infinity;
-    // A timed-out request is aborted, so its socket is freed (an AbortSignal costs Node's fetch
-    // ~10 µs per request; `abortOnTimeout: false` trades that for a request left to finish).
+    // A timed-out request is aborted, so its socket is freed (an AbortSignal has a cost in Node's
+    // fetch, docs/benchmarks.md; `abortOnTimeout: false` trades it for a request left to finish).
     const controller = hasDeadline && this.settings.abortOnTimeout ? new AbortController() : undefined;
     const call: Call = {
       plan,

@@ -25,8 +25,8 @@ export interface PaymentClientSettings {
   /**
    * Abort the HTTP request when the deadline passes, freeing its connection (default true). With
    * false the call still rejects with PaymentTimeoutError at the deadline, but the request is left
-   * to finish and its answer discarded: that saves the AbortSignal per call (about 10 µs in Node
-   * 20's fetch, noticeable only against a local server). A `signal` passed to a call always aborts.
+   * to finish and its answer discarded: that saves the AbortSignal per call (noticeable only
+   * against a local server). A `signal` passed to a call always aborts.
    */
   abortOnTimeout?: boolean;
   /** Attempts at most per call, the first included (default 3). Only GETs and calls with an Idempotency-Key are retried. */

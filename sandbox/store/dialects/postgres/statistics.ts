@@ -2,7 +2,7 @@
 // which autovacuum gathers about a minute after the writes start (its naptime). Until then every
 // index that leads with the scope looks as good as the unique one (each costs one row), and the
 // planner took the duplicate-check index for a payment's look-up by transId or payId: a scan of the
-// scope's payments, 2.5 ms at 6 000 of them, most of a create on a fresh database. A table analyzed
+// scope's payments, growing with them, most of a create on a fresh database (docs/benchmarks.md). A table analyzed
 // once with a few hundred rows stays well planned as it grows (transId and payId come out unique,
 // the scope columns not), and autovacuum keeps it so afterwards.
 import { type Kysely, sql } from 'kysely';

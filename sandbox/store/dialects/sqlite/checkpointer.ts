@@ -5,9 +5,8 @@
 // committing. Only the writer can start the WAL over, and only when a transaction of its own
 // begins on a fully copied WAL, which under steady load never happens: its automatic checkpoint
 // stays on, at a higher threshold (see open.ts), and still copies the pages written since the
-// worker's last pass, which is why the passes are frequent (measured under load: 50 ms between
-// passes and 4 000 pages left a 5 ms commit six times a second, the POST p99; 20 ms and 16 000
-// pages, a few a second).
+// worker's last pass, which is why the passes are frequent (docs/benchmarks.md, POST, has what
+// each setting left on the request path).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
