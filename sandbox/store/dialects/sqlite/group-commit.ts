@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../schema.js';
-import type { SqliteStatement } from './statement-cache.js';
+import type { SqliteStatement } from './precompile.js';
 
 /**
  * Group commit (SQLite): the transactions that arrive while one commit is being written run one

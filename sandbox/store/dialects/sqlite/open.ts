@@ -10,7 +10,6 @@ import type { Database as Tables } from '../../schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDialect } from './dialect.js';
 import { type OwnerLock, takeOwnerLock } from './owner-lock.js';
-import { withStatementCache } from './statement-cache.js';
 
 /**
  * The database file readable by its owner alone (0600), created so when it is new: SQLite gives its
@@ -53,8 +52,9 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
       ? err
       : new StoreOpenError(`cannot open the SQLite database at ${location}: ${(err as Error).message}`);
   }
-  const cached = withStatementCache(database);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
+  const writer = database;
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: writer }) });
+  const prepareOnWriter = (sql: string) => writer.prepare(sql);
   try {
     await migrate(db, location);
   } catch (err) {
@@ -66,12 +66,12 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
     return sqliteDialect(
       db,
       location,
-      { reader: db, prepare: { writer: cached.prepare, reader: cached.prepare } },
+      { reader: db, prepare: { writer: prepareOnWriter, reader: prepareOnWriter } },
       () => db.destroy(),
     );
   // A second connection for reads: in WAL mode they run beside the writer's transactions.
-  const cachedReader = withStatementCache(new Database(location, { readonly: true }));
-  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cachedReader }) });
+  const readerDatabase = new Database(location, { readonly: true });
+  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: readerDatabase }) });
   // Checkpoints run in a worker (see checkpointer.ts); the writer's own starts the WAL over, at
   // sixteen times SQLite's threshold (a WAL file of up to 64 MB) so that it blocks a commit rarely.
   database.pragma('wal_autocheckpoint = 16000');
@@ -81,7 +81,7 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
   return sqliteDialect(
     db,
     location,
-    { reader, prepare: { writer: cached.prepare, reader: cachedReader.prepare } },
+    { reader, prepare: { writer: prepareOnWriter, reader: (sql) => readerDatabase.prepare(sql) } },
     async () => {
       await checkpointer.stop();
       await reader.destroy();

@@ -3,11 +3,17 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Db, Precompiled } from '../../dialect.js';
 import type { Database } from '../../schema.js';
-import type { SqliteStatement } from './statement-cache.js';
+
+/** A better-sqlite3 statement, as far as the store runs one itself. */
+export interface SqliteStatement {
+  readonly reader: boolean;
+  all(parameters: readonly unknown[]): unknown[];
+  run(parameters: readonly unknown[]): unknown;
+}
 
 /**
- * SQLite's two connections (see open.ts): the Kysely instance that reads beside the writer, and each
- * connection's cache of prepared statements.
+ * SQLite's two connections (see open.ts): the Kysely instance that reads beside the writer, and how each
+ * connection prepares a statement.
  */
 export interface SqliteConnections {
   reader: Kysely<Database>;
