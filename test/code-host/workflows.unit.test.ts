@@ -163,6 +163,19 @@ describe('.github/workflows', () => {
     expect(on('pages.yml')).toEqual({ push: { branches: ['main'] }, workflow_dispatch: null });
     expect(on('release.yml')).toEqual({ push: { tags: ['v*'] } });
   });
+
+  it('the release packs every package of packages/ and attaches its tarball', () => {
+    const release = readFileSync(join(DIR, 'release.yml'), 'utf8');
+    const packages = readdirSync(join(REPO_ROOT, 'packages'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    expect(packages.map((e) => e.name)).toContain('sdk');
+    for (const { name } of packages) {
+      const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'packages', name, 'package.json'), 'utf8'));
+      // npm's tarball name: the package name without its @, its slash as a hyphen, then the version
+      const tarball = `packed/${String(manifest.name).replace(/^@/, '').replace('/', '-')}-\${GITHUB_REF_NAME#v}.tgz`;
+      expect(release, `packages/${name}`).toContain(`run: npm run pack:${name} -- --destination packed\n`);
+      expect(release, `packages/${name}`).toContain(`--asset "${tarball}"`);
+    }
+  });
 });
 
 /** Node's maintained lines, which the checks run on (20 reached its end of life in April 2026). */
