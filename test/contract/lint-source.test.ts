@@ -56,8 +56,10 @@ describe('npm run lint on the contract', () => {
   it('finds nothing: 0 errors, 0 warnings (examples and guide links included)', async () => {
     const result = await lintContract();
     expect(result.problems.map(formatProblem)).toEqual([]);
-    expect(result.timingsMs.examples, 'the example check ran').toBeGreaterThan(0);
-    expect(result.timingsMs.guides, 'the guide links were checked').toBeGreaterThanOrEqual(0);
+    // a check that ran is timed: its key is there (a check skipped leaves none)
+    expect(Object.keys(result.timingsMs), 'the example check and the guide links ran').toEqual(
+      expect.arrayContaining(['examples', 'guides']),
+    );
   }, 120_000);
 });
 
