@@ -70,7 +70,9 @@ export default defineConfig({
     // npm run coverage: line coverage of the product folders (scripts/coverage.ts sums it per folder).
     coverage: {
       provider: 'v8',
-      include: ['sandbox/**', 'generator/**', 'src/**', 'tooling/**'],
+      include: ['{sandbox,generator,src,tooling}/**/*.{ts,mts,mjs}'],
+      // a run with a failing test still reports what it covered
+      reportOnFailure: true,
       reporter: ['json-summary'],
       reportsDirectory: 'test-output/coverage',
     },

@@ -210,7 +210,8 @@ function exampleParams(op: OperationEntry): Record<string, Json | undefined> {
  * is closing. Prism keeps no state, so a second send is the same request.
  */
 async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
-  const send = () => fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  // Dynamic mode makes up whole lists: slow on a loaded machine, though well within the test's time.
+  const send = () => fetch(url, { ...init, signal: AbortSignal.timeout(25_000) });
   try {
     return await send();
   } catch (err) {
