@@ -6,10 +6,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChecksAnswer, LintWorker, startChecks } from '../../generator/lint/checks.js';
 import { checkExamples } from '../../generator/lint/examples.js';
 import { formatProblem, type LintResult, lintContract } from '../../generator/lint/lint.js';
 import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
+import { bundleContract } from '../../generator/steps/bundle.js';
 import { checkGuideLinks, guideLinks } from '../../generator/steps/guide-links.js';
+import { SPECTRAL_RULESET } from '../../generator/support/paths.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -98,6 +101,22 @@ describe('npm run lint on a broken copy', () => {
     expect(result.errors).toBe(3);
     expect(result.ok).toBe(false);
   });
+
+  it("lint's worker thread answers what its checks answer in this process", async () => {
+    const root = join(dir, 'openapi', 'openapi.yaml');
+    const bundle = await bundleContract({ root, config: join(dir, 'redocly.yaml') });
+    const setup = { root, rulesetPath: SPECTRAL_RULESET, bundleName: 'generated/openapi.yaml' };
+    const text = { root: bundle.root, json: bundle.json, yaml: bundle.yaml };
+    const [inWorker, inProcess] = await Promise.all([
+      new LintWorker(setup).check(text),
+      startChecks(setup).check(text),
+    ]);
+    const comparable = (a: ChecksAnswer) => ({ ...a, timingsMs: Object.keys(a.timingsMs).sort() });
+    expect(comparable(inProcess)).toEqual(comparable(inWorker));
+    expect(inProcess.problems.map((p) => p.rule)).toEqual(
+      expect.arrayContaining(['example-invalid', 'example-undeclared-property']),
+    );
+  }, 120_000);
 
   it('names the property path and the schema, and the missing operation', () => {
     const message = (rule: string) => result.problems.find((p) => p.rule === rule)?.message;
