@@ -19,14 +19,19 @@ const { values, positionals } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, store: { type: 'string', default: 'sqlite' } },
 });
 const other = positionals[0];
-if (!other || !existsSync(join(other, 'sandbox', 'launch.mjs')))
+if (!other || !existsSync(join(other, 'sandbox', 'main.ts')))
   throw new Error(
-    'usage: npx tsx bench/ab.ts <other checkout, with sandbox/launch.mjs> [--runs 5] [--store sqlite|postgres]',
+    'usage: npx tsx bench/ab.ts <other checkout of this repository> [--runs 5] [--store sqlite|postgres]',
   );
 if (values.store !== 'sqlite' && values.store !== 'postgres')
   throw new Error(`--store: sqlite or postgres, not ${values.store}`);
 const runs = Number(values.runs);
-const sides = { A: join(REPO_ROOT, 'sandbox', 'launch.mjs'), B: join(resolve(other), 'sandbox', 'launch.mjs') };
+/** How a checkout's sandbox starts: its launcher, or (a checkout from before there was one) its main.ts under tsx. */
+const launch = (checkout: string) =>
+  existsSync(join(checkout, 'sandbox', 'launch.mjs'))
+    ? { entry: join(checkout, 'sandbox', 'launch.mjs') }
+    : { entry: join(checkout, 'sandbox', 'main.ts'), nodeOptions: ['--import', 'tsx'] };
+const sides = { A: launch(REPO_ROOT), B: launch(resolve(other)) };
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
 const merchantsFile = join(dir, 'merchants.json');
@@ -42,8 +47,8 @@ async function database(): Promise<string> {
   return postgres.createDatabase(`ab_${databases}`);
 }
 
-async function measureSide(entry: string): Promise<Figures> {
-  const server = await startSandboxProcess({ database: await database(), merchantsFile, entry });
+async function measureSide(side: ReturnType<typeof launch>): Promise<Figures> {
+  const server = await startSandboxProcess({ database: await database(), merchantsFile, ...side });
   try {
     return await measure(server.baseUrl, [createRequest()]);
   } finally {
