@@ -2,6 +2,7 @@
 // with undeclared or invalid members (generator/lint/examples.ts), guide links to operations or tags that
 // do not exist (generator/steps/guide-links.ts), and YAML syntax errors (generator/lint/source-syntax.ts), each
 // once. Fixture contracts are copies of openapi/ and docs/guides/ in temp dirs, each broken on purpose.
+import { readdirSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -10,6 +11,7 @@ import { type ChecksAnswer, LintWorker, startChecks } from '../../generator/lint
 import { checkExamples } from '../../generator/lint/examples.js';
 import { formatProblem, type LintResult, lintContract } from '../../generator/lint/lint.js';
 import { checkSourceSyntax } from '../../generator/lint/source-syntax.js';
+import { loadRuleset } from '../../generator/lint/spectral.js';
 import { bundleContract } from '../../generator/steps/bundle.js';
 import { checkGuideLinks, guideLinks } from '../../generator/steps/guide-links.js';
 import { SPECTRAL_RULESET } from '../../generator/support/paths.js';
@@ -64,6 +66,19 @@ describe('npm run lint on the contract', () => {
       expect.arrayContaining(['examples', 'guides']),
     );
   }, 120_000);
+});
+
+describe("Spectral's ruleset", () => {
+  it('is bundled once, cached, and evaluated from the cache to the same rules', async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 'ruleset-cache-'));
+    dirs.push(cacheDir);
+    const bundled = await loadRuleset(SPECTRAL_RULESET, cacheDir);
+    expect(readdirSync(join(cacheDir, 'spectral-ruleset'))).toHaveLength(1);
+    const cached = await loadRuleset(SPECTRAL_RULESET, cacheDir);
+    const rules = (r: typeof bundled) => Object.keys(r.rules).sort();
+    expect(rules(cached)).toEqual(rules(bundled));
+    expect(rules(bundled)).toEqual(expect.arrayContaining(['house-composition-shape']));
+  }, 60_000);
 });
 
 describe('npm run lint on a broken copy', () => {
