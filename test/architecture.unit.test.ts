@@ -209,6 +209,15 @@ const RULES: Rule[] = [
       ]),
   },
   {
+    from: 'packages/verify/',
+    because:
+      'the verifier judges from the contract alone: its own code, the walker and its declared dependencies, nothing of the sandbox, the SDK or the generator it may be pointed at',
+    allows: ({ folder, target, packageName }) =>
+      folder === undefined
+        ? ['node:', '@hyperjump/json-schema', 'jsonpath-rfc9535', 'yaml'].includes(packageName!)
+        : inFolders(target, ['packages/verify/', 'tooling/openapi/']),
+  },
+  {
     from: '',
     because: 'SQL lives in the sandbox store alone (and the embedded PostgreSQL server creates its databases)',
     allows: ({ packageName, path }) =>
