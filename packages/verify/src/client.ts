@@ -47,7 +47,9 @@ export class NoAnswerError extends Error {
     readonly url: string,
     cause: unknown,
   ) {
-    const reason = (cause as { cause?: { code?: string } })?.cause?.code ?? (cause as Error)?.message ?? String(cause);
+    const inner = (cause as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } })?.cause;
+    const reason =
+      inner?.code ?? inner?.errors?.[0]?.code ?? inner?.message ?? (cause as Error)?.message ?? String(cause);
     super(`no answer from ${url}: ${reason}`);
     this.name = 'NoAnswerError';
   }

@@ -149,6 +149,25 @@ async function refundRetried(ctx: RunContext, fx: Fixtures): Promise<void> {
       ? sameAnswer(first, retry)
       : [`the first refund got ${first.status}: ${first.text.slice(0, 200)}`],
   );
+  const other = await ctx.client.send({
+    operationId: 'refundPayment',
+    title: 'the same key with another refund',
+    auth: { scheme: 'basic', merchant: ctx.first },
+    params: { id: payment.payId },
+    headers: { 'Idempotency-Key': key },
+    body: { ...body, amount: { value: 500, currency: 'EUR' } },
+  });
+  ctx.results.judge(
+    'idempotency',
+    {
+      operationId: 'refundPayment',
+      title: 'the same key with another refund',
+      expected: '409',
+      actual: String(other.status),
+      curl: other.curl,
+    },
+    other.status === 409 ? [] : [`${other.status}: ${other.text.slice(0, 200)}`],
+  );
   const read = await ctx.client.send({
     operationId: 'getPaymentByPayId',
     title: 'the payment after a retried refund',

@@ -111,6 +111,13 @@ async function incrementAndReverse(ctx: RunContext, fx: Fixtures): Promise<void>
     200,
   );
   await expectRead(ctx, payId, 'an incremental authorization of 20.00', { state: 'AUTHORIZED', authorized: 7000 });
+  await step(
+    'confirm a payment that waits for no confirmation',
+    'confirmPayment',
+    payId,
+    { transId: ctx.ref('conf') },
+    422,
+  );
   await step('reverse the authorization', 'reversePayment', payId, { transId: ctx.ref('rev') }, 200);
   await expectRead(ctx, payId, 'its reversal', { state: 'REVERSED', captured: 0, reversed: 7000 });
   await step(
