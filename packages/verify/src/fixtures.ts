@@ -144,6 +144,25 @@ export class Fixtures {
     };
   }
 
+  /**
+   * Deletes the customers this run made (with their stored cards), the one kind of object the
+   * contract lets a client delete; payments, plans and intents stay behind, marked with the run id.
+   */
+  async cleanup(): Promise<void> {
+    for (const [key, made] of this.#customers) {
+      const customer = await made.catch(() => undefined);
+      const merchantId = key.split(' ')[0];
+      const merchant = [this.ctx.first, this.ctx.second].find((m) => m?.merchantId === merchantId);
+      if (!customer || !merchant) continue;
+      await this.ctx.client.send({
+        operationId: 'deleteCustomer',
+        title: 'a customer this run made, deleted at its end',
+        auth: { scheme: 'basic', merchant },
+        params: { id: customer.customerId },
+      });
+    }
+  }
+
   /** A payment intent, which waits for its confirmation with a bearer token. */
   async paymentIntent(merchant: Merchant = this.ctx.first): Promise<{ id: string; transId: string }> {
     const transId = this.ctx.ref('intent');

@@ -152,6 +152,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         throw error;
       }
     }
+    if (!readOnly) await fx.cleanup().catch(() => {});
   } finally {
     await receiver?.stop();
   }
