@@ -2,9 +2,10 @@
 // (the form the sandbox's page posts: decision=pay|decline, method=CARD) send their final results
 // to the verifier's receiver. Each notification that arrives is the webhook the contract declares
 // (method, media type, the headers its schema requires, its body inside its schema: the enhanced
-// one when it carries the signature header, else the basic one), an enhanced one is signed as the
-// contract describes and within its tolerance, and it agrees with the payment it names (a read).
-import { getAt, isObject, parsePointer } from '../../../../tooling/openapi/walker.js';
+// one when it carries the signature header or more than the basic one's members, else the basic
+// one), an enhanced one is signed as the contract describes and within its tolerance, and it agrees
+// with the payment it names (a read).
+import { getAt, isObject, parsePointer, propertiesOf } from '../../../../tooling/openapi/walker.js';
 import type { RunContext } from '../context.js';
 import type { WebhookSpec } from '../contract.js';
 import type { Fixtures } from '../fixtures.js';
@@ -60,10 +61,24 @@ async function hostedPayment(ctx: RunContext, decision: 'pay' | 'decline'): Prom
   return created.json.payId as string;
 }
 
-function webhookFor(ctx: RunContext, received: ReceivedWebhook): WebhookSpec | undefined {
+/** The members a webhook's body schema declares. */
+const declared = (ctx: RunContext, webhook: WebhookSpec) =>
+  propertiesOf(ctx.contract.document, getAt(ctx.contract.document, parsePointer(decodeURI(webhook.schemaPointer))));
+
+/**
+ * The webhook a notification is: the signed one whose required headers it carries; else the plain
+ * one, unless its body holds members the plain one's schema does not declare (the basic notification
+ * "contains only the payId"): then it is a signed one without its headers.
+ */
+function webhookFor(ctx: RunContext, received: ReceivedWebhook, body: unknown): WebhookSpec | undefined {
   const signed = ctx.contract.webhooks.filter((w) => w.requiredHeaders.length > 0);
   const plain = ctx.contract.webhooks.filter((w) => w.requiredHeaders.length === 0);
-  return signed.find((w) => w.requiredHeaders.every((h) => received.headers[h] !== undefined)) ?? plain[0];
+  const byHeaders = signed.find((w) => w.requiredHeaders.every((h) => received.headers[h] !== undefined));
+  if (byHeaders || !plain[0] || !isObject(body)) return byHeaders ?? plain[0];
+  const members = Object.keys(body);
+  const plainDeclares = declared(ctx, plain[0]);
+  if (signed.length === 0 || members.every((m) => plainDeclares.has(m))) return plain[0];
+  return signed.find((w) => members.every((m) => declared(ctx, w).has(m))) ?? signed[0];
 }
 
 function signatureTolerance(ctx: RunContext, webhook: WebhookSpec): number {
@@ -79,19 +94,20 @@ function signatureTolerance(ctx: RunContext, webhook: WebhookSpec): number {
 }
 
 async function judgeNotification(ctx: RunContext, payId: string, received: ReceivedWebhook): Promise<void> {
-  const webhook = webhookFor(ctx, received);
-  const title = `a notification of ${payId}`;
-  if (!webhook) return;
-  const base = { operationId: webhook.name, title, curl: `# received ${received.method} ${received.path}` };
-  const contentType = (received.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   let body: unknown;
   try {
     body = JSON.parse(received.body);
   } catch {
     body = undefined;
   }
+  const webhook = webhookFor(ctx, received, body);
+  const title = `a notification of ${payId}`;
+  if (!webhook) return;
+  const base = { operationId: webhook.name, title, curl: `# received ${received.method} ${received.path}` };
+  const contentType = (received.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const shape = [
     ...(received.method === webhook.method ? [] : [`method ${received.method}, not ${webhook.method}`]),
+    ...webhook.requiredHeaders.filter((h) => received.headers[h] === undefined).map((h) => `no ${h} header`),
     ...(contentType === webhook.mediaType ? [] : [`content-type ${contentType || '(none)'}, not ${webhook.mediaType}`]),
     ...(body === undefined
       ? ['the body is not JSON']
