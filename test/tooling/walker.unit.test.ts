@@ -1,13 +1,17 @@
 // The OpenAPI walker's traversal of every object (tooling/openapi/walker.ts, walkObjects): what it
 // visits, where, in which order, and which data it leaves alone; its map of one kind of components;
-// and the properties, required names and alternatives of a composed schema.
+// the properties, required names and alternatives of a composed schema, and the schema an instance
+// location falls under; runtime expressions (the values of links).
 import { describe, expect, it } from 'vitest';
 import {
   branchesOf,
   componentsOf,
   type JsonObject,
+  parseRuntimeExpression,
   propertiesOf,
   requiredOf,
+  runtimeExpressionsIn,
+  schemaAt,
   toPointer,
   walkObjects,
 } from '../../tooling/openapi/walker.js';
@@ -212,5 +216,82 @@ describe('propertiesOf, requiredOf and branchesOf on anyOf and oneOf', () => {
       ['oneOf', 1],
     ]);
     expect(branchesOf(composed, ref('Problem'))).toEqual([[ref('Problem'), []]]);
+  });
+});
+
+describe('schemaAt: the schema an instance location falls under', () => {
+  const doc: JsonObject = {
+    components: {
+      schemas: {
+        Page: { type: 'object', properties: { page: { type: 'integer' } } },
+        Item: { type: 'object', properties: { id: { type: 'string' } } },
+        ItemPage: {
+          allOf: [
+            { $ref: '#/components/schemas/Page' },
+            { type: 'object', properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Item' } } } },
+          ],
+        },
+        Pair: { type: 'array', prefixItems: [{ type: 'string' }, { $ref: '#/components/schemas/Item' }] },
+        Either: { oneOf: [{ $ref: '#/components/schemas/Item' }, { type: 'object', properties: { code: {} } }] },
+        Open: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+    },
+  };
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+  it('follows properties of allOf members, array items by index and prefixItems, through $refs', () => {
+    expect(schemaAt(doc, ref('ItemPage'), ['data', '0', 'id'])).toEqual({ type: 'string' });
+    expect(schemaAt(doc, ref('ItemPage'), ['page'])).toEqual({ type: 'integer' });
+    expect(schemaAt(doc, ref('ItemPage'), [])).toEqual(ref('ItemPage'));
+    expect(schemaAt(doc, ref('Pair'), ['1', 'id'])).toEqual({ type: 'string' });
+    expect(schemaAt(doc, ref('Either'), ['code'])).toEqual({});
+  });
+
+  it('is undefined where nothing declares the step: a missing property, an index of an object, a name of additionalProperties', () => {
+    expect(schemaAt(doc, ref('ItemPage'), ['data', '0', 'name'])).toBeUndefined();
+    expect(schemaAt(doc, ref('ItemPage'), ['data', 'first'])).toBeUndefined();
+    expect(schemaAt(doc, ref('Item'), ['0'])).toBeUndefined();
+    expect(schemaAt(doc, ref('Open'), ['anything'])).toBeUndefined();
+  });
+});
+
+describe('runtime expressions', () => {
+  it('parses the forms of the grammar', () => {
+    expect(parseRuntimeExpression('$response.body#/data/0/id')).toEqual({
+      kind: 'body',
+      source: 'response',
+      pointer: ['data', '0', 'id'],
+    });
+    expect(parseRuntimeExpression('$request.body')).toEqual({ kind: 'body', source: 'request', pointer: [] });
+    expect(parseRuntimeExpression('$request.path.id')).toEqual({
+      kind: 'parameter',
+      source: 'request',
+      in: 'path',
+      name: 'id',
+    });
+    expect(parseRuntimeExpression('$response.header.Location')).toMatchObject({ in: 'header', name: 'Location' });
+    expect(parseRuntimeExpression('$statusCode')).toEqual({ kind: 'statusCode' });
+  });
+
+  it('refuses what the grammar does not have', () => {
+    for (const text of [
+      '$response.path.id',
+      '$response.query.page',
+      '$request.cookie.a',
+      '$response.body#payId',
+      '$body',
+      '$request.header.a b',
+    ])
+      expect(parseRuntimeExpression(text), text).toBeUndefined();
+  });
+
+  it('finds the expressions of a value: a whole string, embedded ones, none in a constant', () => {
+    expect(runtimeExpressionsIn('$request.path.id').map((e) => e.text)).toEqual(['$request.path.id']);
+    expect(runtimeExpressionsIn('pay-{$response.body#/payId}/{$statusCode}').map((e) => e.text)).toEqual([
+      '$response.body#/payId',
+      '$statusCode',
+    ]);
+    expect(runtimeExpressionsIn({ a: ['$url', 42], b: 'constant' }).map((e) => e.text)).toEqual(['$url']);
+    expect(runtimeExpressionsIn('$response.body#nope')).toEqual([{ text: '$response.body#nope', parsed: undefined }]);
   });
 });

@@ -545,6 +545,84 @@ export function requiredOf(root: unknown, schema: unknown): Set<string> {
 }
 
 /**
+ * The schema that an instance location inside `schema` falls under (the tokens of a JSON pointer
+ * into an instance: `['data', '0', 'id']`): each step a property the schema declares (its own, its
+ * `allOf` members', any `anyOf`/`oneOf` branch's: propertiesOf) or, on an array, an index (its
+ * `prefixItems` at that index, else its `items`, also of its `allOf` members and branches), through
+ * `$ref`s. Undefined when a step is declared nowhere (`additionalProperties` declares no name).
+ */
+export function schemaAt(root: unknown, schema: unknown, tokens: readonly string[]): unknown {
+  const itemAt = (node: unknown, index: number, seen: Set<unknown>): unknown => {
+    const s = derefLenient<unknown>(root, node);
+    if (!isObject(s) || seen.has(s)) return undefined;
+    seen.add(s);
+    if (Array.isArray(s.prefixItems) && index < s.prefixItems.length) return s.prefixItems[index];
+    if (s.items !== undefined && !Array.isArray(s.items)) return s.items;
+    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
+      for (const member of Array.isArray(s[k]) ? (s[k] as unknown[]) : []) {
+        const found = itemAt(member, index, seen);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  let node = schema;
+  for (const token of tokens) {
+    const property = propertiesOf(root, node).get(token);
+    const next = property ?? (/^(0|[1-9]\d*)$/.test(token) ? itemAt(node, Number(token), new Set()) : undefined);
+    if (next === undefined) return undefined;
+    node = next;
+  }
+  return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runtime expressions (the values of a Link Object's parameters and requestBody)
+
+/** A runtime expression, parsed: `$request.path.id`, `$response.body#/payId`, `$statusCode`, … */
+export type RuntimeExpression =
+  | { kind: 'url' | 'method' | 'statusCode' }
+  | { kind: 'parameter'; source: 'request' | 'response'; in: 'header' | 'query' | 'path'; name: string }
+  | { kind: 'body'; source: 'request' | 'response'; pointer: string[] };
+
+/**
+ * A runtime expression of the OpenAPI 3.1 grammar, parsed; undefined when `text` is none
+ * (a response has no query or path parameters; a body pointer is a JSON pointer). The whole string
+ * is the expression; one embedded in a string (`{$…}`) is found by runtimeExpressionsIn.
+ */
+export function parseRuntimeExpression(text: string): RuntimeExpression | undefined {
+  if (text === '$url') return { kind: 'url' };
+  if (text === '$method') return { kind: 'method' };
+  if (text === '$statusCode') return { kind: 'statusCode' };
+  const m = /^\$(request|response)\.(?:(header|query|path)\.(.+)|body(?:#(\/.*)?)?)$/s.exec(text);
+  if (!m) return undefined;
+  const source = m[1] as 'request' | 'response';
+  if (m[2] !== undefined) {
+    if (source === 'response' && m[2] !== 'header') return undefined;
+    if (m[2] === 'header' && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(m[3]!)) return undefined;
+    return { kind: 'parameter', source, in: m[2] as 'header' | 'query' | 'path', name: m[3]! };
+  }
+  if (m[4] !== undefined && /~[^01]|~$/.test(m[4])) return undefined;
+  return { kind: 'body', source, pointer: m[4] === undefined ? [] : parsePointer(m[4]) };
+}
+
+/**
+ * The runtime expressions of one value of a link (a parameter's or the request body's): a string
+ * that starts with `$` is one expression, `{$…}` embeds one in a string, anything else is a
+ * constant (no expression); inside objects and arrays every string counts. Each comes as written,
+ * with its parse (undefined: not an expression of the grammar).
+ */
+export function runtimeExpressionsIn(value: unknown): Array<{ text: string; parsed: RuntimeExpression | undefined }> {
+  if (typeof value === 'string') {
+    const texts = value.startsWith('$') ? [value] : [...value.matchAll(/\{(\$[^{}]+)\}/g)].map((m) => m[1]!);
+    return texts.map((text) => ({ text, parsed: parseRuntimeExpression(text) }));
+  }
+  if (Array.isArray(value)) return value.flatMap(runtimeExpressionsIn);
+  if (isObject(value)) return Object.values(value).flatMap(runtimeExpressionsIn);
+  return [];
+}
+
+/**
  * The alternatives of a schema, through `$ref`s: each branch of its `anyOf` or `oneOf` (as written,
  * a `$ref` or a schema) with its tokens relative to the schema, or the schema itself (tokens `[]`)
  * when it has neither.
