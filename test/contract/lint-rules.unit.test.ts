@@ -9,6 +9,7 @@ import houseCamelCaseOperationId from '../../generator/lint/rules/houseCamelCase
 import houseCamelCaseProperties from '../../generator/lint/rules/houseCamelCaseProperties.js';
 import houseCompositionShape from '../../generator/lint/rules/houseCompositionShape.js';
 import houseInferredHasReason from '../../generator/lint/rules/houseInferredHasReason.js';
+import houseLinksResolve from '../../generator/lint/rules/houseLinksResolve.js';
 import houseMoneyInteger from '../../generator/lint/rules/houseMoneyInteger.js';
 import houseOperationDocumented from '../../generator/lint/rules/houseOperationDocumented.js';
 import houseOperationExamples from '../../generator/lint/rules/houseOperationExamples.js';
@@ -21,6 +22,7 @@ const RULES: Record<string, HouseRule> = {
   houseCamelCaseProperties,
   houseCompositionShape,
   houseInferredHasReason,
+  houseLinksResolve,
   houseMoneyInteger,
   houseOperationDocumented,
   houseOperationExamples,
@@ -215,5 +217,87 @@ describe('house rules', () => {
         message: 'Response 200 media type "application/json" has no example or examples.',
       },
     ]);
+  });
+
+  it('house-links-resolve: an unknown target, a parameter of another operation, a missing path parameter, a pointer or parameter the source lacks', () => {
+    const doc = documentWith({
+      Thing: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', maxLength: 10 },
+          parts: { type: 'array', items: { $ref: '#/components/schemas/Part' } },
+        },
+      },
+      Part: { type: 'object', properties: { id: { type: 'string', maxLength: 10 } } },
+    });
+    const getThing = (doc.paths as Record<string, Record<string, Record<string, unknown>>>)['/things/{id}']!.get!;
+    getThing.parameters = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 10 } }];
+    (doc.paths as Record<string, unknown>)['/things/{id}/parts/{partId}'] = {
+      get: {
+        operationId: 'getPart',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 10 } },
+          { name: 'partId', in: 'path', required: true, schema: { type: 'string', maxLength: 10 } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    };
+    const ok = {
+      operationId: 'getPart',
+      parameters: { id: '$request.path.id', 'path.partId': '$response.body#/parts/0/id' },
+    };
+    (doc.components as Record<string, unknown>).links = {
+      Fine: ok,
+      Unknown: { operationId: 'getParts', parameters: { id: '$request.path.id' } },
+      Foreign: { ...ok, parameters: { ...ok.parameters, page: 1 } },
+      Partial: { operationId: 'getPart', parameters: { id: '$request.path.id' } },
+      Missing: { ...ok, parameters: { id: '$request.query.id', partId: '$response.body#/parts/0/name' } },
+      Malformed: { ...ok, parameters: { ...ok.parameters, id: '$response.path.id' } },
+      Untargeted: { operationRef: '#/paths/~1things~1{id}~1parts~1{partId}/get' },
+    };
+    const links = Object.fromEntries(
+      ['Fine', 'Unknown', 'Foreign', 'Partial', 'Missing', 'Malformed', 'Untargeted'].map((name) => [
+        name.toLowerCase(),
+        { $ref: `#/components/links/${name}` },
+      ]),
+    );
+    (getThing.responses as Record<string, Record<string, unknown>>)['200']!.links = links;
+    const found = run(houseLinksResolve, doc);
+    expect(found.map((f) => f.path)).toEqual([
+      'components/links/Unknown/operationId',
+      'components/links/Foreign/parameters/page',
+      'components/links/Partial/parameters',
+      'paths//things/{id}/get/responses/200/links/missing',
+      'paths//things/{id}/get/responses/200/links/missing',
+      'components/links/Malformed/parameters/id',
+      'components/links/Untargeted',
+    ]);
+    expect(found.map((f) => f.message)).toEqual([
+      'Link\'s operationId "getParts" is not an operation of the document.',
+      'Link parameter "page" is not a parameter of getPart (path.id, path.partId).',
+      'Link gives no value for getPart\'s path parameter "partId".',
+      'Link missing (#/components/links/Missing) cannot be followed from GET /things/{id} 200: $request.query.id: getThing has no query parameter id.',
+      'Link missing (#/components/links/Missing) cannot be followed from GET /things/{id} 200: $response.body#/parts/0/name: the response (getThing) declares nothing at /parts/0/name.',
+      '"$response.path.id" is not a runtime expression.',
+      'Link names no operationId: name its target by operationId (the house uses no operationRef).',
+    ]);
+    // a link used where its pointer exists is silent there, and reported where it does not
+    const other = structuredClone(doc);
+    const thing = (other.paths as Record<string, Record<string, Record<string, unknown>>>)['/things/{id}']!.get!;
+    (thing.responses as Record<string, Record<string, unknown>>)['200']!.links = { fine: links.fine };
+    expect(run(houseLinksResolve, other)).toEqual([]);
+    (other.paths as Record<string, Record<string, Record<string, unknown>>>)['/things/{id}/parts/{partId}']!
+      .get!.responses = {
+      '200': {
+        description: 'ok',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Part' }, example: {} } },
+        links: { again: links.fine },
+      },
+    };
+    expect(run(houseLinksResolve, other).map((f) => `${f.path}: ${f.message.split(': ').slice(1).join(': ')}`)).toEqual(
+      [
+        'paths//things/{id}/parts/{partId}/get/responses/200/links/again: $response.body#/parts/0/id: the response (getPart) declares nothing at /parts/0/id.',
+      ],
+    );
   });
 });
