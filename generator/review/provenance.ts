@@ -17,6 +17,7 @@ import {
 // inferred schema, an inline response of an inferred operation, ...).
 // Responses are counted per operation and status: a status the document does not give for that
 // operation is listed in the operation's `x-inferred-responses`, even when its body is documented.
+// Links are counted where they live (a named link once, however many responses use it).
 
 export interface Tally {
   documented: number;
@@ -31,6 +32,8 @@ export interface ProvenanceCounts {
   responses: Tally;
   parameters: Tally;
   requestBodies: Tally;
+  /** Link Objects (components and inline ones): the interface document shows none, so every one is the contract's design. */
+  links: Tally;
   /** Schemas (properties or not) listing `x-inferred-constraints`: keywords whose values the contract chose. */
   inferredConstraints: { properties: number; schemas: number; keywords: Record<string, number> };
 }
@@ -42,6 +45,7 @@ export const TALLY_LABELS: Record<Exclude<keyof ProvenanceCounts, 'inferredConst
   responses: 'responses (operation × status)',
   parameters: 'parameters',
   requestBodies: 'request bodies',
+  links: 'links',
 };
 
 const INFERRED = 'inferred';
@@ -55,6 +59,7 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
     responses: tally(),
     parameters: tally(),
     requestBodies: tally(),
+    links: tally(),
     inferredConstraints: { properties: 0, schemas: 0, keywords: {} },
   };
   const add = (t: Tally, inferred: boolean) => {
@@ -104,6 +109,15 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
   };
   eachComponent('parameters', c.parameters);
   eachComponent('requestBodies', c.requestBodies);
+  eachComponent('links', c.links);
+  /** The inline Link Objects of a response that lives at `at` (a referenced link is counted where it lives). */
+  const inlineLinks = (response: unknown, at: PointerTokens) => {
+    if (!notRef(response) || !isObj(response.links)) return;
+    for (const [name, link] of Object.entries(response.links))
+      if (notRef(link)) add(c.links, inferredAt([...at, 'links', name]));
+  };
+  for (const [name, response] of Object.entries(componentsOf(doc, 'responses')))
+    inlineLinks(response, ['components', 'responses', name]);
 
   const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
   const countedPathItems = new Set<string>();
@@ -122,6 +136,7 @@ export function countProvenance(doc: JsonObject): ProvenanceCounts {
     const op = operation as JsonObject;
     const inferredStatuses = list(op['x-inferred-responses']);
     for (const [code, r] of Object.entries(operation.responses ?? {})) {
+      inlineLinks(r, [...tokens, 'responses', code]);
       const target = isReference(r) ? getAt(doc, r.$ref) : r;
       add(
         c.responses,
