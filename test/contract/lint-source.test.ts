@@ -95,7 +95,8 @@ describe('npm run lint on a broken copy', () => {
     // 2. an example value of the wrong type, inline in a parameter
     const param = 'openapi/components/parameters/Page.yaml';
     const invalid = await edit(join(dir, param), (t) => t.replace(/^example: 1$/m, 'example: one'), 'example: one');
-    // 3. an operationId renamed: the guide's link to it breaks
+    // 3. an operationId renamed: the guide's link to it breaks, and so does the contract's link to it
+    //    (house-links-resolve, at the link's own file)
     await edit(
       join(dir, 'openapi/paths/payments@id@captures.yaml'),
       (t) => t.replace('operationId: capturePayment', 'operationId: captureAuthorizedPayment'),
@@ -103,17 +104,20 @@ describe('npm run lint on a broken copy', () => {
     );
     const guide = 'docs/guides/02-payment-lifecycle.md';
     const link = await edit(join(dir, guide), (t) => t, '#/payments/capturepayment');
+    const target = 'openapi/components/links/CapturePayment.yaml';
+    const operationLink = await edit(join(dir, target), (t) => t, 'operationId: capturePayment');
     expected.push(
       `${rel(param)}:${invalid.line}:${invalid.col} error example-invalid`,
       `${rel(capture)}:${undeclared.line}:${undeclared.col} error example-undeclared-property`,
       `${rel(guide)}:${link.line}:${link.col} error guide-link-unknown-operation`,
+      `${rel(target)}:${operationLink.line}:${operationLink.col} error house-links-resolve`,
     );
     result = await lint(dir);
   }, 120_000);
 
-  it('reports exactly the three problems, once each, where they are in the source', () => {
+  it('reports exactly the four problems, once each, where they are in the source', () => {
     expect(heads(result).sort()).toEqual([...expected].sort());
-    expect(result.errors).toBe(3);
+    expect(result.errors).toBe(4);
     expect(result.ok).toBe(false);
   });
 
@@ -142,6 +146,9 @@ describe('npm run lint on a broken copy', () => {
     // the link's text is the operation's summary: the hint finds the renamed operation
     expect(message('guide-link-unknown-operation')).toBe(
       'link to operation "capturepayment" that does not exist (its text names captureAuthorizedPayment: #/payments/captureauthorizedpayment)',
+    );
+    expect(message('house-links-resolve')).toBe(
+      'Link\'s operationId "capturePayment" is not an operation of the document.',
     );
   });
 
