@@ -12,7 +12,14 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { derefLenient, isObject as isObj, operations, walkObjects, walkSchemas } from '../../tooling/openapi/walker.js';
+import {
+  componentsOf,
+  derefLenient,
+  isObject as isObj,
+  operations,
+  walkObjects,
+  walkSchemas,
+} from '../../tooling/openapi/walker.js';
 import { writeFileAtomic } from '../support/fs.js';
 import { ARAZZO_DIR, GUIDES_DIR, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
@@ -134,8 +141,9 @@ export async function renderDocs(document: OpenApiDocument, options: BuildDocsOp
     options.signal,
   );
 
-  // The console: the same decorated copy, without the guides (Redoc's trait tags), with the samples.
-  const forConsole = decorateForDocs(document, []);
+  // The console: the same decorated copy, without the guides (Redoc's trait tags), with the samples;
+  // Scalar routes by other anchors than Redoc, so its links name their target operation without one.
+  const forConsole = decorateForDocs(document, [], { anchors: false });
   addCodeSamples(forConsole, xCodeSamples(document));
 
   const files: DocsFile[] = [
@@ -344,8 +352,14 @@ type Obj = Record<string, unknown>;
  *  - a request body whose schema is inferred: the schema's reason as the body's description
  *    (Redoc does not render the description of a body's root schema).
  * Servers keep their plain "Inferred: …" descriptions: Redoc renders server descriptions as text.
+ * The responses' links, which neither Redoc nor Scalar renders, close their operation's description
+ * as words (linksSection); the Link Objects themselves are dropped from the copy.
  */
-export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): OpenApiDocument {
+export function decorateForDocs(
+  document: OpenApiDocument,
+  guides: Guide[],
+  options: DecorateOptions = {},
+): OpenApiDocument {
   const doc = structuredClone(document) as Obj;
 
   // 0. the contract's extensions in words: an operation's version, SDK method and business rules
@@ -408,6 +422,17 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
     }
   });
 
+  // 2b. the links of each operation's responses, as words at the end of its description (after the
+  //     badges: a link's reason is badged by step 2, and a badge in the operation's description
+  //     would have kept step 2 from badging the description itself)
+  for (const entry of operations(doc)) {
+    const op = entry.operation as Obj;
+    const section = linksSection(doc, op, options.anchors ?? true);
+    if (section)
+      op.description = typeof op.description === 'string' ? `${op.description.trimEnd()}\n\n${section}` : section;
+  }
+  dropLinks(doc);
+
   // 3. how to read the badges, after the contract's own provenance section
   if (!isObj(doc.info)) doc.info = {};
   const info = doc.info as Record<string, unknown>;
@@ -421,6 +446,62 @@ export function decorateForDocs(document: OpenApiDocument, guides: Guide[]): Ope
 
   addGuides(doc, guides);
   return doc;
+}
+
+export interface DecorateOptions {
+  /**
+   * Whether a link's target operation is a Markdown link to its place in the reference (Redoc's
+   * anchor: operationAnchor); default true. The console (Scalar) routes otherwise: it names the
+   * operation only.
+   */
+  anchors?: boolean;
+}
+
+/**
+ * The links of an operation's responses as Markdown, one list per status in the order of the
+ * responses: the target (its summary, linked to its place in the reference, and its operationId),
+ * each parameter with the runtime expression that fills it, and the link's description (badged
+ * when inferred). Undefined when no response has links.
+ */
+export function linksSection(doc: Obj, op: Obj, anchors: boolean): string | undefined {
+  const byId = new Map(operations(doc).map((entry) => [entry.operation.operationId, entry.operation as Obj]));
+  const parts: string[] = [];
+  for (const [status, raw] of Object.entries(isObj(op.responses) ? op.responses : {})) {
+    const response = deref(doc, raw);
+    if (!isObj(response) || !isObj(response.links)) continue;
+    const items = Object.values(response.links).map((rawLink) => {
+      const link = deref(doc, rawLink);
+      if (!isObj(link)) return '- (an unresolvable link)';
+      const id = String(link.operationId ?? link.operationRef ?? '?');
+      const target = byId.get(id);
+      const summary = typeof target?.summary === 'string' ? target.summary : id;
+      const tag = Array.isArray(target?.tags) ? target.tags[0] : undefined;
+      const name =
+        anchors && tag !== undefined ? `[${summary}](${operationAnchor(String(tag), id)})` : `**${summary}**`;
+      const parameters = Object.entries(isObj(link.parameters) ? link.parameters : {})
+        .map(([key, value]) => `\`${key}\` ← \`${typeof value === 'string' ? value : JSON.stringify(value)}\``)
+        .join(', ');
+      const description = typeof link.description === 'string' ? link.description.trim() : '';
+      const text = link['x-provenance'] === INFERRED && description ? badged(description) : description;
+      return `- ${name} (\`${id}\`)${parameters ? `: ${parameters}` : ''}.${text ? ` ${text}` : ''}`;
+    });
+    if (items.length > 0)
+      parts.push(`**Links** of the ${status} answer, to the requests its values fill:\n\n${items.join('\n')}`);
+  }
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+/** Removes the Link Objects from the copy (their words are in the operations' descriptions). */
+function dropLinks(doc: Obj): void {
+  const responses = [
+    ...operations(doc).flatMap((entry) => Object.values(entry.operation.responses ?? {})),
+    ...Object.values(componentsOf(doc, 'responses')),
+  ];
+  for (const raw of responses) {
+    const response = deref(doc, raw);
+    if (isObj(response)) delete response.links;
+  }
+  if (isObj(doc.components)) delete doc.components.links;
 }
 
 /** Extensions the decorated copy shows as words (describeExtensions) and never as raw data. */

@@ -19,7 +19,7 @@ import {
 } from '../../generator/steps/docs.js';
 import { guideLinks } from '../../generator/steps/guide-links.js';
 import { GUIDES_DIR } from '../../generator/support/paths.js';
-import { deref, type OperationObject, operations, walkObjects } from '../../tooling/openapi/walker.js';
+import { deref, type OperationObject, operationById, operations, walkObjects } from '../../tooling/openapi/walker.js';
 import { connectBrowser } from '../support/browser.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 
@@ -320,6 +320,29 @@ describe('the page in Chromium, from disk, offline', () => {
     await section.locator('h2').first().waitFor({ state: 'visible' });
     return section;
   }
+
+  it("words an answer's links under its operation, and each target's name leads to its section", async () => {
+    // Redoc renders no Link Objects: the docs step writes them into the operation's description
+    const source = operationById(bundle, 'createPayment').operation;
+    const target = operationById(bundle, 'capturePayment').operation;
+    const anchor = operationAnchor(String(target.tags![0]), String(target.operationId));
+    const section = await openOperation(source);
+    const item = section
+      .locator('li')
+      .filter({ has: page.locator(`a[href="${anchor}"]`) })
+      .first();
+    const link = item.locator(`a[href="${anchor}"]`);
+    await link.scrollIntoViewIfNeeded();
+    await expect(link.isVisible()).resolves.toBe(true);
+    await expect(item.textContent()).resolves.toContain('id ← $response.body#/payId');
+    await expect(item.locator('.inferred-badge').isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'links.png') });
+    await link.click();
+    await page
+      .locator(`[data-section-id="${anchor.slice(1)}"] h2`, { hasText: labelled(String(target.summary)) })
+      .first()
+      .waitFor({ state: 'visible' });
+  }, 60_000);
 
   it('renders the guides, with the lifecycle diagram and the hosted checkout sequence', async () => {
     const guidesInMenu = await page
