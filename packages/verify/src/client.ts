@@ -84,6 +84,7 @@ export function curlOf(method: string, url: string, headers: Record<string, stri
 
 export class Client {
   readonly #tokens = new Map<string, { token: string; expires: number }>();
+
   #nextSlot = 0;
 
   constructor(

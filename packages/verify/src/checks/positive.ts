@@ -10,6 +10,7 @@ import type { Fixtures } from '../fixtures.js';
 import type { Exchange } from '../judge.js';
 import { exampleOf, personalize, requiredOnly, withPath } from '../requests.js';
 import { targetOf } from '../targets.js';
+import { followLinks } from './links.js';
 import { bodyRequiredAt, errorFields, ruleNamesField } from './schema-facts.js';
 
 /** Operations whose example would change the service's state for good (deletes): run last. */
@@ -91,6 +92,7 @@ async function acceptOne(ctx: RunContext, fx: Fixtures, op: OperationSpec, merch
       { operationId: op.id, title, expected, actual: String(exchange.status), curl: exchange.curl },
       isAccepted(op, exchange, ctx) ? [] : [`${exchange.status}: ${exchange.text.slice(0, 300)}`],
     );
+    if (op.method !== 'DELETE') await followLinks(ctx, exchange, again.params ?? {});
   }
 }
 
