@@ -19,7 +19,7 @@ import type { OperationSpec } from '../contract.js';
 import type { Fixtures } from '../fixtures.js';
 import { getPath, memberPaths, withPath } from '../requests.js';
 import { targetOf } from '../targets.js';
-import { targetBody } from './positive.js';
+import { isPlainRead, targetBody } from './positive.js';
 import { bodySchema, errorFields, namesMember, schemaAt } from './schema-facts.js';
 
 interface Broken {
@@ -242,7 +242,7 @@ function brokenForms(ctx: RunContext, op: OperationSpec, form: unknown): Broken[
 }
 
 async function rejectOne(ctx: RunContext, fx: Fixtures, op: OperationSpec, merchant: Merchant): Promise<void> {
-  const target = await targetOf(op.id, fx, merchant, ctx);
+  const target = ctx.readOnly ? {} : await targetOf(op.id, fx, merchant, ctx);
   const body = op.body ? targetBody(ctx, op, target.set) : undefined;
   const cases = [
     ...(op.body?.mediaType === 'application/json' ? await brokenBodies(ctx, op, body) : brokenForms(ctx, op, body)),
@@ -284,7 +284,7 @@ async function rejectOne(ctx: RunContext, fx: Fixtures, op: OperationSpec, merch
 
 export async function negativeRejection(ctx: RunContext, fx: Fixtures): Promise<void> {
   for (const op of ctx.contract.operations.values()) {
-    if (ctx.readOnly && op.method !== 'GET') continue;
+    if (ctx.readOnly && !isPlainRead(op)) continue;
     await rejectOne(ctx, fx, op, ctx.first);
   }
 }
