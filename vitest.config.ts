@@ -12,7 +12,17 @@ import { defineConfig } from 'vitest/config';
  *   run one at a time after the others, on an otherwise idle machine.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
  */
-export const AREAS = ['contract', 'generator', 'sdk', 'mock', 'sandbox', 'e2e', 'tooling', 'code-host', 'verify'] as const;
+export const AREAS = [
+  'contract',
+  'generator',
+  'sdk',
+  'mock',
+  'sandbox',
+  'e2e',
+  'tooling',
+  'code-host',
+  'verify',
+] as const;
 
 /** The serial project's files. */
 export const SERIAL = [

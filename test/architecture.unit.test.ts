@@ -209,7 +209,7 @@ const RULES: Rule[] = [
       ]),
   },
   {
-    from: 'packages/verify/',
+    from: 'packages/verify/src/',
     because:
       'the verifier judges from the contract alone: its own code, the walker and its declared dependencies, nothing of the sandbox, the SDK or the generator it may be pointed at',
     allows: ({ folder, target, packageName }) =>
