@@ -1,0 +1,323 @@
+// payment-verify as the team that implements the service meets it: `npm run pack:verify` (which
+// builds it and packs a staged copy), the tarball's exact file list, and the tarball installed alone
+// into a project made by `npm init -y` (its dependencies from the registry, no package of the
+// toolchain among them). Then, as the package README tells its users, `npx payment-verify` from
+// that project: against a fresh sandbox process with two merchants and a webhook secret (`--hosted`,
+// every check runs, exit 0, the JUnit and Markdown reports written, no credential in them); against
+// `npm run mock` (exit 1, stderr says why); with bad arguments and against a port where nothing
+// answers (exit 2). A TypeScript consumer compiles against its declarations with --strict (one tsc
+// run, the package README's example with it). One pack and one install; the sandbox and the mock
+// start while it packs, and the runs go side by side.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
+import { freePort, killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
+import { startMockCommand } from '../support/prism.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const NAME = '@payment-service/contract-verify';
+const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'verify', 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+const CHECKS = [
+  'status-declared',
+  'content-type',
+  'response-schema',
+  'required-headers',
+  'not-a-server-error',
+  'positive-acceptance',
+  'negative-rejection',
+  'auth',
+  'isolation',
+  'idempotency',
+  'lifecycle',
+  'webhooks',
+  'workflows',
+];
+
+/** The toolchain's own packages, none of which a consumer's install may bring (the verifier's three dependencies aside). */
+const TOOLCHAIN = [
+  ...Object.keys(
+    (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+      .devDependencies,
+  ).filter((name) => !(name in MANIFEST.dependencies)),
+  'playwright',
+  '@payment-service/api-v2',
+];
+const TOOLCHAIN_SCOPES = ['@redocly/', '@stoplight/', '@vitest/', '@biomejs/', '@types/', '@esbuild/'];
+
+const merchant = (name: string) => ({
+  merchantId: `verify_${name}`,
+  apiKey: `sk_test_${randomBytes(16).toString('hex')}`,
+  webhookSecret: `whsec_${randomBytes(16).toString('hex')}`,
+});
+const A = merchant('a');
+const B = merchant('b');
+const SECRETS = [A.apiKey, B.apiKey, A.webhookSecret, B.webhookSecret].flatMap((s) => [
+  s,
+  Buffer.from(`verify_a:${s}`).toString('base64'),
+  Buffer.from(`verify_b:${s}`).toString('base64'),
+]);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The child's environment: this process's, without what `npm test` tells the npm commands it runs. */
+const ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+
+/** `command args…` in `cwd`, in a process group of its own, killed whole when it ends or after `timeoutMs`. */
+function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...ENV, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), timeoutMs);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      killGroup(child.pid!, 'SIGKILL');
+      done({ code, stdout, stderr });
+    });
+  });
+}
+const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
+const verifyIn = (cwd: string, args: string[]) => run('npx', ['payment-verify', ...args], cwd);
+
+let dir: string;
+let project: string;
+let tarball: string;
+let files: string[];
+let sandbox: ServerProcess | undefined;
+let mock: ServerProcess | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'verify-package-'));
+  project = join(dir, 'project');
+  const merchants = join(dir, 'merchants.json');
+  await writeFile(merchants, JSON.stringify([A, B]));
+  const packed = (async () => {
+    const pack = await run('npm', ['run', '--silent', 'pack:verify', '--', '--json', '--destination', dir], ROOT);
+    expect(pack.code, pack.stderr).toBe(0);
+    const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    tarball = join(dir, result!.filename);
+    files = result!.files.map((f) => f.path).sort();
+    await mkdir(project);
+    expect((await npm(['init', '-y'], project)).code).toBe(0);
+    const install = await npm(['install', tarball], project);
+    expect(install.code, install.stderr).toBe(0);
+  })();
+  // Started while it packs; each is stopped in afterAll whatever happened here.
+  const servers = [
+    startSandboxProcess({ database: ':memory:', merchantsFile: merchants }).then((s) => (sandbox = s)),
+    startMockCommand().then((m) => (mock = m)),
+  ];
+  const settled = await Promise.allSettled([packed, ...servers]);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([sandbox?.stop(), mock?.stop()]);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the packed verifier', () => {
+  it('holds the bundled command and library, their declarations, the contract and its workflows, README and LICENSE, and nothing of src/', async () => {
+    const workflows = readdirSync(join(ROOT, 'arazzo'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `dist/arazzo/${f}`);
+    expect(workflows.length).toBeGreaterThanOrEqual(5);
+    const expected = [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/cli.js',
+      'dist/cli.d.ts',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/types.d.ts',
+      'dist/reports.d.ts',
+      'dist/openapi.json',
+      ...workflows,
+    ].sort();
+    expect(files).toEqual(expected);
+    const readme = await run('tar', ['-xzf', tarball, '-O', 'package/README.md'], dir);
+    expect(readme.code, readme.stderr).toBe(0);
+    expect(readme.stdout).toBe(await readFile(join(ROOT, 'packages', 'verify', 'README.md'), 'utf8'));
+    expect(readme.stdout).toMatch(/^# @payment-service\/contract-verify\n/);
+  });
+
+  it('installs alone from the tarball: its dependencies from the registry, none of the toolchain', async () => {
+    const installed = join(project, 'node_modules');
+    const lock = JSON.parse(await readFile(join(installed, '.package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
+    const names = Object.keys(lock.packages)
+      .filter(Boolean)
+      .map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(names).toContain(NAME);
+    for (const dependency of Object.keys(MANIFEST.dependencies)) expect(names).toContain(dependency);
+    const toolchain = names.filter(
+      (name) => TOOLCHAIN.includes(name) || TOOLCHAIN_SCOPES.some((scope) => name.startsWith(scope)),
+    );
+    expect(toolchain).toEqual([]);
+    const manifest = JSON.parse(await readFile(join(installed, NAME, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(manifest.bin).toEqual({ 'payment-verify': './dist/cli.js' });
+    // its version is the version of the contract it carries
+    const contract = JSON.parse(await readFile(join(installed, NAME, 'dist', 'openapi.json'), 'utf8')) as {
+      info: { version: string };
+    };
+    expect(manifest.version).toBe(contract.info.version);
+    expect(readdirSync(join(installed, '.bin'))).toContain('payment-verify');
+  });
+
+  it.concurrent('npx payment-verify against a fresh sandbox with two merchants and a webhook secret: every check runs and passes, both reports written, no credential in them', async ({
+    expect,
+  }) => {
+    const out = await verifyIn(project, [
+      ...['--base-url', `${sandbox!.baseUrl}/api/v2`],
+      ...['--merchant-id', A.merchantId, '--api-key', A.apiKey],
+      ...['--second-merchant-id', B.merchantId, '--second-api-key', B.apiKey],
+      ...['--webhook-secret', A.webhookSecret, '--hosted'],
+      ...['--junit', 'r.xml', '--markdown', 'r.md'],
+    ]);
+    expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
+    expect(out.stderr).not.toContain('payment-verify:');
+    expect(out.stdout).toMatch(/^coverage: [\d.]+ % of \d+ \(operation, status\) pairs/m);
+    const junit = await readFile(join(project, 'r.xml'), 'utf8');
+    const markdown = await readFile(join(project, 'r.md'), 'utf8');
+    expect(junit).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="payment-verify" tests="\d+" failures="0"/,
+    );
+    expect([...junit.matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1])).toEqual(CHECKS);
+    expect(markdown).toMatch(/^# payment-verify: ✅ the server keeps the contract\n/);
+    // every check ran: each passed at least once, none failed
+    const rows = Object.fromEntries(
+      [...markdown.matchAll(/^\| `([a-z-]+)` \| (\d+) \| (\d+) \|/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]),
+    );
+    expect(Object.keys(rows)).toEqual(CHECKS);
+    for (const [check, [passed, failed]] of Object.entries(rows)) {
+      expect(passed, check).toBeGreaterThan(0);
+      expect(failed, check).toBe(0);
+    }
+    for (const text of [junit, markdown, out.stdout, out.stderr])
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
+  }, 180_000);
+
+  it.concurrent('npx payment-verify against npm run mock: exit 1, and stderr says why in words', async ({ expect }) => {
+    const out = await verifyIn(project, [
+      ...['--base-url', mock!.baseUrl],
+      ...['--merchant-id', A.merchantId, '--api-key', A.apiKey],
+      ...['--second-merchant-id', B.merchantId, '--second-api-key', B.apiKey],
+      ...['--markdown', 'mock.md'],
+    ]);
+    expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(1);
+    // A mock answers from examples: it keeps no state, takes any key and refuses nothing the examples cover.
+    expect(out.stderr).toMatch(
+      /^payment-verify: the server breaks the contract: \d+ failed \((?=.*\bisolation \d+)(?=.*\bnegative-rejection \d+)[^)]*\)$/m,
+    );
+    expect(await readFile(join(project, 'mock.md'), 'utf8')).toMatch(
+      /^# payment-verify: ❌ the server breaks the contract\n/,
+    );
+  }, 180_000);
+
+  it.concurrent('exits 2 on bad arguments and when nothing answers, saying which', async ({ expect }) => {
+    const missing = await verifyIn(project, ['--merchant-id', A.merchantId, '--api-key', A.apiKey]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('payment-verify: --base-url is required');
+    const closed = `http://127.0.0.1:${await freePort()}/api/v2`;
+    const silent = await verifyIn(project, [
+      '--base-url',
+      closed,
+      '--merchant-id',
+      A.merchantId,
+      '--api-key',
+      A.apiKey,
+    ]);
+    expect(silent.code).toBe(2);
+    expect(silent.stderr).toContain(`payment-verify: no answer from ${closed}`);
+  });
+
+  it.concurrent("compiles a TypeScript consumer and the package README's example with --strict (module nodenext)", async ({
+    expect,
+  }) => {
+    const readme = await readFile(join(project, 'node_modules', NAME, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(1);
+    const sources: Record<string, string> = {
+      'consumer.mts': `import { verify, type VerifyReport } from '${NAME}';
+import { CHECK_NAMES, type CheckResult, type VerifyOptions, VerifyUsageError } from '${NAME}';
+
+const options: VerifyOptions = { baseUrl: 'http://127.0.0.1:4020/api/v2', merchantId: 'shop_a', apiKey: 'key', checks: ['auth'] };
+export async function failures(): Promise<CheckResult[] | 'usage'> {
+  try {
+    const report: VerifyReport = await verify(options);
+    return report.summary.exitCode === 0 ? [] : report.results.filter((r) => r.outcome === 'failed');
+  } catch (error) {
+    if (error instanceof VerifyUsageError) return 'usage';
+    throw error;
+  }
+}
+export const checks: readonly string[] = CHECK_NAMES;
+// @ts-expect-error a check the verifier does not know
+export const wrong: VerifyOptions = { ...options, checks: ['no-such-check'] };
+`,
+      ...Object.fromEntries(
+        blocks.map((block, i) => [
+          `readme-${i}.mts`,
+          `declare const process: { env: Record<string, string | undefined> };\n${block}\nexport {};\n`,
+        ]),
+      ),
+    };
+    const cwd = join(dir, 'typescript');
+    await mkdir(cwd);
+    for (const [name, text] of Object.entries(sources)) await writeFile(join(cwd, name), text);
+    await writeFile(
+      join(cwd, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          lib: ['es2023', 'dom'],
+          types: [],
+        },
+        files: Object.keys(sources),
+      }),
+    );
+    // the project's node_modules, as a consumer's own
+    await writeFile(join(cwd, 'package.json'), '{"private": true}\n');
+    await symlink(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
+    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    expect(compile.stdout + compile.stderr).toBe('');
+    expect(compile.code).toBe(0);
+  }, 120_000);
+});
