@@ -216,8 +216,12 @@ describe('Node.js lines', () => {
           for (const version of nodeVersions(job)) expect(version, `${file} ${id}`).toBe(MAINTAINED.at(-1));
   });
 
-  it('engines admits the maintained lines and 20.19, from the versions that load ES modules with require()', () => {
-    for (const manifest of ['package.json', join('packages', 'sdk', 'package.json')]) {
+  it("engines (the repository's and each package's) admits the maintained lines and 20.19, from the versions that load ES modules with require()", () => {
+    const packages = readdirSync(join(REPO_ROOT, 'packages'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join('packages', e.name, 'package.json'));
+    expect(packages).toContain(join('packages', 'verify', 'package.json'));
+    for (const manifest of ['package.json', ...packages]) {
       const range = (JSON.parse(readFileSync(join(REPO_ROOT, manifest), 'utf8')) as { engines: { node: string } })
         .engines.node;
       const verdicts = Object.fromEntries(
