@@ -117,7 +117,8 @@ describe('a full run', () => {
       attributeNamePrefix: '',
       isArray: (name) => name === 'testsuite' || name === 'testcase',
     }).parse(xml);
-    const suites = parsed.testsuites.testsuite as Array<{ name: string; testcase: Array<Record<string, unknown>> }>;
+    type Testcase = { classname: string; name: string; failure?: unknown; skipped?: unknown };
+    const suites = parsed.testsuites.testsuite as Array<{ name: string; testcase: Testcase[] }>;
     const cases = suites.flatMap((s) => s.testcase.map((c) => ({ suite: s.name, ...c })));
     for (const c of cases) expect(c.classname).toBe(c.suite);
     const pairs = new Set(report.results.map((r) => `${r.check} ${r.operationId}`));
