@@ -79,6 +79,8 @@ export interface WebhookSpec {
   schemaPointer: string;
   /** Header parameters the delivery must carry (lower-cased). */
   requiredHeaders: string[];
+  /** The `pattern` of each header parameter's schema that has one (lower-cased names). */
+  headerPatterns: Record<string, string>;
 }
 
 export interface SecuritySchemeSpec {
@@ -211,6 +213,12 @@ function webhookOf(document: JsonObject, entry: ReturnType<typeof operations>[nu
     requiredHeaders: parametersOf(document, entry)
       .filter((p) => p.in === 'header' && p.required === true)
       .map((p) => p.name.toLowerCase()),
+    headerPatterns: Object.fromEntries(
+      parametersOf(document, entry)
+        .filter((p) => p.in === 'header')
+        .map((p) => [p.name.toLowerCase(), deref<JsonObject>(document, p.schema ?? {}).pattern])
+        .filter((pair): pair is [string, string] => typeof pair[1] === 'string'),
+    ),
   };
 }
 

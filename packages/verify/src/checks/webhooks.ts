@@ -108,6 +108,11 @@ async function judgeNotification(ctx: RunContext, payId: string, received: Recei
   const shape = [
     ...(received.method === webhook.method ? [] : [`method ${received.method}, not ${webhook.method}`]),
     ...webhook.requiredHeaders.filter((h) => received.headers[h] === undefined).map((h) => `no ${h} header`),
+    ...Object.entries(webhook.headerPatterns)
+      .filter(
+        ([h, pattern]) => received.headers[h] !== undefined && !new RegExp(pattern, 'u').test(received.headers[h]!),
+      )
+      .map(([h, pattern]) => `${h} "${received.headers[h]}" does not match ${pattern}`),
     ...(contentType === webhook.mediaType ? [] : [`content-type ${contentType || '(none)'}, not ${webhook.mediaType}`]),
     ...(body === undefined
       ? ['the body is not JSON']
