@@ -8,12 +8,15 @@
 //   4. the client SDK: per-call overhead vs raw fetch, and its minified+gzipped size
 //   5. watch mode: a schema edit saved in place, by rename and by sed -i until generated/types.ts has
 //      it, on an idle watcher and in saves 1–2 s apart that supersede the previous rebuild (bench/watch.ts)
+//   6. payment-verify: the packed verifier installed alone (its packages and size), and a whole run of
+//      it against a fresh local sandbox, 3 times: wall clock, requests, coverage (bench/verify.ts)
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { benchClient } from '../bench/client.js';
 import { benchMock } from '../bench/mock.js';
 import { benchSandbox } from '../bench/sandbox.js';
+import { benchVerify, formatVerifyBench } from '../bench/verify.js';
 import { benchWatch, formatWatchBench } from '../bench/watch.js';
 import { REPO_ROOT } from '../generator/support/paths.js';
 
@@ -119,3 +122,6 @@ console.log(
 
 console.log('\nnpm run generate -- --watch (a child process on a copy of the project)');
 console.log(formatWatchBench(await benchWatch(10)));
+
+console.log('\npayment-verify (npm run pack:verify, installed alone, npx payment-verify against a fresh sandbox)');
+console.log(formatVerifyBench(await benchVerify()));
