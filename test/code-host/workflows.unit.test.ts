@@ -178,6 +178,17 @@ describe('.github/workflows', () => {
   });
 });
 
+describe('the release gate docs/verify.md shows a service team', () => {
+  it('passes actionlint and the workflow parser', async () => {
+    const page = readFileSync(join(REPO_ROOT, 'docs', 'verify.md'), 'utf8');
+    const section = page.slice(page.indexOf('## Gating a release in GitHub Actions'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(yaml).toContain('npx payment-verify');
+    expect(lintWithActionlint('verify.yml', yaml!)).toEqual([]);
+    expect(await lintWithWorkflowParser('verify.yml', yaml!)).toEqual([]);
+  });
+});
+
 /** Node's maintained lines, which the checks run on (20 reached its end of life in April 2026). */
 const MAINTAINED = ['22', '24'];
 
