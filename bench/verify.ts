@@ -48,12 +48,7 @@ export interface VerifyFigures {
   runs: VerifyRun[];
 }
 
-/** The environment of the commands: this one's, without what `npm run bench` tells the npm it runs. */
-const ENV = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
-  NO_COLOR: '1',
-  npm_config_update_notifier: 'false',
-};
+const ENV = { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false' };
 
 /** `command args…` to its end, in a group of its own; `onLine` sees each line of its stdout as it comes. */
 function run(

@@ -73,15 +73,12 @@ interface Run {
   stderr: string;
 }
 
-/** The child's environment: this process's, without what `npm test` tells the npm commands it runs. */
-const ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-
 /** `command args…` in `cwd`, in a process group of its own, killed whole when it ends or after `timeoutMs`. */
 function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Run> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, {
       cwd,
-      env: { ...ENV, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+      env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
