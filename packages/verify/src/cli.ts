@@ -7,8 +7,12 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { verify } from './index.js';
+import { loadContract } from './paths.js';
 import { renderJunit, renderMarkdown, renderText } from './reports.js';
 import { CHECK_NAMES, type CheckName, type VerifyOptions, VerifyUsageError } from './types.js';
+
+/** The verifier's version: the contract's info.version it carries. */
+const VERSION = loadContract().version;
 
 export const USAGE = `usage: payment-verify --base-url <url> --merchant-id <id> --api-key <key> [options]
 
@@ -29,6 +33,7 @@ export const USAGE = `usage: payment-verify --base-url <url> --merchant-id <id> 
   --max-requests <n>          at most n requests (default 2000)
   --rate <n>                  at most n requests per second
   --timeout <s>               per request (default 15)
+  -v, --version               this verifier's version (the contract's info.version)
   -h, --help`;
 
 const OPTIONS = {
@@ -53,6 +58,7 @@ const OPTIONS = {
   rate: { type: 'string' },
   timeout: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
 } as const;
 
 function positive(name: string, text: string | undefined): number | undefined {
@@ -86,6 +92,7 @@ export function optionsOf(
     throw new VerifyUsageError((error as Error).message);
   }
   if (values.help) throw new VerifyUsageError('');
+  if (values.version) throw new VerifyUsageError('version');
   for (const required of ['base-url', 'merchant-id', 'api-key'] as const)
     if (!values[required]) throw new VerifyUsageError(`--${required} is required`);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
@@ -152,7 +159,15 @@ export async function main(
       );
     return report.summary.exitCode;
   } catch (error) {
-    if (!(error instanceof VerifyUsageError)) throw error;
+    if (!(error instanceof VerifyUsageError)) {
+      // Not a verdict on the server: a CI gate must not read the verifier's own failure as one (exit 1).
+      err(`payment-verify: the verifier failed, not the server: ${(error as Error)?.stack ?? String(error)}`);
+      return 2;
+    }
+    if (error.message === 'version') {
+      out(VERSION);
+      return 0;
+    }
     if (error.message === '') {
       out(USAGE);
       return 0;

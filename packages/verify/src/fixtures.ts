@@ -23,14 +23,19 @@ export interface CustomerFixture {
 }
 
 export class FixtureError extends Error {
-  constructor(what: string, exchange: Exchange) {
-    super(`could not make ${what}: ${exchange.operationId} answered ${exchange.status} ${exchange.text.slice(0, 200)}`);
+  constructor(what: string, exchange: Exchange | undefined) {
+    super(
+      exchange
+        ? `could not make ${what}: ${exchange.operationId} answered ${exchange.status} ${exchange.text.slice(0, 200)}`
+        : `could not make ${what}`,
+    );
     this.name = 'FixtureError';
   }
 }
 
 export class Fixtures {
   readonly #customers = new Map<string, Promise<CustomerFixture>>();
+  readonly #made: Array<{ merchant: Merchant; merchantCustomerId: string }> = [];
 
   constructor(readonly ctx: RunContext) {}
 
@@ -96,6 +101,7 @@ export class Fixtures {
 
   async #makeCustomer(merchant: Merchant, label: string): Promise<CustomerFixture> {
     const merchantCustomerId = this.ctx.ref(`cus-${label}`);
+    this.remember(merchant, merchantCustomerId);
     const initial = async (credentialOnFile: Record<string, unknown>, value: number) => {
       const payment = await this.cardPayment({
         merchant,
@@ -144,22 +150,33 @@ export class Fixtures {
     };
   }
 
+  /** A customer this run made by other means (a workflow's), to be deleted at the end. */
+  remember(merchant: Merchant, merchantCustomerId: string): void {
+    this.#made.push({ merchant, merchantCustomerId });
+  }
+
   /**
    * Deletes the customers this run made (with their stored cards), the one kind of object the
    * contract lets a client delete; payments, plans and intents stay behind, marked with the run id.
+   * Each is looked up by its merchantCustomerId first: a check may have deleted it already.
    */
   async cleanup(): Promise<void> {
-    for (const [key, made] of this.#customers) {
-      const customer = await made.catch(() => undefined);
-      const merchantId = key.split(' ')[0];
-      const merchant = [this.ctx.first, this.ctx.second].find((m) => m?.merchantId === merchantId);
-      if (!customer || !merchant) continue;
-      await this.ctx.client.send({
-        operationId: 'deleteCustomer',
-        title: 'a customer this run made, deleted at its end',
+    for (const { merchant, merchantCustomerId } of this.#made) {
+      const list = await this.ctx.client.send({
+        operationId: 'listCustomers',
+        title: 'a customer this run made, found at its end',
         auth: { scheme: 'basic', merchant },
-        params: { id: customer.customerId },
+        query: { MerchantCustomerId: merchantCustomerId },
       });
+      for (const customer of Array.isArray(list.json?.data) ? list.json.data : []) {
+        if (typeof customer?.id !== 'string') continue;
+        await this.ctx.client.send({
+          operationId: 'deleteCustomer',
+          title: 'a customer this run made, deleted at its end',
+          auth: { scheme: 'basic', merchant },
+          params: { id: customer.id },
+        });
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 // Valid requests built from the contract: each operation's documented example, made this run's own
-// (a fresh transId, the verifier's webhook receiver, a future expiry), and a variant of it drawn
+// (a fresh transId and references marked with the run id, the verifier's webhook receiver, a future expiry), and a variant of it drawn
 // from the schema (the members it requires, nothing else). A variant is sent only when the
 // verifier's own validator finds it inside the request schema.
 
@@ -17,12 +17,13 @@ export function exampleOf(op: OperationSpec): Json {
   return first === undefined ? undefined : structuredClone(first);
 }
 
-/** An example made this run's own: transIds fresh, webhooks to the receiver, expiries in the future. */
+/** An example made this run's own: transIds and references marked with the run id, webhooks to the receiver, expiries in the future. */
 export function personalize(ctx: RunContext, value: Json, label: string): Json {
   if (!isPlainObject(value)) return value;
   const out: Record<string, Json> = {};
   for (const [key, member] of Object.entries(value)) {
     if (key === 'transId' && typeof member === 'string') out[key] = ctx.ref(label);
+    else if ((key === 'refNr' || key === 'merchantReference') && typeof member === 'string') out[key] = ctx.ref('ref');
     else if (key === 'expirationTime' && typeof member === 'string')
       out[key] = new Date(Date.now() + 3 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     else if (key === 'webhook' && typeof member === 'string' && ctx.receiver) out[key] = ctx.receiver.url;

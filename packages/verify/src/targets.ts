@@ -4,13 +4,19 @@
 // by the checks that call an operation as a client would.
 import type { Merchant } from './client.js';
 import type { RunContext } from './context.js';
-import type { Fixtures } from './fixtures.js';
+import { FixtureError, type Fixtures } from './fixtures.js';
 
 export interface Target {
   params?: Record<string, string>;
   /** Members of the example replaced (top-level names; nested with a dot path). */
   set?: Record<string, unknown>;
   query?: Record<string, string | number>;
+}
+
+/** An id a fixture should have: a FixtureError naming it when the server's answers did not give it. */
+function need(value: string | undefined, what: string): string {
+  if (value === undefined) throw new FixtureError(what, undefined);
+  return value;
 }
 
 type TargetMaker = (fx: Fixtures, merchant: Merchant, ctx: RunContext) => Promise<Target>;
@@ -41,12 +47,23 @@ export const TARGETS: Record<string, TargetMaker> = {
   getPaymentByTransId: async (fx, merchant) => ({ params: { id: (await fx.cardPayment({ merchant })).transId } }),
   updatePayment: async (fx, merchant) => ({ params: { id: (await fx.cardPayment({ merchant })).payId } }),
   confirmPaymentIntent: async (fx, merchant) => ({ params: { id: (await fx.paymentIntent(merchant)).id } }),
-  getPaymentPlan: async (fx, merchant) => ({ params: { paymentPlanId: (await fx.customer(merchant)).planId ?? '' } }),
+  getPaymentPlan: async (fx, merchant) => ({
+    params: {
+      paymentPlanId: need((await fx.customer(merchant)).planId, 'a recurring plan (its payment has no paymentPlanId)'),
+    },
+  }),
   listPaymentPlanPayments: async (fx, merchant) => ({
-    params: { paymentPlanId: (await fx.customer(merchant)).planId ?? '' },
+    params: {
+      paymentPlanId: need((await fx.customer(merchant)).planId, 'a recurring plan (its payment has no paymentPlanId)'),
+    },
   }),
   chargePaymentPlan: async (fx, merchant) => ({
-    params: { paymentPlanId: (await fx.customer(merchant)).unscheduledPlanId ?? '' },
+    params: {
+      paymentPlanId: need(
+        (await fx.customer(merchant)).unscheduledPlanId,
+        'an unscheduled plan (its payment has no paymentPlanId)',
+      ),
+    },
   }),
   listPaymentPlans: async (fx, merchant) => ({
     query: { MerchantCustomerId: (await fx.customer(merchant)).merchantCustomerId },
@@ -65,11 +82,21 @@ export const TARGETS: Record<string, TargetMaker> = {
   listCustomerPaymentMethods: async (fx, merchant) => ({ params: { id: (await fx.customer(merchant)).customerId } }),
   getCustomerPaymentMethod: async (fx, merchant) => {
     const c = await fx.customer(merchant);
-    return { params: { customerId: c.customerId, paymentMethodId: c.paymentMethodId ?? '' } };
+    return {
+      params: {
+        customerId: c.customerId,
+        paymentMethodId: need(c.paymentMethodId, 'a stored card (the customer lists no payment method)'),
+      },
+    };
   },
   deleteCustomerPaymentMethod: async (fx, merchant) => {
     const c = await fx.customer(merchant, `pm-${Date.now()}`);
-    return { params: { customerId: c.customerId, paymentMethodId: c.paymentMethodId ?? '' } };
+    return {
+      params: {
+        customerId: c.customerId,
+        paymentMethodId: need(c.paymentMethodId, 'a stored card (the customer lists no payment method)'),
+      },
+    };
   },
   checkDuplicatePayment: async (fx, merchant) => {
     const p = await fx.cardPayment({ merchant });

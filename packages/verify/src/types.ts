@@ -37,9 +37,9 @@ export interface VerifyOptions {
   /** A second merchant, for the isolation checks (skipped without it). */
   secondMerchantId?: string;
   secondApiKey?: string;
-  /** The first merchant's webhook secret, to check signatures (webhook checks skipped without it). */
+  /** The first merchant's webhook secret, to check signatures (the signature cases are skipped without it). */
   webhookSecret?: string;
-  /** The public URL of the verifier's webhook receiver (default `http://127.0.0.1:<webhookPort>/`). */
+  /** The public URL of the verifier's webhook receiver (default `http://127.0.0.1:<webhookPort>/webhooks`). */
   webhookUrl?: string;
   /** Where the receiver listens (default: a free port on 127.0.0.1). */
   webhookPort?: number;
@@ -52,7 +52,7 @@ export interface VerifyOptions {
   /** Only these checks (default: all). */
   checks?: readonly CheckName[];
   excludeChecks?: readonly CheckName[];
-  /** Seeds the generated data (default: derived from the run id). */
+  /** Seeds the random part of what a run makes up (its idempotency keys; default: the run's start time). */
   seed?: number;
   /** At most this many requests (default 2000). */
   maxRequests?: number;

@@ -4,6 +4,9 @@
 import type { RunContext } from '../context.js';
 import type { Fixtures } from '../fixtures.js';
 import type { Exchange } from '../judge.js';
+import { getPath, memberPaths, withPath } from '../requests.js';
+import { targetOf } from '../targets.js';
+import { targetBody } from './positive.js';
 
 const REPLAY_HEADER = 'idempotent-replayed';
 
@@ -188,6 +191,76 @@ async function refundRetried(ctx: RunContext, fx: Fixtures): Promise<void> {
   );
 }
 
+/** The body with one member changed: its transId, else its last string (another request, same shape). */
+function anotherBody(body: unknown): unknown {
+  const strings = memberPaths(body).filter((p) => typeof getPath(body, p) === 'string');
+  const path = strings.find((p) => p.length === 1 && p[0] === 'transId') ?? strings.at(-1);
+  return path ? withPath(body, path, `${String(getPath(body, path))}-2`) : body;
+}
+
+/**
+ * Every other operation that takes an Idempotency-Key: a retry replays its first answer, the key
+ * with another body is its 409.
+ */
+async function otherKeyedOperations(ctx: RunContext, fx: Fixtures): Promise<void> {
+  const special = new Set(['createPayment', 'refundPayment']);
+  for (const op of ctx.contract.operations.values()) {
+    if (
+      special.has(op.id) ||
+      !op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')
+    )
+      continue;
+    const target = await targetOf(op.id, fx, ctx.first, ctx);
+    const body = targetBody(ctx, op, target.set);
+    const key = keyOf(ctx, op.id);
+    const scheme = op.security.some((s) => s.includes('basicAuth')) ? 'basic' : 'bearer';
+    const send = (title: string, b: unknown) =>
+      ctx.client.send({
+        operationId: op.id,
+        title,
+        auth: { scheme, merchant: ctx.first },
+        ...(target.params ? { params: target.params } : {}),
+        headers: { 'Idempotency-Key': key },
+        body: b,
+      });
+    const first = await send(`${op.id} with an Idempotency-Key`, body);
+    if (first.status < 200 || first.status >= 300) {
+      ctx.results.fail('idempotency', {
+        operationId: op.id,
+        title: `${op.id} with a key`,
+        expected: '2xx',
+        actual: String(first.status),
+        curl: first.curl,
+      });
+      continue;
+    }
+    const retry = await send(`${op.id} again, same key and body`, body);
+    ctx.results.judge(
+      'idempotency',
+      {
+        operationId: op.id,
+        title: `a retry of ${op.id} with the same key and body`,
+        expected: 'the first answer replayed, Idempotent-Replayed: true',
+        actual: 'replayed',
+        curl: retry.curl,
+      },
+      sameAnswer(first, retry),
+    );
+    const other = await send(`${op.id} with the same key and another body`, anotherBody(body));
+    ctx.results.judge(
+      'idempotency',
+      {
+        operationId: op.id,
+        title: `the same key with another ${op.id} body`,
+        expected: '409',
+        actual: String(other.status),
+        curl: other.curl,
+      },
+      other.status === 409 ? [] : [`${other.status}: ${other.text.slice(0, 200)}`],
+    );
+  }
+}
+
 export async function checkIdempotency(ctx: RunContext, fx: Fixtures): Promise<void> {
   if (ctx.readOnly) {
     ctx.results.skipCheck('idempotency', 'a live server: nothing may be created');
@@ -196,4 +269,5 @@ export async function checkIdempotency(ctx: RunContext, fx: Fixtures): Promise<v
   await createRetried(ctx);
   await concurrentRetries(ctx);
   await refundRetried(ctx, fx);
+  await otherKeyedOperations(ctx, fx);
 }

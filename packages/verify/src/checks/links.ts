@@ -30,7 +30,7 @@ export async function followLinks(
   requestPath: Record<string, string>,
 ): Promise<void> {
   const op = ctx.contract.operations.get(source.operationId);
-  if (!op || source.status < 200 || source.status >= 300) return;
+  if (!op || ctx.readOnly || source.status < 200 || source.status >= 300) return;
   for (const link of op.links.filter((l) => l.status === source.status)) {
     const target = ctx.contract.operations.get(link.operationId);
     if (target?.method !== 'GET') continue;

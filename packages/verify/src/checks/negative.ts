@@ -38,7 +38,7 @@ interface Broken {
 const PAST = '2001-01-01T00:00:00Z';
 
 /** Ways to break one business rule, by the rule's id in `x-business-rules`, at the field the rule names. */
-const RULE_BREAKERS: Record<string, (body: unknown, field: string[]) => unknown> = {
+const RULE_BREAKERS: Record<string, (body: unknown, field: string[], taken: string) => unknown> = {
   'expiration-in-future': (b, f) => withPath(b, f, PAST),
   'return-url-scheme': (b, f) => withPath(b, f, 'ftp://shop.example/return'),
   'cancel-url-scheme': (b, f) => withPath(b, f, 'ftp://shop.example/cancel'),
@@ -47,6 +47,8 @@ const RULE_BREAKERS: Record<string, (body: unknown, field: string[]) => unknown>
   'metadata-size': (b) => withPath(b, ['metadata'], { blob: 'x'.repeat(17_000) }),
   'text-storable': (b) => (getPath(b, ['transId']) !== undefined ? withPath(b, ['transId'], 'bad\u0000id') : undefined),
   'amount-currency': (b, f) => (getPath(b, f) !== undefined ? withPath(b, f, 'JPY') : undefined),
+  'transid-unique': (b, f, taken) => withPath(b, f, taken),
+  'plan-charge-positive': (b, f) => (getPath(b, f) !== undefined ? withPath(b, f, 0) : undefined),
 };
 
 /** The body with empty objects on the way to `field`, where it has none. */
@@ -103,7 +105,12 @@ function sizeLimit(ctx: RunContext, op: OperationSpec): number | undefined {
   return mib === undefined ? undefined : Number(mib) * 1024 * 1024;
 }
 
-async function brokenBodies(ctx: RunContext, op: OperationSpec, body: unknown): Promise<Broken[]> {
+async function brokenBodies(
+  ctx: RunContext,
+  op: OperationSpec,
+  body: unknown,
+  taken: () => Promise<string>,
+): Promise<Broken[]> {
   const pointer = op.body?.schemaPointer;
   if (!pointer || !isObject(body)) return [];
   const out: Broken[] = [];
@@ -143,7 +150,8 @@ async function brokenBodies(ctx: RunContext, op: OperationSpec, body: unknown): 
     });
   for (const rule of [...op.rules, ...ctx.contract.commonRules]) {
     if (rule.id === 'metadata-size' && !('metadata' in body)) continue;
-    const candidate = RULE_BREAKERS[rule.id]?.(body, rule.field.split('.'));
+    const breaker = RULE_BREAKERS[rule.id];
+    const candidate = breaker?.(body, rule.field.split('.'), rule.id === 'transid-unique' ? await taken() : '');
     if (candidate === undefined) continue;
     const responseCode = rule.responseCode ? responseCodeOf(ctx, rule.responseCode) : undefined;
     out.push({
@@ -245,7 +253,9 @@ async function rejectOne(ctx: RunContext, fx: Fixtures, op: OperationSpec, merch
   const target = ctx.readOnly ? {} : await targetOf(op.id, fx, merchant, ctx);
   const body = op.body ? targetBody(ctx, op, target.set) : undefined;
   const cases = [
-    ...(op.body?.mediaType === 'application/json' ? await brokenBodies(ctx, op, body) : brokenForms(ctx, op, body)),
+    ...(op.body?.mediaType === 'application/json'
+      ? await brokenBodies(ctx, op, body, async () => (await fx.cardPayment({ merchant, label: 'taken' })).transId)
+      : brokenForms(ctx, op, body)),
     ...brokenQueries(op),
     ...brokenPaths(op, target.params ?? {}, op.body?.mediaType === 'application/json' ? body : undefined),
   ];

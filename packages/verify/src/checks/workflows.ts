@@ -38,7 +38,7 @@ function load(): Loaded[] {
     });
 }
 
-function inputsFor(ctx: RunContext, workflow: JsonObject): JsonObject | string {
+function inputsFor(ctx: RunContext, fx: Fixtures, workflow: JsonObject): JsonObject | string {
   const schema = isObject(workflow.inputs) ? workflow.inputs : {};
   const names = Object.keys(isObject(schema.properties) ? schema.properties : {});
   const receiver = ctx.receiver?.url ?? 'https://shop.example/webhooks';
@@ -47,7 +47,11 @@ function inputsFor(ctx: RunContext, workflow: JsonObject): JsonObject | string {
     apiKey: () => ctx.first.apiKey,
     transId: () => ctx.ref('wf'),
     idempotencyKey: () => `${ctx.ref('wf-key')}-${Math.floor(ctx.random() * 1e9)}`,
-    merchantCustomerId: () => ctx.ref('wf-cus'),
+    merchantCustomerId: () => {
+      const id = ctx.ref('wf-cus');
+      fx.remember(ctx.first, id);
+      return id;
+    },
     returnUrl: () => `${receiver}/return`,
     cancelUrl: () => `${receiver}/cancel`,
     webhookUrl: () => receiver,
@@ -89,7 +93,7 @@ async function sendToPage(
   };
 }
 
-export async function runWorkflows(ctx: RunContext, _fx: Fixtures): Promise<void> {
+export async function runWorkflows(ctx: RunContext, fx: Fixtures): Promise<void> {
   if (ctx.readOnly) return ctx.results.skipCheck('workflows', 'a live server: nothing may be created');
   for (const { file, document, sources } of load()) {
     for (const workflow of (Array.isArray(document.workflows) ? document.workflows : []).filter(isObject)) {
@@ -103,7 +107,7 @@ export async function runWorkflows(ctx: RunContext, _fx: Fixtures): Promise<void
         );
         continue;
       }
-      const inputs = inputsFor(ctx, workflow);
+      const inputs = inputsFor(ctx, fx, workflow);
       if (typeof inputs === 'string') {
         ctx.results.skip('workflows', id, `${file}: ${id}`, inputs);
         continue;
