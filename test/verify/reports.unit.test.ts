@@ -209,9 +209,12 @@ describe('renderMarkdown', () => {
 });
 
 describe('renderText', () => {
-  it('prints a line per check with its counts and the coverage', () => {
+  it('prints a line per check with its counts, the operations it judged and those that failed, and the coverage', () => {
     const lines = renderText(reportOf(RESULTS)).split('\n');
-    expect(lines).toContain('webhooks                     0       0        1  no --hosted | no page');
+    expect(lines).toContain('webhooks                     0       0        1           0  no --hosted | no page');
+    expect(lines).toContain('response-schema              1       2        0           2');
+    expect(lines).toContain(`${''.padEnd(22)} failed on ${NASTY} (2)`);
+    expect(lines).toContain(`${''.padEnd(22)} failed on capturePayment (1)`);
     expect(lines).toContain(
       'coverage: 50 % of 4 (operation, status) pairs a client can provoke; 2/3 operations called',
     );

@@ -114,18 +114,25 @@ export function renderMarkdown(report: VerifyReport): string {
   return out.join('\n');
 }
 
-/** The summary the command prints: checks × counts, then coverage. */
+/** The summary the command prints: per check its counts and the operations it judged (those that failed named), then coverage. */
 export function renderText(report: VerifyReport): string {
   const { summary, coverage } = report;
+  const byCheck = rows(report);
+  const operationsOf = (check: string) => byCheck.filter((r) => r.check === check && r.operationId !== '-');
   const lines = [
     '',
-    `${'check'.padEnd(22)} ${'passed'.padStart(7)} ${'failed'.padStart(7)} ${'skipped'.padStart(8)}`,
-    ...summary.checks.map(
-      (c) =>
-        `${c.check.padEnd(22)} ${String(c.passed).padStart(7)} ${String(c.failed).padStart(7)} ${String(c.skipped).padStart(8)}${c.skippedBecause ? `  ${c.skippedBecause}` : ''}`,
-    ),
+    `${'check'.padEnd(22)} ${'passed'.padStart(7)} ${'failed'.padStart(7)} ${'skipped'.padStart(8)} ${'operations'.padStart(11)}`,
+    ...summary.checks.flatMap((c) => {
+      const ops = operationsOf(c.check);
+      const failing = ops.filter((r) => r.failed.length > 0).map((r) => `${r.operationId} (${r.failed.length})`);
+      return [
+        `${c.check.padEnd(22)} ${String(c.passed).padStart(7)} ${String(c.failed).padStart(7)} ${String(c.skipped).padStart(8)} ${String(ops.length).padStart(11)}${c.skippedBecause ? `  ${c.skippedBecause}` : ''}`,
+        ...(failing.length > 0 ? [`${''.padEnd(22)} failed on ${failing.join(', ')}`] : []),
+      ];
+    }),
     '',
     `coverage: ${coverage.percent} % of ${coverage.reachable.length} (operation, status) pairs a client can provoke; ${coverage.operations.called}/${coverage.operations.total} operations called`,
+    ...(coverage.missing.length > 0 ? [`not exercised: ${coverage.missing.join(', ')}`] : []),
     `${summary.requests} requests in ${(summary.durationMs / 1000).toFixed(1)} s (run ${summary.runId})`,
   ];
   return lines.join('\n');
