@@ -166,6 +166,9 @@ describe('buildDocs', () => {
   });
 });
 
+/** How long a section may take to render after its hash is set: generous, since a loaded machine renders slowly. */
+const SECTION_WAIT_MS = 15_000;
+
 describe('the page in Chromium, from disk, offline', () => {
   let browser: Browser;
   let context: BrowserContext;
@@ -385,7 +388,7 @@ describe('the page in Chromium, from disk, offline', () => {
       await page.evaluate((hash) => (window.location.hash = hash), link);
       const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
       if (
-        !(await section.waitFor({ state: 'attached', timeout: 5000 }).then(
+        !(await section.waitFor({ state: 'attached', timeout: SECTION_WAIT_MS }).then(
           () => true,
           () => false,
         ))
@@ -404,7 +407,7 @@ describe('the page in Chromium, from disk, offline', () => {
       await page.evaluate((hash) => (window.location.hash = hash), link);
       const section = page.locator(`[data-section-id="${link.slice(1)}"]`).first();
       if (
-        !(await section.waitFor({ state: 'attached', timeout: 5000 }).then(
+        !(await section.waitFor({ state: 'attached', timeout: SECTION_WAIT_MS }).then(
           () => true,
           () => false,
         ))

@@ -69,7 +69,9 @@ const removePos = (d: JsonObject) => {
   channel.enum = (channel.enum as string[]).filter((v) => v !== 'POS');
 };
 
-describe.concurrent('breaking-change gate: redocly diff on contract variants', () => {
+// Each diff is CPU-bound (Redocly over the whole contract, several at once): on a loaded machine a
+// run takes several times its idle time, and only a hang should fail it.
+describe.concurrent('breaking-change gate: redocly diff on contract variants', { timeout: 120_000 }, () => {
   it('catches a removed operation (POST /payments/{id}/captures)', async () => {
     const r = await against('removed-operation', (d) => {
       const item = (d.paths as JsonObject)['/payments/{id}/captures'] as JsonObject;

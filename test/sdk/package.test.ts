@@ -111,7 +111,9 @@ const header = await signWebhook('{"payId":"x"}', 'whsec_1');
 console.log(JSON.stringify({ plan, signed: header.startsWith('t=') }));
 `;
 
-describe('the packed SDK', () => {
+// Its TypeScript compilations are CPU-bound: on a loaded machine one takes several times its idle
+// time, and only a hang should fail it.
+describe('the packed SDK', { timeout: 120_000 }, () => {
   it('holds the built SDK, its declarations, the contract, README and license, and nothing else', () => {
     const built = (folder: string) =>
       readdirSync(join(ROOT, folder))
