@@ -2,6 +2,8 @@
 // call names (Basic, a bearer token it obtains and renews, the API key), paces itself (--rate),
 // stops at --max-requests, waits out a 429 for as long as Retry-After asks, and hands every
 // response to the response checks before the caller sees it.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Contract, OperationSpec } from './contract.js';
 import { type Exchange, judgeResponse } from './judge.js';
 import type { Results } from './results.js';
@@ -63,6 +65,88 @@ export interface ClientOptions {
 }
 
 const MASKED = new Set(['authorization', 'x-api-key']);
+/** A body this large may be refused before it is sent whole (see #exchange). */
+const EARLY_ANSWER_BYTES = 64 * 1024;
+/** How long such a request waits for an early answer before it sends its body. */
+const EARLY_ANSWER_WAIT_MS = 250;
+
+interface RawAnswer {
+  status: number;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  text: string;
+}
+
+async function fetchAnswer(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<RawAnswer> {
+  const response = await fetch(url, {
+    method,
+    headers,
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await response.text();
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return { status: response.status, headers: out, text };
+}
+
+/**
+ * The answer to a request with a large body, by node:http: the headers first, then a moment for an
+ * early answer (a 413 a server gives from the announced length alone), and only then the body. A
+ * server that refuses a body without reading it may close as soon as it answered; a client still
+ * sending would lose that answer to the reset (what fetch does, now and then).
+ */
+export function http1Answer(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    let answered = false;
+    const payload = Buffer.from(body ?? '');
+    const request = send(
+      url,
+      {
+        method,
+        headers: { ...headers, 'content-length': String(payload.length), connection: 'close' },
+        timeout: timeoutMs,
+      },
+      (response) => {
+        answered = true;
+        clearTimeout(bodyTimer);
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('error', reject);
+        response.on('end', () => {
+          const out: Record<string, string> = {};
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+          resolve({ status: response.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+          request.destroy();
+        });
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    request.flushHeaders();
+    const bodyTimer = setTimeout(() => request.end(payload), EARLY_ANSWER_WAIT_MS);
+  });
+}
+
 const RETRY_AFTER_CAP_S = 30;
 const RETRIES_ON_429 = 4;
 
@@ -124,6 +208,25 @@ export class Client {
       }
       const wait = Math.min(Number(exchange.headers['retry-after']) || 1, RETRY_AFTER_CAP_S);
       await new Promise((r) => setTimeout(r, wait * 1000));
+    }
+  }
+
+  /**
+   * Sends a call whose lack of an answer is a verdict of `check` on that case alone (recorded as its
+   * failure), not the end of the check: undefined then.
+   */
+  async sendJudged(check: CheckName, call: Call): Promise<Exchange | undefined> {
+    try {
+      return await this.send(call);
+    } catch (error) {
+      if (!(error instanceof NoAnswerError)) throw error;
+      this.results.fail(check, {
+        operationId: call.operationId,
+        title: call.title,
+        expected: 'an answer',
+        actual: error.message,
+      });
+      return undefined;
     }
   }
 
@@ -197,23 +300,17 @@ export class Client {
   ): Promise<Exchange> {
     await this.#pace();
     const curl = curlOf(op.method, url, headers, body);
-    let response: Response;
+    const timeoutMs = this.options.timeoutSeconds * 1000;
+    // A server may answer a body it refuses (a 413) before it has read it, and close: fetch then
+    // reports the broken upload, not the answer; Node's own client keeps an answer that came.
+    const ask = body !== undefined && body.length >= EARLY_ANSWER_BYTES ? http1Answer : fetchAnswer;
+    let answer: RawAnswer;
     try {
-      response = await fetch(url, {
-        method: op.method,
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutSeconds * 1000),
-      });
+      answer = await ask(url, op.method, headers, body, timeoutMs);
     } catch (error) {
       throw new NoAnswerError(url, error);
     }
-    const text = await response.text();
-    const responseHeaders: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      responseHeaders[name] = value;
-    });
+    const { status, headers: responseHeaders, text } = answer;
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -225,7 +322,7 @@ export class Client {
       title,
       method: op.method,
       url,
-      status: response.status,
+      status,
       headers: responseHeaders,
       text,
       json,
