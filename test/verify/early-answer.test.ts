@@ -6,9 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { http1Answer } from '../../packages/verify/src/client.js';
+import { http1Answer, largeBodyAnswer } from '../../packages/verify/src/client.js';
 
 let server: Server;
+let origin: string;
 let url: string;
 let bodies = 0;
 /** Bytes of refused bodies that reached the server before it closed. */
@@ -18,8 +19,13 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     if (Number(req.headers['content-length']) > 1000) {
       req.on('data', (chunk: Buffer) => (refusedBytes += chunk.length));
-      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-      res.end('{"status":413}', () => req.socket.destroy());
+      const refuse = () => {
+        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        res.end('{"status":413}', () => req.socket.destroy());
+      };
+      // a slow server: its refusal comes after the client's first wait
+      if (req.url === '/slow') setTimeout(refuse, 1500);
+      else refuse();
       return;
     }
     req.on('data', () => {});
@@ -29,7 +35,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `${origin}/payments`;
 });
 
 afterAll(async () => {
@@ -56,3 +63,15 @@ it('sends the body when no early answer comes, and reads the answer to it', asyn
   expect(JSON.parse(answer.text)).toEqual({ ok: true });
   expect(bodies).toBe(before + 1);
 });
+
+it('reads a refusal that comes only after the first wait, while the body is on its way', async () => {
+  const answer = await largeBodyAnswer(
+    `${origin}/slow`,
+    'POST',
+    { 'content-type': 'application/json' },
+    'x'.repeat(8 * 1024 * 1024),
+    20_000,
+  );
+  expect(answer.status).toBe(413);
+  expect(JSON.parse(answer.text)).toEqual({ status: 413 });
+}, 30_000);

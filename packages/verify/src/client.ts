@@ -67,8 +67,8 @@ export interface ClientOptions {
 const MASKED = new Set(['authorization', 'x-api-key']);
 /** A body this large may be refused before it is sent whole (see #exchange). */
 const EARLY_ANSWER_BYTES = 64 * 1024;
-/** How long such a request waits for an early answer before it sends its body. */
-const EARLY_ANSWER_WAIT_MS = 250;
+/** How long such a request waits for an early answer before it sends its body, the first time and when it tries again. */
+const EARLY_ANSWER_WAITS_MS = [250, 3000];
 
 interface RawAnswer {
   status: number;
@@ -111,6 +111,7 @@ export function http1Answer(
   headers: Record<string, string>,
   body: string | undefined,
   timeoutMs: number,
+  waitMs = EARLY_ANSWER_WAITS_MS[0]!,
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const send = url.startsWith('https:') ? httpsRequest : httpRequest;
@@ -143,7 +144,7 @@ export function http1Answer(
       if (!answered) reject(error);
     });
     request.flushHeaders();
-    const bodyTimer = setTimeout(() => request.end(payload), EARLY_ANSWER_WAIT_MS);
+    const bodyTimer = setTimeout(() => request.end(payload), waitMs);
   });
 }
 
@@ -164,6 +165,27 @@ export function curlOf(method: string, url: string, headers: Record<string, stri
   for (const [name, value] of Object.entries(headers)) parts.push('-H', quote(`${name}: ${masked(name, value)}`));
   if (body !== undefined) parts.push('--data-raw', quote(body));
   return parts.join(' ');
+}
+
+/**
+ * A large body's answer: a slow server may answer its refusal after the first wait, while the body
+ * is already on its way, and lose it to the reset; once more, then, with a longer wait. Only a
+ * connection that broke before any answer is tried again (nothing was answered, so nothing was done).
+ */
+export async function largeBodyAnswer(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<RawAnswer> {
+  try {
+    return await http1Answer(url, method, headers, body, timeoutMs, EARLY_ANSWER_WAITS_MS[0]);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== 'EPIPE' && code !== 'ECONNRESET') throw error;
+    return http1Answer(url, method, headers, body, timeoutMs, EARLY_ANSWER_WAITS_MS[1]);
+  }
 }
 
 export class Client {
@@ -303,10 +325,12 @@ export class Client {
     const timeoutMs = this.options.timeoutSeconds * 1000;
     // A server may answer a body it refuses (a 413) before it has read it, and close: fetch then
     // reports the broken upload, not the answer; Node's own client keeps an answer that came.
-    const ask = body !== undefined && body.length >= EARLY_ANSWER_BYTES ? http1Answer : fetchAnswer;
     let answer: RawAnswer;
     try {
-      answer = await ask(url, op.method, headers, body, timeoutMs);
+      answer =
+        body !== undefined && body.length >= EARLY_ANSWER_BYTES
+          ? await largeBodyAnswer(url, op.method, headers, body, timeoutMs)
+          : await fetchAnswer(url, op.method, headers, body, timeoutMs);
     } catch (error) {
       throw new NoAnswerError(url, error);
     }
