@@ -12,14 +12,15 @@
 // lockfiles (esbuild's version) and the Node.js version. `import.meta.url` keeps naming each source
 // file, so paths found from it (the repository's root, the bundle, the packages a file resolves)
 // are what they are under tsx.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const COMPILED = join(REPO_ROOT, 'node_modules', '.cache', 'payment-compiled');
+/** The compiled programs' folder (PAYMENT_COMPILED_CACHE: another, for a test that needs a cold one). */
+const COMPILED = process.env.PAYMENT_COMPILED_CACHE ?? join(REPO_ROOT, 'node_modules', '.cache', 'payment-compiled');
 /** Compiled versions kept per program: the current one and one to go back to (a switched branch)... */
 const KEEP = 2;
 /** ...and any used within the hour (another checkout sharing node_modules, a process still running). */
@@ -40,8 +41,21 @@ const PROGRAMS = {
 /** Where a launcher leaves the compiled folder for the processes and threads it starts. */
 const envOf = (program) => `PAYMENT_COMPILED_${program.toUpperCase()}`;
 
+/** Compilations under way in this module instance, by program: concurrent callers share one. */
+const compiling = new Map();
+
 /** The folder of `program` compiled from the code as it is now, compiled first if need be. */
-export async function compiled(program) {
+export function compiled(program) {
+  let folder = compiling.get(program);
+  if (!folder) {
+    folder = compiledNow(program);
+    compiling.set(program, folder);
+    folder.catch(() => compiling.delete(program));
+  }
+  return folder;
+}
+
+async function compiledNow(program) {
   const entryPoints = PROGRAMS[program];
   if (!entryPoints) throw new Error(`tooling/compile.mjs: no program ${program}`);
   const env = envOf(program);
@@ -101,7 +115,8 @@ async function compile(dir, entryPoints) {
   const { build } = await import('esbuild');
   const programDir = join(dir, '..');
   await mkdir(programDir, { recursive: true });
-  const tmp = `${dir}.${process.pid}.tmp`;
+  // Unique per compilation: the threads of one process share its pid, and so may other runs.
+  const tmp = `${dir}.${process.pid}.${randomUUID()}.tmp`;
   await build({
     entryPoints,
     outdir: tmp,
