@@ -4,6 +4,7 @@
 // are meant to break the contract, which the sandbox's own `call` would refuse.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
+import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { checkResponse } from '../support/contract-check.js';
 import { type FakeApi, type RecordedRequest, reply, startFakeApi } from '../support/fake-api.js';
 import { FAULTS, type FaultName, type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
@@ -20,21 +21,7 @@ import {
 import { checkDelivery } from '../support/webhook-check.js';
 
 /** The checks of `payment-verify` (packages/verify), which FAULTS names. */
-const CHECKS = [
-  'status-declared',
-  'content-type',
-  'response-schema',
-  'required-headers',
-  'not-a-server-error',
-  'positive-acceptance',
-  'negative-rejection',
-  'auth',
-  'isolation',
-  'idempotency',
-  'lifecycle',
-  'webhooks',
-  'workflows',
-];
+const CHECKS: readonly string[] = CHECK_NAMES;
 
 /** Headers of one connection, which no proxy passes on, and the time of the answer. */
 const PER_CONNECTION = new Set(['connection', 'keep-alive', 'date']);

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
 import { freePort, killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
 import { startMockCommand } from '../support/prism.js';
@@ -27,21 +28,7 @@ const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'verify', 'pac
   version: string;
   dependencies: Record<string, string>;
 };
-const CHECKS = [
-  'status-declared',
-  'content-type',
-  'response-schema',
-  'required-headers',
-  'not-a-server-error',
-  'positive-acceptance',
-  'negative-rejection',
-  'auth',
-  'isolation',
-  'idempotency',
-  'lifecycle',
-  'webhooks',
-  'workflows',
-];
+const CHECKS: readonly string[] = CHECK_NAMES;
 
 /** The toolchain's own packages, none of which a consumer's install may bring (the verifier's three dependencies aside). */
 const TOOLCHAIN = [

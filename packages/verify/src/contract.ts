@@ -27,6 +27,7 @@ export interface HeaderSpec {
 
 export interface ResponseSpec {
   status: number;
+  description: string;
   /** The declared media type, or undefined for a response without a body. */
   mediaType?: string;
   /** Where the body's schema lives in the bundle (a JSON pointer). */
@@ -72,16 +73,27 @@ export interface OperationSpec {
   links: LinkSpec[];
 }
 
+export interface WebhookHeaderSpec {
+  /** Lower-cased. */
+  name: string;
+  required: boolean;
+  /** Its schema's `pattern`, if it has one. */
+  pattern?: string;
+  description: string;
+}
+
 export interface WebhookSpec {
   name: string;
   method: string;
   mediaType: string;
   schemaPointer: string;
-  /** Header parameters the delivery must carry (lower-cased). */
-  requiredHeaders: string[];
-  /** The `pattern` of each header parameter's schema that has one (lower-cased names). */
-  headerPatterns: Record<string, string>;
+  /** Its header parameters. */
+  headers: WebhookHeaderSpec[];
 }
+
+/** The header parameters a delivery of the webhook must carry (lower-cased). */
+export const requiredHeadersOf = (webhook: WebhookSpec): string[] =>
+  webhook.headers.filter((h) => h.required).map((h) => h.name);
 
 export interface SecuritySchemeSpec {
   name: string;
@@ -135,10 +147,11 @@ function responseOf(document: JsonObject, raw: unknown, at: string[], status: nu
   }));
   const content = isObject(node.content) ? node.content : {};
   const [mediaType, media] = Object.entries(content)[0] ?? [];
-  if (!mediaType || !isObject(media) || media.schema === undefined) return { status, headers };
+  const description = typeof node.description === 'string' ? node.description : '';
+  if (!mediaType || !isObject(media) || media.schema === undefined) return { status, description, headers };
   const base = tokens ?? at;
   const schemaAt = resolve(document, media.schema, [...base, 'content', mediaType, 'schema']);
-  return { status, mediaType, schemaPointer: fragment(schemaAt.tokens ?? []), headers };
+  return { status, description, mediaType, schemaPointer: fragment(schemaAt.tokens ?? []), headers };
 }
 
 function bodyOf(document: JsonObject, raw: unknown, at: string[]): RequestBodySpec | undefined {
@@ -210,15 +223,17 @@ function webhookOf(document: JsonObject, entry: ReturnType<typeof operations>[nu
     method: entry.method.toUpperCase(),
     mediaType: body.mediaType,
     schemaPointer: body.schemaPointer,
-    requiredHeaders: parametersOf(document, entry)
-      .filter((p) => p.in === 'header' && p.required === true)
-      .map((p) => p.name.toLowerCase()),
-    headerPatterns: Object.fromEntries(
-      parametersOf(document, entry)
-        .filter((p) => p.in === 'header')
-        .map((p) => [p.name.toLowerCase(), deref<JsonObject>(document, p.schema ?? {}).pattern])
-        .filter((pair): pair is [string, string] => typeof pair[1] === 'string'),
-    ),
+    headers: parametersOf(document, entry)
+      .filter((p) => p.in === 'header')
+      .map((p) => {
+        const pattern = deref<JsonObject>(document, p.schema ?? {}).pattern;
+        return {
+          name: p.name.toLowerCase(),
+          required: p.required === true,
+          ...(typeof pattern === 'string' ? { pattern } : {}),
+          description: p.description ?? '',
+        };
+      }),
   };
 }
 

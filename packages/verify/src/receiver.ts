@@ -3,6 +3,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** What the receiver keeps of a server that floods it: bodies and deliveries beyond these are dropped. */
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_KEPT = 1000;
+
 export interface ReceivedWebhook {
   method: string;
   path: string;
@@ -25,7 +29,15 @@ export class Receiver {
     let receiver: Receiver | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        // The server under test is not trusted: a body beyond any notification's size is refused.
+        if (size > MAX_BODY_BYTES) {
+          res.writeHead(413).end();
+          req.destroy();
+        } else chunks.push(c);
+      });
       req.on('end', () => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers))
@@ -51,6 +63,7 @@ export class Receiver {
 
   /** Keeps a received webhook and wakes whoever waits for one. */
   add(webhook: ReceivedWebhook): void {
+    if (this.received.length >= MAX_KEPT) return; // a run asks for a handful: a flood is not kept
     this.received.push(webhook);
     for (const wake of this.#waiters) wake();
   }

@@ -3,7 +3,7 @@
 // (RFC 9110 §11.6.1); it takes each scheme it does accept (a harmless request: an invalid body or
 // an id that does not exist, so that nothing changes); the token answer is not to be stored
 // (Cache-Control: no-store, Pragma: no-cache, RFC 6749 §5.1); a test token is refused on the live root.
-import { type Auth, Client } from '../client.js';
+import { type Auth, type Call, Client } from '../client.js';
 import type { RunContext } from '../context.js';
 import type { OperationSpec } from '../contract.js';
 import type { Fixtures } from '../fixtures.js';
@@ -31,25 +31,24 @@ function refusal(ctx: RunContext, op: OperationSpec, exchange: Exchange): string
     .map((scheme) => `WWW-Authenticate "${challenge}" offers no ${scheme} challenge`);
 }
 
-/** A request of the operation that changes nothing: an id that does not exist, or an empty body. */
-function harmless(op: OperationSpec): { params: Record<string, string>; body?: unknown } {
+/**
+ * A request of the operation that changes nothing: an id that does not exist, an empty JSON body;
+ * the token operation's form (a token changes no merchant data).
+ */
+function harmless(op: OperationSpec): Pick<Call, 'params' | 'body' | 'contentType'> {
   const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, NO_SUCH_ID]));
+  if (op.body?.mediaType === 'application/x-www-form-urlencoded')
+    return { params, body: 'grant_type=client_credentials', contentType: op.body.mediaType };
   if (op.body?.mediaType === 'application/json') return { params, body: {} };
   return { params };
 }
 
 async function refuses(ctx: RunContext, op: OperationSpec, title: string, auth: Auth, root?: string): Promise<void> {
-  const request = harmless(op);
   const exchange = await ctx.client.send({
     operationId: op.id,
     title,
     auth,
-    params: request.params,
-    ...(op.id === 'createAccessToken'
-      ? { body: 'grant_type=client_credentials', contentType: 'application/x-www-form-urlencoded' }
-      : request.body !== undefined
-        ? { body: request.body }
-        : {}),
+    ...harmless(op),
     ...(root ? { root } : {}),
   });
   ctx.results.judge(
@@ -68,18 +67,12 @@ async function refuses(ctx: RunContext, op: OperationSpec, title: string, auth: 
 async function accepts(ctx: RunContext, op: OperationSpec, schemeName: string): Promise<void> {
   const scheme = ctx.contract.securitySchemes.get(schemeName);
   const kind = scheme?.type === 'apiKey' ? 'apiKey' : scheme?.scheme === 'bearer' ? 'bearer' : 'basic';
-  const request = harmless(op);
   const title = `${op.id} with ${schemeName}, which it accepts`;
   const exchange = await ctx.client.send({
     operationId: op.id,
     title,
     auth: { scheme: kind, merchant: ctx.first },
-    params: request.params,
-    ...(op.id === 'createAccessToken'
-      ? { body: 'grant_type=client_credentials', contentType: 'application/x-www-form-urlencoded' }
-      : request.body !== undefined
-        ? { body: request.body }
-        : {}),
+    ...harmless(op),
   });
   ctx.results.judge(
     'auth',

@@ -3,20 +3,20 @@
 // call and answer; each read must succeed: what one answer names, the next can reach. Judged as
 // part of the lifecycle check (reads that follow every change); the links to changes are what the
 // lifecycle's own sequences walk.
-import { getAt, parsePointer } from '../../../../tooling/openapi/walker.js';
+import { getAt, parseRuntimeExpression } from '../../../../tooling/openapi/walker.js';
 import type { RunContext } from '../context.js';
 import type { Exchange } from '../judge.js';
 
-/** The value of a link parameter's expression for a call and its answer, or undefined. */
+/** The value of a link parameter's runtime expression for a call and its answer, or undefined. */
 function linkValue(expression: string, exchange: Exchange, requestPath: Record<string, string>): string | undefined {
-  if (expression.startsWith('$response.body#')) {
-    const value = getAt(exchange.json, parsePointer(expression.slice('$response.body'.length)));
+  const parsed = parseRuntimeExpression(expression);
+  if (parsed?.kind === 'body' && parsed.source === 'response') {
+    const value = getAt(exchange.json, parsed.pointer);
     return value === undefined || value === null ? undefined : String(value);
   }
-  if (expression.startsWith('$response.header.'))
-    return exchange.headers[expression.slice('$response.header.'.length).toLowerCase()];
-  if (expression.startsWith('$request.path.')) return requestPath[expression.slice('$request.path.'.length)];
-  return undefined;
+  if (parsed?.kind !== 'parameter') return undefined;
+  if (parsed.source === 'response') return exchange.headers[parsed.name.toLowerCase()];
+  return parsed.in === 'path' ? requestPath[parsed.name] : undefined;
 }
 
 /**

@@ -6,10 +6,10 @@
 // broken request is first confirmed invalid by the verifier's own validator (the rules aside).
 import {
   derefLenient,
-  getAt,
   isObject,
   type JsonObject,
   requiredOf,
+  schemaAt,
   schemaTypes,
   walkObjects,
 } from '../../../../tooling/openapi/walker.js';
@@ -20,7 +20,7 @@ import type { Fixtures } from '../fixtures.js';
 import { getPath, memberPaths, withPath } from '../requests.js';
 import { targetOf } from '../targets.js';
 import { isPlainRead, targetBody } from './positive.js';
-import { bodySchema, errorFields, namesMember, schemaAt } from './schema-facts.js';
+import { bodySchema, errorFields, namesMember } from './schema-facts.js';
 
 interface Broken {
   title: string;
@@ -68,7 +68,7 @@ const resolved = (ctx: RunContext, schema: unknown): JsonObject | undefined => {
 /** The first member (depth-first) whose schema is an enum, with a word outside it. */
 function enumBreak(ctx: RunContext, root: unknown, body: unknown): { path: string[]; body: unknown } | undefined {
   for (const path of memberPaths(body)) {
-    if (Array.isArray(resolved(ctx, schemaAt(ctx, root, path))?.enum))
+    if (Array.isArray(resolved(ctx, schemaAt(ctx.contract.document, root, path))?.enum))
       return { path, body: withPath(body, path, 'NOT_A_VALUE') };
   }
   return undefined;
@@ -98,10 +98,8 @@ export function responseCodeOf(ctx: RunContext, name: string): string | undefine
 }
 
 /** The size limit a 413's description states (`(1 MiB)`), in bytes. */
-function sizeLimit(ctx: RunContext, op: OperationSpec): number | undefined {
-  const raw = getAt(ctx.contract.document, ['paths', op.path, op.method.toLowerCase(), 'responses', '413']);
-  const description = resolved(ctx, raw)?.description;
-  const mib = typeof description === 'string' ? /\((\d+) MiB\)/.exec(description)?.[1] : undefined;
+function sizeLimit(op: OperationSpec): number | undefined {
+  const mib = /\((\d+) MiB\)/.exec(op.responses.get(413)?.description ?? '')?.[1];
   return mib === undefined ? undefined : Number(mib) * 1024 * 1024;
 }
 
@@ -128,7 +126,7 @@ async function brokenBodies(
       });
   }
   for (const path of memberPaths(body).filter((p) => p.length <= 2)) {
-    const value = wrongType(ctx, schemaAt(ctx, root, path));
+    const value = wrongType(ctx, schemaAt(ctx.contract.document, root, path));
     if (value === undefined) continue;
     const candidate = withPath(body, path, value);
     if (!(await invalid(candidate))) continue;
@@ -169,7 +167,7 @@ async function brokenBodies(
     contentType: 'text/plain',
     status: 415,
   });
-  const limit = sizeLimit(ctx, op);
+  const limit = sizeLimit(op);
   if (limit !== undefined)
     out.push({
       title: `${op.id} with a body over ${limit} bytes`,
@@ -223,7 +221,7 @@ function brokenForms(ctx: RunContext, op: OperationSpec, form: unknown): Broken[
   const root = bodySchema(ctx, op);
   const outside = enumBreak(ctx, root, form);
   const encode = (v: unknown) => new URLSearchParams(v as Record<string, string>).toString();
-  const limit = sizeLimit(ctx, op);
+  const limit = sizeLimit(op);
   return [
     ...(outside
       ? [

@@ -1,6 +1,6 @@
 // What the checks read off the contract's schemas and problem bodies: which members a request body
 // requires at a path, which fields a 400 names, and whether a business rule names a field.
-import { getAt, isObject, parsePointer, propertiesOf, requiredOf } from '../../../../tooling/openapi/walker.js';
+import { getAt, isObject, parsePointer, requiredOf, schemaAt } from '../../../../tooling/openapi/walker.js';
 import type { RunContext } from '../context.js';
 import type { BusinessRule, OperationSpec } from '../contract.js';
 
@@ -11,21 +11,11 @@ export function bodySchema(ctx: RunContext, op: OperationSpec): unknown {
     : undefined;
 }
 
-/** The schema at a member path under a schema (through allOf, anyOf, oneOf and $refs), or undefined. */
-export function schemaAt(ctx: RunContext, schema: unknown, path: readonly string[]): unknown {
-  let node = schema;
-  for (const key of path) {
-    node = propertiesOf(ctx.contract.document, node).get(key);
-    if (node === undefined) return undefined;
-  }
-  return node;
-}
-
 /** For requiredOnly: the names required at a member path of the operation's body. */
 export function bodyRequiredAt(ctx: RunContext, op: OperationSpec): (path: string[]) => Set<string> | undefined {
   const root = bodySchema(ctx, op);
   return (path) => {
-    const schema = schemaAt(ctx, root, path);
+    const schema = schemaAt(ctx.contract.document, root, path);
     return schema === undefined ? undefined : requiredOf(ctx.contract.document, schema);
   };
 }

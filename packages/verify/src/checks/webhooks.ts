@@ -7,7 +7,7 @@
 // with the payment it names (a read).
 import { getAt, isObject, parsePointer, propertiesOf } from '../../../../tooling/openapi/walker.js';
 import type { RunContext } from '../context.js';
-import type { WebhookSpec } from '../contract.js';
+import { requiredHeadersOf, type WebhookSpec } from '../contract.js';
 import type { Fixtures } from '../fixtures.js';
 import type { ReceivedWebhook } from '../receiver.js';
 import { checkSignature, toleranceOf } from '../signature.js';
@@ -71,9 +71,9 @@ const declared = (ctx: RunContext, webhook: WebhookSpec) =>
  * "contains only the payId"): then it is a signed one without its headers.
  */
 function webhookFor(ctx: RunContext, received: ReceivedWebhook, body: unknown): WebhookSpec | undefined {
-  const signed = ctx.contract.webhooks.filter((w) => w.requiredHeaders.length > 0);
-  const plain = ctx.contract.webhooks.filter((w) => w.requiredHeaders.length === 0);
-  const byHeaders = signed.find((w) => w.requiredHeaders.every((h) => received.headers[h] !== undefined));
+  const signed = ctx.contract.webhooks.filter((w) => requiredHeadersOf(w).length > 0);
+  const plain = ctx.contract.webhooks.filter((w) => requiredHeadersOf(w).length === 0);
+  const byHeaders = signed.find((w) => requiredHeadersOf(w).every((h) => received.headers[h] !== undefined));
   if (byHeaders || !plain[0] || !isObject(body)) return byHeaders ?? plain[0];
   const members = Object.keys(body);
   const plainDeclares = declared(ctx, plain[0]);
@@ -81,16 +81,13 @@ function webhookFor(ctx: RunContext, received: ReceivedWebhook, body: unknown): 
   return signed.find((w) => members.every((m) => declared(ctx, w).has(m))) ?? signed[0];
 }
 
-function signatureTolerance(ctx: RunContext, webhook: WebhookSpec): number {
-  let tolerance: number | undefined;
-  const entry = getAt(ctx.contract.document, ['webhooks', webhook.name, webhook.method.toLowerCase()]);
-  const parameters = isObject(entry) && Array.isArray(entry.parameters) ? entry.parameters : [];
-  for (const raw of parameters) {
-    const p =
-      isObject(raw) && typeof raw.$ref === 'string' ? getAt(ctx.contract.document, parsePointer(raw.$ref)) : raw;
-    if (isObject(p) && typeof p.description === 'string') tolerance ??= toleranceOf(p.description);
+/** The tolerance the signature header's description states, else the contract's 300 s. */
+function signatureTolerance(webhook: WebhookSpec): number {
+  for (const header of webhook.headers.filter((h) => h.required)) {
+    const tolerance = toleranceOf(header.description);
+    if (tolerance !== undefined) return tolerance;
   }
-  return tolerance ?? 300;
+  return 300;
 }
 
 async function judgeNotification(ctx: RunContext, payId: string, received: ReceivedWebhook): Promise<void> {
@@ -107,12 +104,13 @@ async function judgeNotification(ctx: RunContext, payId: string, received: Recei
   const contentType = (received.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const shape = [
     ...(received.method === webhook.method ? [] : [`method ${received.method}, not ${webhook.method}`]),
-    ...webhook.requiredHeaders.filter((h) => received.headers[h] === undefined).map((h) => `no ${h} header`),
-    ...Object.entries(webhook.headerPatterns)
-      .filter(
-        ([h, pattern]) => received.headers[h] !== undefined && !new RegExp(pattern, 'u').test(received.headers[h]!),
-      )
-      .map(([h, pattern]) => `${h} "${received.headers[h]}" does not match ${pattern}`),
+    ...requiredHeadersOf(webhook)
+      .filter((h) => received.headers[h] === undefined)
+      .map((h) => `no ${h} header`),
+    ...webhook.headers
+      .filter((h) => h.pattern !== undefined && received.headers[h.name] !== undefined)
+      .filter((h) => !new RegExp(h.pattern!, 'u').test(received.headers[h.name]!))
+      .map((h) => `${h.name} "${received.headers[h.name]}" does not match ${h.pattern}`),
     ...(contentType === webhook.mediaType ? [] : [`content-type ${contentType || '(none)'}, not ${webhook.mediaType}`]),
     ...(body === undefined
       ? ['the body is not JSON']
@@ -123,12 +121,14 @@ async function judgeNotification(ctx: RunContext, payId: string, received: Recei
     { ...base, expected: `${webhook.name} as the contract declares it`, actual: 'as declared' },
     shape,
   );
-  if (webhook.requiredHeaders.length > 0) {
+  if (requiredHeadersOf(webhook).length > 0) {
     if (!ctx.webhookSecret)
       ctx.results.skip('webhooks', webhook.name, `the signature of ${title}`, 'no --webhook-secret');
     else {
-      const header = webhook.requiredHeaders.map((h) => received.headers[h]).find((v) => v !== undefined);
-      const verdict = checkSignature(header, received.body, ctx.webhookSecret, signatureTolerance(ctx, webhook));
+      const header = requiredHeadersOf(webhook)
+        .map((h) => received.headers[h])
+        .find((v) => v !== undefined);
+      const verdict = checkSignature(header, received.body, ctx.webhookSecret, signatureTolerance(webhook));
       ctx.results.judge(
         'webhooks',
         {
@@ -151,10 +151,10 @@ async function judgeNotification(ctx: RunContext, payId: string, received: Recei
   const enhanced = body as { state?: unknown; amount?: { value?: unknown } } | undefined;
   const consistency = [
     ...(named === payId ? [] : [`names payId ${String(named)}`]),
-    ...(webhook.requiredHeaders.length > 0 && enhanced?.state !== read.json?.state
+    ...(requiredHeadersOf(webhook).length > 0 && enhanced?.state !== read.json?.state
       ? [`state ${String(enhanced?.state)}, the payment's is ${read.json?.state}`]
       : []),
-    ...(webhook.requiredHeaders.length > 0 && enhanced?.amount?.value !== read.json?.amount?.value
+    ...(requiredHeadersOf(webhook).length > 0 && enhanced?.amount?.value !== read.json?.amount?.value
       ? [`amount ${String(enhanced?.amount?.value)}, the payment's is ${read.json?.amount?.value}`]
       : []),
   ];
