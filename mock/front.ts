@@ -10,7 +10,7 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage, type
 import { CORS_ORIGINS_ENV, type CorsRule, mergeVary } from '../tooling/openapi/cors.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): one connection's, never passed on. */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',

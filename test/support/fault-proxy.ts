@@ -21,6 +21,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { HOP_BY_HOP } from '../../mock/front.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
 
 export type FaultName =
@@ -179,20 +180,10 @@ const RELAY = '/__relay/';
 /** The API roots; the live one first, since the test root is a suffix of it. */
 const ROOTS = ['/live/api/v2', '/api/v2'] as const;
 /**
- * Headers of one connection, not of the message (RFC 9110 section 7.6.1), and those the proxy sets
- * again for what it sends: the host of the other side, the length of a body it may have changed.
+ * The hop-by-hop headers the mock's front drops too (RFC 9110 section 7.6.1), and those the proxy
+ * sets again for what it sends: the host of the other side, the length of a body it may have changed.
  */
-const CONNECTION_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-  'content-length',
-]);
+const CONNECTION_HEADERS = new Set([...HOP_BY_HOP, 'host', 'content-length']);
 
 /** The next state of `read-changed`: valid, and never the one the server holds. */
 const CHANGED_STATE: Record<string, string> = {

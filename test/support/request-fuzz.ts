@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type OutputUnit, validate } from '@hyperjump/json-schema/openapi-3-1';
 import { generate } from 'json-schema-faker-2020';
+import type { BusinessRule } from '../../packages/verify/src/contract.js';
 import {
   deref,
   isObject,
@@ -25,16 +26,7 @@ import {
 
 type Json = Parameters<Awaited<ReturnType<typeof validate>>>[0];
 
-/** One entry of `x-business-rules` (on an operation, or on the document for every operation). */
-export interface BusinessRule {
-  id: string;
-  rule: string;
-  status: number;
-  /** The field as a 400's `errors` name it; `*` any field; `metadata` any field named so. */
-  field: string;
-  /** For a 422: the name of the response code in `x-response-codes`. */
-  responseCode?: string;
-}
+export type { BusinessRule };
 
 export type ParameterLocation = 'path' | 'query' | 'header';
 

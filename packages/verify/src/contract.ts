@@ -43,12 +43,17 @@ export interface RequestBodySpec {
   examples: Map<string, unknown>;
 }
 
-/** One entry of `x-business-rules`: a rule the schemas cannot state, with the answer that refuses it. */
+/**
+ * One entry of `x-business-rules` (on an operation, or on the document for every operation): a rule
+ * the schemas cannot state, with the answer that refuses it.
+ */
 export interface BusinessRule {
   id: string;
   rule: string;
   status: number;
+  /** The field as a 400's `errors` name it; `*` any field; `metadata` any field named so. */
   field: string;
+  /** For a 422: the name of the response code in `x-response-codes`. */
   responseCode?: string;
 }
 
