@@ -21,8 +21,10 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { HOP_BY_HOP } from '../../mock/front.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
+import { startTestSandbox, type TestSandbox } from './sandbox.js';
 
 export type FaultName =
   | 'drop-required-field'
@@ -509,5 +511,32 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         });
         server.closeIdleConnections();
       }),
+  };
+}
+
+/**
+ * For a suite: a sandbox in this process (its two merchants) behind a fault proxy that knows their
+ * webhook secrets; both start before the suite's tests and stop after them (the sandbox first: its
+ * deliveries go through the proxy), and each test ends without a fault.
+ */
+export function sandboxBehindFaultProxy(): () => { t: TestSandbox; proxy: FaultProxy } {
+  let t: TestSandbox | undefined;
+  let proxy: FaultProxy | undefined;
+  beforeAll(async () => {
+    t = await startTestSandbox();
+    proxy = await startFaultProxy({
+      upstream: t.url,
+      webhookSecrets: Object.fromEntries([t.merchant, t.other].map((m) => [m.merchantId, m.webhookSecret as string])),
+      merchants: [t.merchant, t.other],
+    });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await proxy?.stop();
+  });
+  afterEach(() => proxy?.setFault(undefined));
+  return () => {
+    if (!t || !proxy) throw new Error('the sandbox and fault proxy of this suite have not started');
+    return { t, proxy };
   };
 }

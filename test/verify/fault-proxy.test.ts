@@ -2,22 +2,20 @@
 // fault it is transparent, and each fault changes what a client sees as its description says (and no
 // more than that where a test can tell). Requests through the proxy use plain `fetch`: their answers
 // are meant to break the contract, which the sandbox's own `call` would refuse.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
 import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { checkResponse } from '../support/contract-check.js';
 import { type FakeApi, type RecordedRequest, reply, startFakeApi } from '../support/fake-api.js';
-import { FAULTS, type FaultName, type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
-import { eventually } from '../support/receiver.js';
 import {
-  bearerOf,
-  cardPayment,
-  merchantUrls,
-  sandboxContract,
-  startTestSandbox,
-  type TestSandbox,
-  transId,
-} from '../support/sandbox.js';
+  FAULTS,
+  type FaultName,
+  type FaultProxy,
+  sandboxBehindFaultProxy,
+  startFaultProxy,
+} from '../support/fault-proxy.js';
+import { eventually } from '../support/receiver.js';
+import { bearerOf, cardPayment, merchantUrls, sandboxContract, type TestSandbox, transId } from '../support/sandbox.js';
 import { checkDelivery } from '../support/webhook-check.js';
 
 /** The checks of `payment-verify` (packages/verify), which FAULTS names. */
@@ -33,24 +31,15 @@ let proxy: FaultProxy;
 /** The merchant's webhook endpoint: records what arrives and judges nothing, since the faults break deliveries. */
 let receiver: FakeApi;
 
-beforeAll(async () => {
-  receiver = await startFakeApi((request) => reply(request.path === '/hook/busy' ? 503 : 200, 'ok'));
-  t = await startTestSandbox();
-  proxy = await startFaultProxy({
-    upstream: t.url,
-    webhookSecrets: Object.fromEntries([t.merchant, t.other].map((m) => [m.merchantId, m.webhookSecret as string])),
-    merchants: [t.merchant, t.other],
-  });
-});
-
+// Registered before the suite's own: after hooks run in reverse order, so the receiver closes last.
 afterAll(async () => {
-  // The sandbox first: its deliveries go through the proxy to the receiver.
-  await t?.stop();
-  await proxy?.stop();
   await receiver?.close();
 });
-
-afterEach(() => proxy.setFault(undefined));
+const suite = sandboxBehindFaultProxy();
+beforeAll(async () => {
+  receiver = await startFakeApi((request) => reply(request.path === '/hook/busy' ? 503 : 200, 'ok'));
+  ({ t, proxy } = suite());
+});
 
 /** A request through the proxy with plain fetch; `authorization: null` sends none. */
 async function viaProxy(

@@ -2,30 +2,11 @@
 // (test/support/fault-proxy.ts), and for every fault of FAULTS a run narrowed to the checks that
 // concern it, which must fail (exit 1) in one of the checks FAULTS says catch it. The same narrowed
 // runs without a fault pass (exit 0), so that each failure is the fault's.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CheckName, RESPONSE_CHECKS, type VerifyReport, verify } from '../../packages/verify/src/index.js';
-import { FAULTS, type FaultName, type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { FAULTS, type FaultName, sandboxBehindFaultProxy } from '../support/fault-proxy.js';
 
-let t: TestSandbox;
-let proxy: FaultProxy;
-
-beforeAll(async () => {
-  t = await startTestSandbox();
-  proxy = await startFaultProxy({
-    upstream: t.url,
-    webhookSecrets: Object.fromEntries([t.merchant, t.other].map((m) => [m.merchantId, m.webhookSecret as string])),
-    merchants: [t.merchant, t.other],
-  });
-});
-
-afterAll(async () => {
-  // The sandbox first: its deliveries go through the proxy.
-  await t?.stop();
-  await proxy?.stop();
-});
-
-afterEach(() => proxy.setFault(undefined));
+const suite = sandboxBehindFaultProxy();
 
 const NAMES = Object.keys(FAULTS) as FaultName[];
 
@@ -40,8 +21,9 @@ function checksOf(fault: FaultName): CheckName[] {
 }
 
 /** A run through the proxy, as a provider would run it: both merchants, the secret, the hosted page, the live root. */
-const run = (checks: CheckName[]): Promise<VerifyReport> =>
-  verify({
+function run(checks: CheckName[]): Promise<VerifyReport> {
+  const { t, proxy } = suite();
+  return verify({
     baseUrl: `${proxy.url}/api/v2`,
     liveBaseUrl: `${proxy.url}/live/api/v2`,
     merchantId: t.merchant.merchantId,
@@ -52,6 +34,7 @@ const run = (checks: CheckName[]): Promise<VerifyReport> =>
     hosted: true,
     checks,
   });
+}
 
 const failuresOf = (report: VerifyReport) =>
   report.results
@@ -71,7 +54,7 @@ describe('without a fault', () => {
 
 describe('each fault', () => {
   it.each(NAMES)('%s is caught by the checks FAULTS names', async (fault) => {
-    proxy.setFault(fault);
+    suite().proxy.setFault(fault);
     const report = await run(checksOf(fault));
     const failures = failuresOf(report);
     const caught = report.results.filter((r) => r.outcome === 'failed' && FAULTS[fault].caughtBy.includes(r.check));
