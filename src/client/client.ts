@@ -18,7 +18,10 @@ export interface PaymentClientSettings {
   environment?: Environment;
   /** Overrides the environment's URL: a mock, a local sandbox, a proxy. */
   baseUrl?: string;
-  /** Default `globalThis.fetch`. Resource methods call `fetch(url, init)`, `raw` calls `fetch(request)`. */
+  /**
+   * Default: `globalThis.fetch` as it is at each call (so a mock installed after the client was made,
+   * such as MSW's, is used). Resource methods call `fetch(url, init)`, `raw` calls `fetch(request)`.
+   */
   fetch?: typeof globalThis.fetch;
   /** Deadline of a call, retries and back-off included (default 30 000 ms; 0 for none). Checked every 25 ms. */
   timeoutMs?: number;
@@ -65,7 +68,9 @@ const RESERVED = new Set(['raw', 'baseUrl']);
 
 export function createPaymentClient(options: PaymentClientOptions): PaymentClient {
   const settings = { ...DEFAULTS, ...withoutUndefined(options) };
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  // Without a `fetch` of its own, the client looks `globalThis.fetch` up at each call: what a test
+  // installs after the client was made (MSW, a stub) is what the next call goes through.
+  const fetchImpl: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const baseUrl = baseUrlOf(options);
   if (!(settings.maxAttempts >= 1)) throw new PaymentError('maxAttempts must be at least 1');
   const mode = authModeOf(options);
