@@ -8,6 +8,9 @@ import { defineConfig } from 'vitest/config';
  *   area), run alone by `npm run test:unit`; test/support/unit-guard.ts makes each of those throw.
  * - an area (`test/<area>/`): its other files. The servers an area's files share are started once
  *   per run by the global setups it lists (test/support/services/): PostgreSQL, Chromium, Prism.
+ * - `in-process`: files that install an in-process mock of the network (`*.msw.test.ts`: Mock Service
+ *   Worker patches fetch and node:http for the whole process), each in a worker of its own so that no
+ *   other file runs under it; like unit, they open no socket (test/support/no-network-guard.ts).
  * - `serial`: files whose assertions are about time or memory (timeouts, a delivery within a second),
  *   run one at a time after the others, on an otherwise idle machine.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
@@ -23,6 +26,9 @@ export const AREAS = [
   'code-host',
   'verify',
 ] as const;
+
+/** The in-process project's files. */
+export const IN_PROCESS = 'test/**/*.msw.test.ts';
 
 /** The serial project's files. */
 export const SERIAL = [
@@ -93,6 +99,7 @@ export default defineConfig({
           ...common,
           name: 'unit',
           include: ['test/**/*.unit.test.ts'],
+          exclude: [IN_PROCESS],
           setupFiles: ['test/support/unit-guard.ts'],
           // Pure tests share nothing but the modules they import: each worker imports them once.
           isolate: false,
@@ -104,7 +111,7 @@ export default defineConfig({
           ...common,
           name: area,
           include: [`test/${area}/**/*.test.ts`],
-          exclude: ['**/*.unit.test.ts', ...SERIAL],
+          exclude: ['**/*.unit.test.ts', IN_PROCESS, ...SERIAL],
           globalSetup: AREA_SERVICES[area] ?? [],
           // A worker imports the product's modules once for all its files (fastify, Ajv, the
           // contract's validators): importing them anew per file was a third of the sandbox area's
@@ -112,6 +119,15 @@ export default defineConfig({
           isolate: false,
         },
       })),
+      {
+        test: {
+          ...common,
+          name: 'in-process',
+          include: [IN_PROCESS],
+          setupFiles: ['test/support/unit-guard.ts', 'test/support/no-network-guard.ts'],
+          isolate: true,
+        },
+      },
       {
         test: {
           ...common,

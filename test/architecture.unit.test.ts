@@ -482,6 +482,7 @@ describe('test tree', () => {
   /** Why a test file would run in no project (undefined: it runs in one; area projects leave the unit files to unit). */
   const misplaced = (path: string): string | undefined => {
     const unit = path.endsWith('.unit.test.ts');
+    if (path.endsWith('.msw.test.ts')) return unit ? `${path} is in two projects: unit and in-process` : undefined;
     const area = AREAS.find((a) => path.startsWith(`test/${a}/`));
     if (unit && SERIAL.includes(path)) return `${path} is in two projects: unit and serial`;
     if (!unit && !area && !SERIAL.includes(path))
@@ -497,6 +498,8 @@ describe('test tree', () => {
     expect(misplaced('test/support/stray.test.ts')).toMatch(/in no project/);
     expect(misplaced(SERIAL[0]!)).toBeUndefined();
     expect(misplaced('test/sandbox/x.unit.test.ts')).toBeUndefined();
+    expect(misplaced('test/sdk/sdk.msw.test.ts')).toBeUndefined();
+    expect(misplaced('test/sdk/sdk.unit.msw.test.ts')).toBeUndefined();
   });
 
   it('holds in the repository: every test file runs under npm test', () => {

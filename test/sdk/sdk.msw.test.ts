@@ -1,7 +1,7 @@
 // The SDK under Mock Service Worker (msw/node), as a front-end team's tests use it: a client made
 // before the mock server starts still goes through it (the client looks globalThis.fetch up at each
 // call), and stops going through it once the server is closed; a client given a `fetch` of its own
-// keeps that one. MSW intercepts in this process: no socket is opened (the unit project forbids it).
+// keeps that one. MSW intercepts in this process: no socket is opened (the in-process project forbids it).
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
