@@ -154,11 +154,7 @@ async function serve(): Promise<void> {
     settings.merchantsFile
       ? `${m.merchantId} (from ${settings.merchantsFile})`
       : `${m.merchantId}\n  API key      ${m.apiKey}\n  webhook key  ${m.webhookSecret}`;
-  let sandbox: Sandbox | undefined;
-  sandbox = await startServing(settings, (demo) => {
-    console.log(`demo merchant: its data was reset, so were its credentials\n${shown(demo)}`);
-    if (sandbox) config.write(sandbox, [demo]);
-  });
+  const sandbox = await startServing(settings);
   const merchants = sandbox.demo ? [sandbox.demo] : settings.merchants;
   config.write(sandbox, merchants);
   console.log(banner(settings, sandbox, merchants, shown, config));
@@ -278,10 +274,7 @@ async function browserOrigins(
 }
 
 /** Opens the store and starts the sandbox, or exits 1 saying why it cannot (the database, the address). */
-async function startServing(
-  settings: ServeSettings,
-  onDemoCredentials: (demo: MerchantCredentials) => void,
-): Promise<Sandbox> {
+async function startServing(settings: ServeSettings): Promise<Sandbox> {
   const { StoreOpenError } = await import('./store/index.js');
   const { startSandbox } = await import('./server.js');
   try {
@@ -292,7 +285,6 @@ async function startServing(
       secret: settings.secret.secret,
       merchants: settings.merchants,
       demo: !settings.merchantsFile,
-      onDemoCredentials,
       webhooks: settings.webhooks,
       corsOrigins: settings.corsOrigins,
       consoleOrigins: settings.consoleOrigins,
@@ -363,7 +355,7 @@ function banner(
 ${publicUrl !== undefined ? `  public URL   ${publicUrl}   (the hosted page's links)\n` : ''}  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- seed | reset | clock | deliveries | trigger)
   admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${config.written ? `   (in ${config.path})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${settings.secret.from}
-  merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (a reset brings them back; docs/sandbox.md)` : ''}
+  merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (reset --examples gives them again; docs/sandbox.md)` : ''}
   CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
 ${consoleOrigins.length ? `  docs console ${consoleOrigins.join(', ')} (every operation, merchant credentials included: a developer's machine only)\n` : ''}  try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
                (npm run sandbox -- env prints export lines for a shell or a .env file)

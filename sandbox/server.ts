@@ -13,7 +13,6 @@ import {
   demoCredentials,
   type MerchantCredentials,
   registerMerchants,
-  renewDemoCredentials,
 } from './app/merchants.js';
 import { deriveSecrets, ephemeralSecret, type SandboxSecrets } from './app/secrets.js';
 import { giveExamples } from './app/seed.js';
@@ -44,13 +43,10 @@ export interface SandboxOptions {
   /** Registered (created or replaced) at start. */
   merchants?: MerchantCredentials[];
   /**
-   * The demo merchant: its credentials persist with the data (a restart shows the same ones); a
-   * full reset of the data makes new ones, announced through `onDemoCredentials`. On a database new
-   * to it, its test root gets the contract's examples.
+   * The demo merchant: its credentials persist with the data (a restart shows the same ones; a reset
+   * keeps them). On a database new to it, its test root gets the contract's examples.
    */
   demo?: boolean;
-  /** Called with the demo merchant's new credentials after a reset renewed them. */
-  onDemoCredentials?: (credentials: MerchantCredentials) => void;
   /** One line per request. */
   log?: (line: string) => void;
   contract?: Contract;
@@ -224,12 +220,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         clocks,
         listeners: webhooks.listeners,
         secrets,
-        async afterReset(filter) {
-          // The demo merchant's credentials live as long as its data.
-          const everything =
-            filter.environment === undefined && (filter.merchantId ?? DEMO_MERCHANT_ID) === DEMO_MERCHANT_ID;
-          if (options.demo && everything) options.onDemoCredentials?.(await renewDemoCredentials(store, secrets));
-        },
       },
       log: options.log,
       corsOrigins: options.corsOrigins,

@@ -14,8 +14,35 @@ export interface paths {
          */
         get: operations["listMerchants"];
         put?: never;
-        post?: never;
+        /**
+         * Create a merchant
+         * @description Creates a merchant with no data (its own id, or one made for it), and answers its API key and webhook secret, once: the sandbox keeps only a keyed digest of the key and the secret sealed. With `examples: true` its test root gets the contract's examples in the same call. A test suite creates one per worker so that no worker sees another's data, and deletes it afterwards. An id that is taken is a 409.
+         */
+        post: operations["createMerchant"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/merchants/{merchantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a merchant and all its data
+         * @description Deletes the merchant, its credentials and every record of both its scopes (what a reset of the merchant deletes, its listeners too), in one transaction. Its API key is refused at once by this process and by every other sandbox process on the database within 5 seconds.
+         */
+        delete: operations["deleteMerchant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -58,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Give a merchant the contract's examples
-         * @description Makes, in one of the merchant's scopes (the test root unless the body names `live`), the objects the merchant contract's examples name, under the examples' own ids, so that every code sample of its documentation runs as written: the payment its GET example shows, the payment each payment operation names in the state that operation needs (authorized to capture, reverse or authorize more, awaiting confirmation to confirm, captured to refund), the customer with its stored card and its plans, a payment intent, a payment link and pseudo numbers. Each is made as the requests would make it, at the scope's time; nothing is notified. A reset of the scope deletes them and makes them again. The demo merchant of `npm run sandbox` has them from the start on a fresh database. A scope that holds data they collide with (a taken transId or id) is left as it is: 409.
+         * @description Makes, in one of the merchant's scopes (the test root unless the body names `live`), the objects the merchant contract's examples name, under the examples' own ids, so that every code sample of its documentation runs as written: the payment its GET example shows, the payment each payment operation names in the state that operation needs (authorized to capture, reverse or authorize more, awaiting confirmation to confirm, captured to refund), the customer with its stored card and its plans, a payment intent, a payment link and pseudo numbers. Each is made as the requests would make it, at the scope's time; nothing is notified. A reset of the scope deletes them (a reset with `examples: true` makes them again). The demo merchant of `npm run sandbox` has them from the start on a fresh database. A scope that holds data they collide with (a taken transId or id) is left as it is: 409.
          */
         post: operations["seedExamples"];
         delete?: never;
@@ -78,7 +105,7 @@ export interface paths {
         put?: never;
         /**
          * Delete data
-         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants stay. Without a body, everything is deleted. The scopes that had been given the contract's examples (the demo merchant's test root, and those `seedExamples` gave them) get them again, in the same transaction: `examples` lists them. A reset of all of the demo merchant's data also gives it new credentials (its API key and webhook secret live as long as its data), which the sandbox prints and writes to `.sandbox/cli.json`.
+         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants and their credentials stay as they are. Without a body, everything is deleted. With `examples: true`, the test root of each merchant the reset selected (or the environment it names) gets the contract's examples afterwards, in the same transaction: `examples` lists those scopes. Nothing comes back that the request does not ask for.
          */
         post: operations["resetData"];
         delete?: never;
@@ -322,6 +349,10 @@ export interface components {
         MerchantList: MerchantList;
         /** @description What to delete. Without a field, every merchant's data, or both environments'. */
         ResetRequest: ResetRequest;
+        /** @description The merchant to create (every field optional). */
+        MerchantRequest: MerchantRequest;
+        /** @description A merchant just created, with its credentials (shown this once). */
+        CreatedMerchant: CreatedMerchant;
         /** @description Which scope of the merchant gets the examples (default the test root). */
         ExamplesRequest: ExamplesRequest;
         /** @description The scope that got the contract's examples, and the objects made in it. */
@@ -601,6 +632,36 @@ export type MerchantList = {
 export type ResetRequest = {
     merchantId?: MerchantId;
     environment?: Environment;
+    /** @description Give the reset scopes the contract's examples afterwards: each selected merchant's test root, or the environment named (default false: the scopes are left empty). */
+    examples?: boolean;
+};
+/** @description The merchant to create (every field optional). */
+export type MerchantRequest = {
+    /** @description Its id (default: `merchant_` and 16 hexadecimal digits). Letters, digits, `_`, `-` and `.`. */
+    merchantId?: string;
+    /** @description Give its test root the contract's examples (default false). */
+    examples?: boolean;
+    /**
+     * @description The notification its webhook URLs receive (default enhanced).
+     * @enum {string}
+     */
+    webhookKind?: "basic" | "enhanced";
+};
+/** @description A merchant just created, with its credentials (shown this once). */
+export type CreatedMerchant = {
+    merchantId: MerchantId;
+    /** @description Its API key (HTTP Basic's password, or `X-API-Key`). */
+    apiKey: string;
+    /** @description The secret its enhanced notifications are signed with. */
+    webhookSecret: string;
+    /**
+     * @description The notification its webhook URLs receive.
+     * @enum {string}
+     */
+    webhookKind: "basic" | "enhanced";
+    createdAt: Instant;
+    /** @description With `examples`, the objects made in its test root (as seedExamples answers them). */
+    examples?: ExampleObject[];
 };
 /** @description Which scope of the merchant gets the examples (default the test root). */
 export type ExamplesRequest = {
@@ -636,7 +697,7 @@ export type Count = number;
 export type ResetResult = {
     merchantId?: MerchantId;
     environment?: Environment;
-    /** @description The scopes that had been given the contract's examples and have them again. */
+    /** @description The scopes given the contract's examples after the reset (none unless asked for). */
     examples: Scope[];
     /** @description Rows deleted, by kind of record. */
     deleted: {
@@ -898,6 +959,76 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    createMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantId": "checkout_tests_w1",
+                 *       "examples": false
+                 *     }
+                 */
+                "application/json": MerchantRequest;
+            };
+        };
+        responses: {
+            /** @description The merchant and its credentials, shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "checkout_tests_w1",
+                     *       "apiKey": "sk_test_5d2c8e1f0a9b4c7d8e3f2a1b0c9d8e7f",
+                     *       "webhookSecret": "whsec_q3VbN8xY2kP5mR7tW1zA4cE6gH9jL0oS",
+                     *       "webhookKind": "enhanced",
+                     *       "createdAt": "2026-11-21T09:14:03.000Z"
+                     *     }
+                     */
+                    "application/json": CreatedMerchant;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     rotateMerchantApiKey: {
         parameters: {
             query?: never;
@@ -1005,7 +1136,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "merchantId": "demo_merchant",
-                 *       "environment": "test"
+                 *       "environment": "test",
+                 *       "examples": true
                  *     }
                  */
                 "application/json": ResetRequest;

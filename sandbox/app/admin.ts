@@ -1,5 +1,5 @@
-// The sandbox's control surface as use cases (the admin API and the CLI call them): the merchants,
-// resetting data, the webhook deliveries. The test clocks are app/clock.ts; resends app/webhooks.ts;
+// The sandbox's control surface as use cases (the admin API and the CLI call them): listing the
+// merchants, resetting data, the webhook deliveries. The test clocks are app/clock.ts; resends app/webhooks.ts;
 // the contract's examples app/seed.ts.
 import type { Environment, Merchant, Scope, WebhookDelivery } from '../domain/types.js';
 import type { DataFilter, ResetCounts, Store, WebhookOutbox } from '../store/store.js';
@@ -19,32 +19,33 @@ export async function merchantScope(
 }
 
 /**
- * Deletes every scoped record of the scopes `filter` selects (merchants stay), and makes the
- * contract's examples again in those of them that had been given them (with `examples`), in one
- * transaction; the clocks of this process forget their offsets.
+ * Deletes every scoped record of the scopes `filter` selects (merchants and their credentials stay),
+ * and with `examples` gives the contract's examples to the reset test roots (or the environment the
+ * filter names), in one transaction; the clocks of this process forget their offsets.
  */
 export async function resetData(
   store: Store,
   clocks: Pick<TestClocks, 'refresh'>,
   filter: DataFilter,
-  examples?: ExampleDeps,
+  seed: { examples?: ExampleDeps },
 ): Promise<{ deleted: ResetCounts; examples: Scope[] } | Rejection> {
   if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId)))
     return notFound('Merchant', filter.merchantId);
-  const merchants = new Map((await store.merchants.list()).map((m) => [m.merchantId, m]));
+  const merchants = (await store.merchants.list()).filter(
+    (m) => filter.merchantId === undefined || m.merchantId === filter.merchantId,
+  );
   const result = await store.transaction(async (tx) => {
-    const seeded = examples ? await tx.examples.scopes(filter) : [];
     const deleted = await tx.data.reset(filter);
+    const seeded: Scope[] = [];
+    if (!seed.examples) return { deleted, examples: seeded };
     // The reset deleted the scopes' clocks too: their time is the wall clock's again.
     const now = new Date();
-    const restored: Scope[] = [];
-    for (const scope of seeded) {
-      const merchant = merchants.get(scope.merchantId);
-      if (!merchant || !examples) continue;
-      await seedExamples(examples, tx, merchant, scope, now);
-      restored.push(scope);
+    for (const merchant of merchants) {
+      const scope: Scope = { merchantId: merchant.merchantId, environment: filter.environment ?? 'test' };
+      await seedExamples(seed.examples, tx, merchant, scope, now);
+      seeded.push(scope);
     }
-    return { deleted, examples: restored };
+    return { deleted, examples: seeded };
   });
   // This process's cached clock offsets; other processes re-read theirs on their next tick.
   await clocks.refresh();

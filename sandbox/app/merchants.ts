@@ -1,5 +1,5 @@
 // Merchants and their credentials: registered at start (from a merchants file, or the demo merchant
-// the sandbox makes), their API keys rotated, their webhook secrets opened for signing. The store
+// the sandbox makes), created and deleted at run time (a merchant per test worker), their API keys rotated, their webhook secrets opened for signing. The store
 // keeps only what the sandbox secret protects: a keyed digest of each API key, the webhook secrets
 // sealed, and for the demo merchant its API key sealed, so that a restart on the same data shows the
 // same credentials.
@@ -8,6 +8,7 @@ import type { Merchant } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { notFound, type Rejection } from './outcomes.js';
 import { type SandboxSecrets, SecretMismatchError } from './secrets.js';
+import { type ExampleDeps, type ExampleObject, giveExamples } from './seed.js';
 
 /** A merchant as the `--merchants` file gives it (the API key in clear: only its digest is stored). */
 export interface MerchantCredentials {
@@ -26,7 +27,7 @@ const newApiKey = () => `sk_test_${randomBytes(16).toString('hex')}`;
 const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
 
 /** Fresh credentials for `merchantId`. */
-export const newCredentials = (merchantId: string): MerchantCredentials => ({
+export const newCredentials = (merchantId: string): MerchantCredentials & { webhookSecret: string } => ({
   merchantId,
   apiKey: newApiKey(),
   webhookSecret: newWebhookSecret(),
@@ -78,17 +79,56 @@ export async function demoCredentials(store: Store, secrets: SandboxSecrets): Pr
       webhookSecret: webhookSecret!,
     };
   }
-  return renewDemoCredentials(store, secrets);
-}
-
-/** New credentials for the demo merchant (its data was reset, or there was none). */
-export async function renewDemoCredentials(store: Store, secrets: SandboxSecrets): Promise<MerchantCredentials> {
   const credentials = newCredentials(DEMO_MERCHANT_ID);
-  const existing = await store.merchants.get(DEMO_MERCHANT_ID);
   await store.merchants.upsert(
     merchantRecord(credentials, secrets, existing?.createdAt ?? new Date().toISOString(), true),
   );
   return credentials;
+}
+
+/** What a merchant created at run time may be given. */
+export interface NewMerchant {
+  /** Default: `merchant_` and 16 hexadecimal digits. */
+  merchantId?: string;
+  webhookKind?: 'basic' | 'enhanced';
+  /** Its test root gets the contract's examples. */
+  examples?: ExampleDeps;
+}
+
+/** A merchant just created: its credentials (shown once) and what the examples made. */
+export interface CreatedMerchant {
+  credentials: MerchantCredentials & { webhookSecret: string; webhookKind: 'basic' | 'enhanced' };
+  createdAt: string;
+  examples?: ExampleObject[];
+}
+
+/**
+ * Creates a merchant with new credentials, and with `examples` gives its test root the contract's
+ * examples; a taken id is a conflict (nothing written).
+ */
+export async function createMerchant(
+  store: Store,
+  secrets: SandboxSecrets,
+  wanted: NewMerchant,
+  now: Date,
+): Promise<CreatedMerchant | { conflict: string }> {
+  const merchantId = wanted.merchantId ?? `merchant_${randomBytes(8).toString('hex')}`;
+  const webhookKind = wanted.webhookKind ?? 'enhanced';
+  const credentials = { ...newCredentials(merchantId), webhookKind };
+  const createdAt = now.toISOString();
+  if (!(await store.merchants.insert(merchantRecord(credentials, secrets, createdAt, false))))
+    return { conflict: `a merchant ${merchantId} exists; choose another merchantId, or delete that merchant first` };
+  if (!wanted.examples) return { credentials, createdAt };
+  const made = await giveExamples(store, wanted.examples, merchantId, 'test', now);
+  // A new merchant holds nothing the examples could collide with: a failure here is the contract's.
+  if (!('objects' in made)) throw new Error(`the contract's examples could not be given to ${merchantId}`);
+  return { credentials, createdAt, examples: made.objects };
+}
+
+/** Deletes a merchant and all its data, in one transaction. */
+export async function deleteMerchant(store: Store, merchantId: string): Promise<{ deleted: true } | Rejection> {
+  const deleted = await store.transaction((tx) => tx.data.deleteMerchant(merchantId));
+  return deleted ? { deleted: true } : notFound('Merchant', merchantId);
 }
 
 /**

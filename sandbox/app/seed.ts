@@ -136,8 +136,7 @@ function credentialOnFileFor(plan: Pick<Schemas['PaymentPlan'], 'paymentPlanType
 }
 
 /**
- * Makes the examples in `tx` for `scope` at `now` (the scope's time), marks the scope (a reset brings
- * them back), and lists what it made. Throws ExampleConflict when the scope holds data they collide
+ * Makes the examples in `tx` for `scope` at `now` (the scope's time), and lists what it made. Throws ExampleConflict when the scope holds data they collide
  * with, and an Error when the contract's examples contradict each other.
  */
 export async function seedExamples(
@@ -154,9 +153,7 @@ export async function seedExamples(
   const customer = await seeder.customerAndPlans(fallbackAmount);
   await seeder.intentAndLink();
   await seeder.pseudoNumbers();
-  const objects = await seeder.made(customer);
-  await tx.examples.mark(scope);
-  return objects;
+  return seeder.made(customer);
 }
 
 /** Ids to hand out, by kind, in order (undefined: none of the example's, a new one). */

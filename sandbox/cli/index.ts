@@ -27,9 +27,9 @@ export const CLI_USAGE = `usage: npm run sandbox -- <command> [options]
   seed [--merchant ID] [--environment test|live]
       give a merchant (default: the first) the objects the contract's examples name, under their
       own ids, so that the documentation's code samples run as written (test root by default)
-  reset [--merchant ID] [--environment test|live]
-      delete the sandbox's data (all of it without options); merchants stay, and the scopes that
-      had the contract's examples get them again
+  reset [--merchant ID] [--environment test|live] [--examples]
+      delete the sandbox's data (all of it without options); merchants and their credentials stay;
+      with --examples, the reset test roots (or the environment named) get the contract's examples
   clock [--merchant ID] [--environment test|live]
       show a scope's test clock (default: the first merchant, test)
   clock advance (--seconds N | --hours N | --days N | --to ISO-8601) [--merchant ID] [--environment E]
@@ -77,12 +77,13 @@ const OPTIONS = {
   to: { type: 'string' },
   'forward-to': { type: 'string' },
   'merchant-id': { type: 'string' },
+  examples: { type: 'boolean' },
 } satisfies ParseArgsConfig['options'];
 
 /** Which options each command (and sub-action) accepts: a misplaced one is an error, not ignored. */
 const ACCEPTS: Record<string, ReadonlyArray<keyof typeof OPTIONS>> = {
   seed: ['merchant', 'environment'],
-  reset: ['merchant', 'environment'],
+  reset: ['merchant', 'environment', 'examples'],
   clock: ['merchant', 'environment'],
   'clock advance': ['merchant', 'environment', 'seconds', 'hours', 'days', 'to'],
   deliveries: ['status', 'pay-id', 'merchant', 'environment', 'limit'],
@@ -281,7 +282,7 @@ function positiveInteger(name: string, value: string): number {
 
 async function reset(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);
-  const body = { merchantId: values.merchant, environment };
+  const body = { merchantId: values.merchant, environment, examples: values.examples === true };
   const result = await ctx.call(ctx.client.POST('/_sandbox/reset', { body }));
   ctx.print(result, () => {
     const what = [result.merchantId ?? 'every merchant', result.environment ?? 'test and live'].join(', ');
@@ -289,7 +290,7 @@ async function reset(ctx: Context, values: Values): Promise<number> {
       .filter(([, n]) => n > 0)
       .map(([kind, n]) => `${n} ${kind}`);
     const examples = result.examples.map((s) => `${s.merchantId} (${s.environment})`);
-    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}${examples.length > 0 ? `; the contract's examples are back for ${examples.join(', ')}` : ''}`;
+    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}${examples.length > 0 ? `; the contract's examples given to ${examples.join(', ')}` : ''}`;
   });
   return 0;
 }

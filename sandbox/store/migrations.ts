@@ -246,4 +246,10 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('webhook_deliveries').addColumn('claim_token', 'text').execute();
     },
   },
+  '0008_explicit_seeding': {
+    async up(db: Kysely<unknown>) {
+      // A reset gives the contract's examples only when asked (admin API 2.0.0): no scope is marked.
+      await db.schema.dropTable('example_scopes').execute();
+    },
+  },
 };

@@ -136,9 +136,6 @@ export interface ClocksTable extends Scoped {
   offset_ms: number;
 }
 
-/** A scope that was given the contract's examples (a reset brings them back). */
-export interface ExampleScopesTable extends Scoped {}
-
 export interface Database {
   clocks: ClocksTable;
   settings: SettingsTable;
@@ -155,7 +152,6 @@ export interface Database {
   payment_methods: PaymentMethodsTable;
   pseudo_numbers: PseudoNumbersTable;
   webhook_deliveries: WebhookDeliveriesTable;
-  example_scopes: ExampleScopesTable;
   webhook_listeners: WebhookListenersTable;
 }
 

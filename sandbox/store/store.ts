@@ -185,13 +185,8 @@ export interface StoreTransaction {
   data: {
     /** Deletes every scoped record (merchants stay) of the scopes `filter` selects; returns the rows deleted per kind. */
     reset(filter: DataFilter): Promise<ResetCounts>;
-  };
-  /** The scopes that hold the contract's examples: a reset of their data brings the examples back. */
-  examples: {
-    /** Remembers that the scope was given the examples (a reset keeps the mark). */
-    mark(scope: Scope): Promise<void>;
-    /** The marked scopes among those `filter` selects. */
-    scopes(filter: DataFilter): Promise<Scope[]>;
+    /** Deletes the merchant, every record of its scopes and its listeners; false when there was none. */
+    deleteMerchant(merchantId: string): Promise<boolean>;
   };
   /** The test clock of each scope: its offset from the wall clock (0 when never advanced). */
   clocks: {
@@ -224,6 +219,8 @@ export interface Store {
   merchants: {
     /** Inserts or replaces (by merchantId). */
     upsert(merchant: Merchant): Promise<void>;
+    /** Inserts a merchant whose id is new; false (nothing written) when the id is taken. */
+    insert(merchant: Merchant): Promise<boolean>;
     get(merchantId: string): Promise<Merchant | undefined>;
     getByApiKeyHash(apiKeyHash: string): Promise<Merchant | undefined>;
     list(): Promise<Merchant[]>;

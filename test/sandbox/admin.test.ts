@@ -42,7 +42,9 @@ describe('the admin document as the sandbox reads it', () => {
       'advanceClock',
       'answerListenedDelivery',
       'createListener',
+      'createMerchant',
       'deleteListener',
+      'deleteMerchant',
       'getClock',
       'getWebhookDelivery',
       'listMerchants',
@@ -269,6 +271,83 @@ describe.each(HTTP_STORES)('admin API on %s', (kind) => {
     // A delivered one may be sent again too.
     expect((await admin('POST', `/webhook-deliveries/${pending.id}/resend`)).status).toBe(202);
     await eventually('the second resend', () => (receiver.on(`/hooks/${id}`).length === 4 ? true : undefined));
+  });
+
+  it('creates a merchant (its credentials shown once, its id taken afterwards) and deletes it with all its data', async () => {
+    const id = `worker_${Date.now().toString(36)}`;
+    const created = await admin('POST', '/merchants', { body: { merchantId: id } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ merchantId: id, webhookKind: 'enhanced' });
+    expect(created.body.apiKey).toMatch(/^sk_test_[0-9a-f]{32}$/);
+    expect(created.body.webhookSecret).toMatch(/^whsec_/);
+    expect(created.body).not.toHaveProperty('examples');
+    const worker = { merchantId: id, apiKey: created.body.apiKey, webhookSecret: created.body.webhookSecret };
+    const customers = await sandbox().call('GET', '/customers', { who: worker });
+    expect(customers.status).toBe(200);
+    expect(customers.body.totalNumberOfItems).toBe(0);
+    const payment = await sandbox().call('POST', '/payments', {
+      who: worker,
+      body: { transId: transId('WORKER'), amount: { value: 1250, currency: 'EUR' } },
+    });
+    expect(payment.status).toBe(201);
+    // Isolated both ways: the suite's merchant does not see the worker's payment, nor the other way round.
+    expect((await sandbox().call('GET', `/payments/getByPayId/${payment.body.payId}`)).status).toBe(404);
+    const listed = await admin('GET', '/merchants');
+    expect(JSON.stringify(listed.body)).not.toContain(worker.apiKey);
+    expect(listed.body.data.map((m: { merchantId: string }) => m.merchantId)).toContain(id);
+
+    const taken = await admin('POST', '/merchants', { body: { merchantId: id } });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({ status: 409, detail: expect.stringContaining(id) });
+    // The refused creation changed nothing: the first key still works.
+    expect((await sandbox().call('GET', '/customers', { who: worker })).status).toBe(200);
+    // A reset of everything keeps every merchant's credentials.
+    expect((await admin('POST', '/reset', { body: { merchantId: id } })).status).toBe(200);
+    expect((await sandbox().call('GET', '/customers', { who: worker })).status).toBe(200);
+
+    const deleted = await admin('DELETE', `/merchants/${id}`);
+    expect(deleted.status).toBe(204);
+    expect((await sandbox().call('GET', '/customers', { who: worker })).status).toBe(401);
+    expect((await admin('DELETE', `/merchants/${id}`)).status).toBe(404);
+    expect((await admin('GET', `/clocks/${id}/test`)).status).toBe(404);
+    // The id is free again, and the new merchant under it starts empty with new credentials.
+    const again = await admin('POST', '/merchants', { body: { merchantId: id } });
+    expect(again.status).toBe(201);
+    expect(again.body.apiKey).not.toBe(worker.apiKey);
+    const reborn = { ...worker, apiKey: again.body.apiKey };
+    expect((await sandbox().call('GET', `/payments/getByPayId/${payment.body.payId}`, { who: reborn })).status).toBe(
+      404,
+    );
+    expect((await admin('DELETE', `/merchants/${id}`)).status).toBe(204);
+  });
+
+  it("creates a merchant with an id of its own making, or with the contract's examples; refuses a malformed one", async () => {
+    const generated = await admin('POST', '/merchants', { body: { webhookKind: 'basic' } });
+    expect(generated.status).toBe(201);
+    expect(generated.body.merchantId).toMatch(/^merchant_[0-9a-f]{16}$/);
+    expect(generated.body.webhookKind).toBe('basic');
+    const bodiless = await admin('POST', '/merchants');
+    expect(bodiless.status).toBe(201);
+    expect(bodiless.body.merchantId).not.toBe(generated.body.merchantId);
+
+    const seeded = await admin('POST', '/merchants', { body: { examples: true } });
+    expect(seeded.status).toBe(201);
+    const objects = seeded.body.examples as Array<{ kind: string; id: string }>;
+    const payment = objects.find((o) => o.kind === 'payment');
+    expect(payment).toBeDefined();
+    const who = {
+      merchantId: seeded.body.merchantId,
+      apiKey: seeded.body.apiKey,
+      webhookSecret: seeded.body.webhookSecret,
+    };
+    expect((await sandbox().call('GET', `/payments/getByPayId/${payment!.id}`, { who })).status).toBe(200);
+
+    const malformed = await admin('POST', '/merchants', { body: { merchantId: 'no spaces/slashes' } });
+    expect(malformed.status).toBe(400);
+    expect(Object.keys(malformed.body.errors)).toContain('merchantId');
+    expect((await admin('POST', '/merchants', { body: { merchantId: 'x', apiKey: 'mine' } })).status).toBe(400);
+    for (const m of [generated.body, bodiless.body, seeded.body])
+      expect((await admin('DELETE', `/merchants/${m.merchantId}`)).status).toBe(204);
   });
 
   it('resets one scope (its clock included), leaving the other scopes; then everything, merchants staying', async () => {

@@ -231,7 +231,7 @@ describe('sandbox CLI against a running sandbox', () => {
     );
   }, 60_000);
 
-  it("seed gives a merchant the contract's examples and lists them; a second time is a conflict; reset brings them back", async () => {
+  it("seed gives a merchant the contract's examples and lists them; a second time is a conflict; reset --examples gives them again", async () => {
     const merchantId = `cli_examples_${Date.now().toString(36)}`;
     await sandbox.sandbox.store.merchants.upsert({
       merchantId,
@@ -253,13 +253,15 @@ describe('sandbox CLI against a running sandbox', () => {
       await cli('seed', '--merchant', merchantId),
       /^sandbox seed: 409 The scope holds data the contract's examples collide with\. .*reset the scope first/,
     );
-    const reset = await cli('reset', '--merchant', merchantId);
+    const reset = await cli('reset', '--merchant', merchantId, '--examples');
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stdout.trim()).toMatch(
       new RegExp(
-        `^reset ${merchantId}, test and live: deleted .*; the contract's examples are back for ${merchantId} \\(test\\)$`,
+        `^reset ${merchantId}, test and live: deleted .*; the contract's examples given to ${merchantId} \\(test\\)$`,
       ),
     );
+    const empty = await cli('reset', '--merchant', merchantId, '--environment', 'test');
+    expect(empty.stdout.trim()).toMatch(new RegExp(`^reset ${merchantId}, test: deleted [^;]*$`));
     const live = await cli('seed', '--merchant', merchantId, '--environment', 'live', '--json');
     expect(live.code, live.stderr).toBe(0);
     expect(JSON.parse(live.stdout)).toMatchObject({ merchantId, environment: 'live' });

@@ -369,6 +369,38 @@ for (const kind of STORES) {
       });
     });
 
+    describe('merchants', () => {
+      it('insert writes a new id only (a taken one is false, the first merchant unchanged); deleteMerchant takes its scopes, listeners and credentials, no one else’s', async () => {
+        const [mine, theirs] = [unique('mine'), unique('theirs')];
+        expect(await store.merchants.insert(merchant(mine))).toBe(true);
+        expect(await store.merchants.insert({ ...merchant(mine), apiKeyHash: 'another-hash' })).toBe(false);
+        expect((await store.merchants.get(mine))?.apiKeyHash).toBe(`${mine}-hash`);
+        await store.merchants.upsert(merchant(theirs));
+        const kept = await storedPayment(store, { merchantId: theirs, environment: 'test' });
+        const gone = [
+          await storedPayment(store, { merchantId: mine, environment: 'test' }),
+          await storedPayment(store, { merchantId: mine, environment: 'live' }),
+        ];
+        await queue(store, [delivery(mine)]);
+        const now = Date.now();
+        const listener = { scope: { merchantId: mine, environment: 'test' as const }, id: 'lst_gone' };
+        expect(await store.listeners.register({ ...listener, now: iso(now), expiresAt: iso(now + 60_000) }, 4)).toBe(
+          'registered',
+        );
+
+        expect(await store.transaction((tx) => tx.data.deleteMerchant(mine))).toBe(true);
+        expect(await store.merchants.get(mine)).toBeUndefined();
+        expect(await store.merchants.getByApiKeyHash(`${mine}-hash`)).toBeUndefined();
+        for (const p of gone) expect(await store.paymentDocument(p.scope, p.payId)).toBeUndefined();
+        expect(await store.webhooks.list({ merchantId: mine })).toEqual([]);
+        expect(await store.listeners.touch(mine, listener.id, iso(now), iso(now + 60_000))).toBeUndefined();
+        expect(await store.paymentDocument(kept.scope, kept.payId)).toBeDefined();
+        expect(await store.transaction((tx) => tx.data.deleteMerchant(mine))).toBe(false);
+        // The id is free again.
+        expect(await store.merchants.insert(merchant(mine))).toBe(true);
+      });
+    });
+
     describe('duplicate keys', () => {
       const scope: Scope = { merchantId: 'dup', environment: 'test' };
       const insert = (tx: StoreTransaction, transId: string) => {

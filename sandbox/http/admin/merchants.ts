@@ -1,8 +1,8 @@
-// The admin operations on merchants and their data: list them, rotate an API key, give a scope the
-// contract's examples, reset data.
+// The admin operations on merchants and their data: list, create and delete them, rotate an API key,
+// give a scope the contract's examples, reset data.
 import type { components } from '../../../generated/admin/types.js';
 import { listMerchants, resetData } from '../../app/admin.js';
-import { rotateApiKey } from '../../app/merchants.js';
+import { createMerchant, deleteMerchant, rotateApiKey } from '../../app/merchants.js';
 import { isRejection } from '../../app/outcomes.js';
 import { giveExamples } from '../../app/seed.js';
 import { rejectionReply } from './replies.js';
@@ -12,7 +12,9 @@ type Schemas = components['schemas'];
 
 export function merchantHandlers(
   deps: AdminDeps,
-): AdminHandlersOf<'listMerchants' | 'rotateMerchantApiKey' | 'seedExamples' | 'resetData'> {
+): AdminHandlersOf<
+  'listMerchants' | 'createMerchant' | 'deleteMerchant' | 'rotateMerchantApiKey' | 'seedExamples' | 'resetData'
+> {
   const { store, clocks } = deps;
   return {
     async listMerchants() {
@@ -25,6 +27,40 @@ export function merchantHandlers(
         })),
       };
       return { status: 200, body };
+    },
+
+    async createMerchant(r) {
+      const wanted = r.body ?? {};
+      const created = await createMerchant(
+        store,
+        deps.secrets,
+        {
+          merchantId: wanted.merchantId,
+          webhookKind: wanted.webhookKind,
+          examples: wanted.examples ? deps.examples : undefined,
+        },
+        new Date(),
+      );
+      if ('conflict' in created)
+        return r.problem(409, {
+          title: 'The merchant id is taken.',
+          detail: created.conflict,
+          type: 'sandbox/merchant-exists',
+        });
+      const body: Schemas['CreatedMerchant'] = {
+        ...created.credentials,
+        createdAt: created.createdAt,
+        ...(created.examples ? { examples: created.examples } : {}),
+      };
+      return { status: 201, body };
+    },
+
+    async deleteMerchant(r) {
+      const deleted = await deleteMerchant(store, r.path.merchantId);
+      if (isRejection(deleted)) return rejectionReply(r, deleted);
+      deps.forgetCredentials(r.path.merchantId);
+      await clocks.refresh();
+      return { status: 204 };
     },
 
     async rotateMerchantApiKey(r) {
@@ -50,11 +86,9 @@ export function merchantHandlers(
     },
 
     async resetData(r) {
-      const filter = r.body ?? {};
-      const reset = await resetData(store, clocks, filter, deps.examples);
+      const { examples, ...filter } = r.body ?? {};
+      const reset = await resetData(store, clocks, filter, { examples: examples ? deps.examples : undefined });
       if (isRejection(reset)) return rejectionReply(r, reset);
-      await deps.afterReset?.(filter);
-      deps.forgetCredentials(filter.merchantId);
       const body: Schemas['ResetResult'] = { ...filter, ...reset };
       return { status: 200, body };
     },

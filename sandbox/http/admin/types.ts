@@ -6,7 +6,7 @@ import type { Listeners } from '../../app/listeners.js';
 import type { SandboxSecrets } from '../../app/secrets.js';
 import type { ExampleDeps } from '../../app/seed.js';
 import type { Merchant } from '../../domain/types.js';
-import type { DataFilter, Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { AuthResult } from '../auth.js';
 import type { BodyOf, ParametersOf, Reply } from '../pipeline.js';
 import type { ProblemInput } from '../problems.js';
@@ -21,8 +21,6 @@ export interface AdminDeps {
   secrets: SandboxSecrets;
   /** After a resend: the deliverer looks at the outbox at once. */
   onWebhookQueued(): void;
-  /** After a reset (the demo merchant's credentials live as long as its data). */
-  afterReset?(filter: DataFilter): Promise<void>;
   /** Forgets this process's verified credentials of a merchant (all without one) after they changed. */
   forgetCredentials(merchantId?: string): void;
   /** What the contract's examples are made from (seedExamples, and a reset of scopes that had them). */

@@ -5,7 +5,6 @@ import { clocksRepository } from './clocks.js';
 import type { Context } from './context.js';
 import { customersRepository } from './customers.js';
 import { dataRepository } from './data.js';
-import { examplesRepository } from './examples.js';
 import { flowRepository } from './flows.js';
 import { idempotencyRepository } from './idempotency.js';
 import { operationStatements, operationsRepository } from './operations.js';
@@ -37,7 +36,6 @@ export function repositoriesOn(dialect: StoreDialect, payments: PaymentStatement
       pseudoNumbers: pseudoNumbersRepository(context),
       webhooks: webhooksRepository(context),
       data: dataRepository(context),
-      examples: examplesRepository(context),
       clocks: clocksRepository(context),
     };
   };

@@ -14,6 +14,14 @@ export function merchantsRepository({ db, reader }: StoreDialect): Store['mercha
         .onConflict((oc) => oc.column('merchant_id').doUpdateSet({ api_key_hash: row.api_key_hash, data: row.data }))
         .execute();
     },
+    async insert(merchant) {
+      const inserted = await db
+        .insertInto('merchants')
+        .values(merchantRow(merchant))
+        .onConflict((oc) => oc.column('merchant_id').doNothing())
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
     async get(merchantId) {
       const row = await reader
         .selectFrom('merchants')
