@@ -35,6 +35,11 @@ export interface MockFrontOptions {
   log?: (line: string) => void;
   /** The `WWW-Authenticate` of each operation's 401, by operationId (tooling/openapi/challenges.ts). */
   challenges?: ReadonlyMap<string, string>;
+  /**
+   * Settles once Prism answers (mock/serve.ts): the front listens first, so that its address is
+   * known before Prism starts, and holds each request until then; a rejection is answered 502.
+   */
+  upstreamReady?: Promise<unknown>;
 }
 
 /** Response headers of Prism's that the front never passes on: a replay's, which the mock never makes. */
@@ -74,33 +79,38 @@ export function createMockFront(options: MockFrontOptions): Server {
     const operationId = method === 'OPTIONS' ? undefined : rule.operationAt(method, path);
     const cors = method === 'OPTIONS' ? {} : rule.responseHeaders(operationId, origin);
     const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-    const onward = httpRequest(
-      { host: upstream.host, port: upstream.port, method, path: request.url, headers, agent },
-      (answer) => {
-        // Prism's headers as it spelled them, less hop-by-hop ones and any Access-Control-* (its CORS is off).
-        const challenge = answer.statusCode === 401 && operationId ? options.challenges?.get(operationId) : undefined;
-        const raw: string[] = [];
-        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-          const name = answer.rawHeaders[i]!;
-          const lower = name.toLowerCase();
-          if (HOP_BY_HOP.has(lower) || DROPPED.has(lower) || lower.startsWith('access-control-')) continue;
-          if ((lower === 'vary' && cors.vary) || (lower === 'www-authenticate' && challenge)) continue;
-          raw.push(name, answer.rawHeaders[i + 1]!);
-        }
-        if (challenge) raw.push('WWW-Authenticate', challenge);
-        for (const [name, value] of Object.entries(cors))
-          raw.push(name, name === 'vary' ? mergeVary(header(answer, 'vary'), value) : value);
-        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
-        answer.pipe(response);
-      },
-    );
-    onward.on('error', (err) => {
+    const cannotReach = (err: Error) => {
       if (!response.headersSent)
         response
           .writeHead(502, { 'content-type': 'text/plain; charset=utf-8' })
           .end(`the mock cannot reach Prism: ${err.message}`);
       else response.destroy(err);
-    });
-    request.pipe(onward);
+    };
+    const forward = () => {
+      const onward = httpRequest(
+        { host: upstream.host, port: upstream.port, method, path: request.url, headers, agent },
+        (answer) => {
+          // Prism's headers as it spelled them, less hop-by-hop ones and any Access-Control-* (its CORS is off).
+          const challenge = answer.statusCode === 401 && operationId ? options.challenges?.get(operationId) : undefined;
+          const raw: string[] = [];
+          for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+            const name = answer.rawHeaders[i]!;
+            const lower = name.toLowerCase();
+            if (HOP_BY_HOP.has(lower) || DROPPED.has(lower) || lower.startsWith('access-control-')) continue;
+            if ((lower === 'vary' && cors.vary) || (lower === 'www-authenticate' && challenge)) continue;
+            raw.push(name, answer.rawHeaders[i + 1]!);
+          }
+          if (challenge) raw.push('WWW-Authenticate', challenge);
+          for (const [name, value] of Object.entries(cors))
+            raw.push(name, name === 'vary' ? mergeVary(header(answer, 'vary'), value) : value);
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, raw);
+          answer.pipe(response);
+        },
+      );
+      onward.on('error', cannotReach);
+      request.pipe(onward);
+    };
+    if (options.upstreamReady) options.upstreamReady.then(forward, cannotReach);
+    else forward();
   });
 }

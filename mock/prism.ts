@@ -1,11 +1,15 @@
-// Prism (https://github.com/stoplightio/prism) as a child process: the mock of `npm run mock`, of
-// the mock tests and of the benchmark. Tests start it through test/support/prism.ts, which mocks
-// the contract vitest's global setup bundled.
+// Prism (https://github.com/stoplightio/prism) as a child process: the mock of `npm run mock` and of
+// the package @payment-service/mock (both through mock/serve.ts), of the mock tests and of the
+// benchmark. Tests start it through test/support/prism.ts, which mocks the contract vitest's global
+// setup bundled.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { type ServerProcess, startServerProcess } from '../tooling/process/server-process.js';
 
-/** Prism's CLI entry point (run it with `node`; no npx). */
+/**
+ * Prism's CLI entry point (run it with `node`; no npx), resolved from this module: in the package
+ * @payment-service/mock, whose bundle holds this module, that is the package's own dependency.
+ */
 export const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
 
 /**
