@@ -35,6 +35,8 @@ export interface SandboxOptions {
   port?: number;
   /** SQLite file, `:memory:`, or a postgres:// URL. */
   database: string;
+  /** The SQLite build of a `:memory:` database (OpenStoreOptions.sqliteDriver); default: native when it loads, else wasm. */
+  sqliteDriver?: 'native' | 'wasm';
   /**
    * The sandbox secret every key is derived from (see app/secrets.ts): required for data that
    * outlives the process (a file, PostgreSQL); a `:memory:` sandbox makes one of its own.
@@ -180,7 +182,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.secret === undefined && options.database !== ':memory:')
     throw new Error('a sandbox on a file or PostgreSQL needs its secret (SandboxOptions.secret)');
   const secrets = deriveSecrets(options.secret ?? ephemeralSecret());
-  const store = await openStore({ database: options.database });
+  const store = await openStore({ database: options.database, sqliteDriver: options.sqliteDriver });
   try {
     await adoptSecret(store, secrets);
     await registerMerchants(store, secrets, options.merchants ?? []);

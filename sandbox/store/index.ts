@@ -14,6 +14,8 @@ export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//.test(da
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return kyselyStore(
-    await (isPostgresUrl(options.database) ? openPostgres(options.database) : openSqlite(options.database)),
+    await (isPostgresUrl(options.database)
+      ? openPostgres(options.database)
+      : openSqlite(options.database, { driver: options.sqliteDriver })),
   );
 }

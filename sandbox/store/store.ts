@@ -1,5 +1,6 @@
 // The store: the only place of the sandbox that speaks SQL. One implementation on Kysely for both
-// embedded SQLite (better-sqlite3, the default) and PostgreSQL (pg, for a sandbox a team shares,
+// embedded SQLite (the default: better-sqlite3, or for `:memory:` SQLite compiled to WebAssembly
+// where better-sqlite3 does not load) and PostgreSQL (pg, for a sandbox a team shares,
 // with several sandbox processes on one database), one set of migrations.
 //
 // Every read and write is scoped: a record of one merchant in one environment is invisible to any
@@ -261,4 +262,10 @@ export interface ResetCounts {
 export interface OpenStoreOptions {
   /** A SQLite file path, `:memory:`, or a `postgres://` / `postgresql://` URL. */
   database: string;
+  /**
+   * SQLite's build for `:memory:`: better-sqlite3's native module, or SQLite compiled to WebAssembly
+   * (sql.js), which needs no native build. Default: native when better-sqlite3 loads, else wasm. A
+   * file needs native (its owner lock, WAL and checkpoints are better-sqlite3's).
+   */
+  sqliteDriver?: 'native' | 'wasm';
 }

@@ -1,21 +1,30 @@
 // The sandbox's HTTP layer, on SQLite (HTTP_STORES): every operation is routed from the
 // contract under both roots; credentials per operation; validation of every part of a request with
 // the contract's 400 naming each field; 413 and 415; the roots and merchants keep their data
-// apart; CORS only where a browser may call. Every response goes through the conformance check.
+// apart; CORS only where a browser may call; a payment's life on SQLite compiled to WebAssembly
+// (sqliteDriver: 'wasm'). Every response goes through the conformance check.
 import { connect } from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Sandbox, startSandbox } from '../../sandbox/server.js';
+import { StoreOpenError } from '../../sandbox/store/index.js';
 import { operations as contractOperations } from '../../tooling/openapi/walker.js';
+import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { checkResponse } from '../support/contract-check.js';
 import { corsHeaders, preflight } from '../support/cors.js';
 import { databases, HTTP_STORES } from '../support/postgres.js';
 import {
   ConformanceError,
+  callSandbox,
   cardPayment,
   checkoutSession,
   conformingFetch,
+  newMerchant,
   sandboxContract,
   sandboxPerSuite,
   startTestSandbox,
+  transId,
 } from '../support/sandbox.js';
 import { runSandboxCommand } from '../support/sandbox-process.js';
 
@@ -268,6 +277,77 @@ describe.each(HTTP_STORES)('the sandbox on %s', (kind) => {
       });
       expect(get.headers.get('access-control-allow-origin')).toBeNull();
     });
+  });
+});
+
+describe('the sandbox on SQLite compiled to WebAssembly (the store where better-sqlite3 does not load)', () => {
+  const merchant = newMerchant('wasm');
+  const basic = `Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
+  let sandbox: Sandbox;
+  const call = (method: string, path: string, options: Parameters<typeof callSandbox>[4] = {}) =>
+    callSandbox(sandbox.url, basic, method, path, options);
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      port: 0,
+      database: ':memory:',
+      sqliteDriver: 'wasm',
+      secret: ISOLATED_ENV.SANDBOX_SECRET,
+      merchants: [merchant],
+      contract: sandboxContract(),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  it('the option reaches the store: a SQLite file, which the WebAssembly driver cannot hold, is refused', async () => {
+    // Refused before anything is written: the path is never created.
+    const file = join(tmpdir(), `wasm-${process.pid}`, 'sandbox.db');
+    const options = { database: file, sqliteDriver: 'wasm', secret: ISOLATED_ENV.SANDBOX_SECRET } as const;
+    const refused = await startSandbox(options).then(
+      async (started) => started.close(),
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StoreOpenError);
+    expect((refused as Error).message).toMatch(/WebAssembly SQLite driver holds :memory: alone/);
+  });
+
+  it('creates, captures, refunds and reads a payment; replays an Idempotency-Key; refuses a transId taken', async () => {
+    const id = transId('WASM');
+    const key = `wasm-${id}`;
+    const created = await call('POST', '/payments', { body: cardPayment(id), headers: { 'idempotency-key': key } });
+    expect(created.status).toBe(201);
+    const payId = created.body.payId as string;
+
+    const replay = await call('POST', '/payments', { body: cardPayment(id), headers: { 'idempotency-key': key } });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(created.body);
+
+    const duplicate = await call('POST', '/payments', { body: cardPayment(id) });
+    expect(duplicate.status).toBe(422);
+    expect(duplicate.body).toMatchObject({ status: 'FAILED', responseCode: '22000001' });
+
+    const capture = await call('POST', `/payments/${payId}/captures`, {
+      body: { transId: `${id}-C`, amount: { value: 2000, currency: 'USD' } },
+    });
+    expect(capture.status).toBe(200);
+    const refund = await call('POST', `/payments/${payId}/refunds`, {
+      body: { transId: `${id}-R`, amount: { value: 500, currency: 'USD' } },
+    });
+    expect(refund.status).toBe(200);
+
+    const read = await call('GET', `/payments/getByPayId/${payId}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      payId,
+      transId: id,
+      state: 'PARTIALLY_REFUNDED',
+      capturedAmount: { value: 2000, currency: 'USD' },
+    });
+    expect(read.body.operations.map((o: { type: string }) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'REFUND']);
+    expect((await call('GET', `/payments/getByTransId/${id}`)).body).toEqual(read.body);
   });
 });
 

@@ -1,11 +1,16 @@
-// The store's contract (sandbox/store/), on SQLite and on PostgreSQL, called directly: no HTTP. What
-// every store promises (claims taken once, leases that run out, round-robin across merchants, row
-// locks, duplicate keys, Idempotency-Key claims, housekeeping, the clock's due work and its record),
+// The store's contract (sandbox/store/), on SQLite (better-sqlite3, and compiled to WebAssembly) and
+// on PostgreSQL, called directly: no HTTP. What every store promises (claims taken once, leases that
+// run out, round-robin across merchants, row locks, duplicate keys, Idempotency-Key claims,
+// housekeeping, the clock's due work and its record), what the WebAssembly driver under the SQLite
+// store owes as better-sqlite3's stand-in (error codes, bound values, statements prepared again),
 // and on PostgreSQL what several processes on one database rely on (two stores on one database
 // never take the same delivery or key, group commit, pipelined transactions, synchronous commits,
 // planner statistics). The races between housekeeping, the claims and the clock are played on
 // PostgreSQL deterministically: a second connection holds a row lock (or a delete) open at the
 // point where the store's statement must meet it, and lets go once that statement waits for it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +22,7 @@ import { capturePayment, createPayment, type NewPayment } from '../../sandbox/do
 import type { Payment, Scope, WebhookDelivery } from '../../sandbox/domain/types.js';
 import { openPostgres } from '../../sandbox/store/dialects/postgres/open.js';
 import { tablesWithoutStatistics } from '../../sandbox/store/dialects/postgres/statistics.js';
+import { openWasmDatabase, type SqliteLike } from '../../sandbox/store/dialects/sqlite/wasm-driver.js';
 import { openStore, StoreOpenError } from '../../sandbox/store/index.js';
 import {
   type ClaimRequest,
@@ -160,7 +166,10 @@ class Holder {
   }
 }
 
-for (const kind of STORES) {
+/** STORES, and `:memory:` on SQLite compiled to WebAssembly (sql.js), the store where better-sqlite3 does not load. */
+const KINDS = [...STORES, 'sqlite-wasm'] as const;
+
+for (const kind of KINDS) {
   describe(kind, () => {
     let url: string;
     let store: Store;
@@ -169,8 +178,8 @@ for (const kind of STORES) {
     /** PostgreSQL: the test's own connection, which holds rows where a race needs them held. */
     let holder: Holder;
     beforeAll(async () => {
-      url = await dbs.database(kind);
-      store = await openStore({ database: url });
+      url = await dbs.database(kind === 'sqlite-wasm' ? 'sqlite' : kind);
+      store = await openStore({ database: url, ...(kind === 'sqlite-wasm' ? { sqliteDriver: 'wasm' } : {}) });
       if (kind === 'postgres') {
         second = await openStore({ database: url });
         holder = await new Holder(url).open();
@@ -986,3 +995,77 @@ for (const kind of STORES) {
     });
   });
 }
+
+/** The `code` and name of what `run` throws. */
+function failureOf(run: () => unknown): { name: string; code: string | undefined } {
+  try {
+    run();
+  } catch (error) {
+    return { name: (error as Error).name, code: (error as { code?: string }).code };
+  }
+  throw new Error('did not throw');
+}
+
+describe('sqlite-wasm: the driver under the store, as better-sqlite3 behaves', () => {
+  let db: SqliteLike;
+  beforeAll(async () => {
+    db = await openWasmDatabase();
+    db.pragma('foreign_keys = ON');
+    for (const statement of [
+      'create table parent (a text not null, b text not null, code text unique, primary key (a, b))',
+      'create table child (id integer primary key, a text, b text, foreign key (a, b) references parent (a, b))',
+    ])
+      db.prepare(statement).run([]);
+  });
+  afterAll(() => db?.close());
+
+  it('codes a failure as better-sqlite3 does: the primary key, a unique index, NOT NULL, a foreign key', () => {
+    const insert = db.prepare('insert into parent (a, b, code) values (?, ?, ?)');
+    expect(insert.run(['x', 'y', 'c1']).changes).toBe(1);
+    expect(failureOf(() => insert.run(['x', 'y', 'c2']))).toEqual({
+      name: 'SqliteError',
+      code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    });
+    expect(failureOf(() => insert.run(['x', 'z', 'c1'])).code).toBe('SQLITE_CONSTRAINT_UNIQUE');
+    expect(failureOf(() => insert.run(['x', null, 'c3'])).code).toBe('SQLITE_CONSTRAINT_NOTNULL');
+    const child = db.prepare('insert into child (id, a, b) values (?, ?, ?)');
+    expect(failureOf(() => child.run([1, 'no', 'parent'])).code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
+    const inserted = child.run([7, 'x', 'y']);
+    expect([inserted.changes, inserted.lastInsertRowid]).toEqual([1, 7]);
+    expect(failureOf(() => child.run([7, 'x', 'y'])).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+    expect(failureOf(() => db.prepare('select nothing from nowhere')).code).toBe('SQLITE_ERROR');
+    // The statement that failed runs again with other values.
+    expect(insert.run(['x', 'w', 'c4']).changes).toBe(1);
+  });
+
+  it('binds undefined as NULL, a bigint as an integer, a boolean as 1 or 0; refuses an object', () => {
+    const select = db.prepare('select ? as v, typeof(?) as t');
+    expect(select.reader).toBe(true);
+    expect(select.all([undefined, undefined])).toEqual([{ v: null, t: 'null' }]);
+    expect(select.all([42n, 42n])).toEqual([{ v: 42, t: 'integer' }]);
+    expect(select.all([true, false])).toEqual([{ v: 1, t: 'integer' }]);
+    expect(() => select.all([{}, 1])).toThrow(TypeError);
+    expect([...select.iterate(['it', 'it'])]).toEqual([{ v: 'it', t: 'text' }]);
+  });
+
+  it('prepares a statement once per SQL text, and again once it was freed among many others', () => {
+    const first = db.prepare('select 1 as n');
+    for (let i = 0; i < 600; i++) expect(db.prepare(`select ${i} as n`).all([])).toEqual([{ n: i }]);
+    expect(first.all([])).toEqual([{ n: 1 }]);
+    expect(db.prepare('delete from child where id = ?').reader).toBe(false);
+  });
+
+  it('holds :memory: alone: a store on a file is refused with one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wasm-store-'));
+    try {
+      const refused = await openStore({ database: join(dir, 'store.db'), sqliteDriver: 'wasm' }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(StoreOpenError);
+      expect((refused as Error).message).toMatch(/holds :memory: alone/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,8 +1,11 @@
 // Opening a SQLite file (or `:memory:`): its owner lock, the connections' settings, the migrations,
-// the reader connection and the WAL checkpointer.
+// the reader connection and the WAL checkpointer. better-sqlite3 is an optional dependency, loaded
+// when a database is opened: a file needs it; `:memory:` runs on it when it loads, else on SQLite
+// compiled to WebAssembly (wasm-driver.ts), so the sandbox also runs where no native module builds.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { StoreDialect } from '../../dialect.js';
 import { migrate, StoreOpenError } from '../../opening.js';
@@ -10,6 +13,45 @@ import type { Database as Tables } from '../../schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDialect } from './dialect.js';
 import { type OwnerLock, takeOwnerLock } from './owner-lock.js';
+import { openWasmDatabase, type SqliteLike } from './wasm-driver.js';
+
+/** Which build of SQLite holds the database: better-sqlite3's native module, or sql.js's WebAssembly. */
+export type SqliteDriver = 'native' | 'wasm';
+
+type NativeSqlite = typeof BetterSqlite3;
+let native: { driver: NativeSqlite } | { error: string } | undefined;
+
+/**
+ * better-sqlite3 once it has opened a database in this process, or why it cannot: the package may be
+ * missing, or be there without its compiled module (an install with --ignore-scripts, another
+ * platform's build), which only opening a database finds out.
+ */
+function nativeSqlite(): { driver: NativeSqlite } | { error: string } {
+  if (!native) {
+    try {
+      const driver = createRequire(import.meta.url)('better-sqlite3') as NativeSqlite;
+      new driver(':memory:').close();
+      native = { driver };
+    } catch (error) {
+      native = { error: (error as Error).message };
+    }
+  }
+  return native;
+}
+
+/** The driver of `:memory:` when none is asked for: the native one when it loads. */
+const defaultMemoryDriver = (): SqliteDriver => ('driver' in nativeSqlite() ? 'native' : 'wasm');
+
+/** better-sqlite3, or the StoreOpenError that says what to do without it. */
+function requireNative(location: string): NativeSqlite {
+  const loaded = nativeSqlite();
+  if ('driver' in loaded) return loaded.driver;
+  throw new StoreOpenError(
+    location === ':memory:'
+      ? `the native SQLite driver cannot be loaded (${loaded.error}); leave the driver to its default or choose wasm`
+      : 'a SQLite file needs the optional package better-sqlite3 (npm install better-sqlite3); without it use --db :memory: or a postgres:// URL',
+  );
+}
 
 /**
  * The database file readable by its owner alone (0600), created so when it is new: SQLite gives its
@@ -20,29 +62,52 @@ function ownerOnly(location: string): void {
   for (const file of [location, `${location}-wal`, `${location}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
 
-export async function openSqlite(path: string): Promise<StoreDialect> {
+export interface OpenSqliteOptions {
+  /** The driver of `:memory:` (default: native when better-sqlite3 loads, else wasm); a file's is native. */
+  driver?: SqliteDriver;
+}
+
+export async function openSqlite(path: string, options: OpenSqliteOptions = {}): Promise<StoreDialect> {
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
-  let database: Database.Database;
+  const driver = options.driver ?? (memory ? defaultMemoryDriver() : 'native');
+  // A file's owner lock, WAL, reader connection and checkpointer are better-sqlite3's.
+  if (!memory && driver === 'wasm')
+    throw new StoreOpenError(
+      `the WebAssembly SQLite driver holds :memory: alone: a SQLite file (${location}) needs better-sqlite3`,
+    );
+  const Database = driver === 'native' ? requireNative(location) : undefined;
+  let database: SqliteLike;
   let owner: OwnerLock | undefined;
   try {
-    if (!memory) {
-      mkdirSync(dirname(location), { recursive: true });
-      ownerOnly(location);
-      // By its real path: a symbolic link to the file is the same file, with the same owner.
-      owner = takeOwnerLock(realpathSync(location));
-      if (!owner) {
-        throw new StoreOpenError(
-          `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,
-        );
+    if (!Database) {
+      database = await openWasmDatabase();
+      // sql.js keeps the database in a file of Emscripten's memory file system, which this connection
+      // alone opens: holding its lock spares each transaction a read of the file's change counter
+      // through JavaScript to check the page cache (statements ran three to four times faster).
+      // Nothing there is durable, so the journal stays in memory and nothing is synced.
+      database.pragma('locking_mode = EXCLUSIVE');
+      database.pragma('journal_mode = MEMORY');
+      database.pragma('synchronous = OFF');
+    } else {
+      if (!memory) {
+        mkdirSync(dirname(location), { recursive: true });
+        ownerOnly(location);
+        // By its real path: a symbolic link to the file is the same file, with the same owner.
+        owner = takeOwnerLock(realpathSync(location));
+        if (!owner) {
+          throw new StoreOpenError(
+            `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,
+          );
+        }
       }
+      database = new Database(location);
+      // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
+      // sandbox process loses nothing it answered; only a power loss could cost the last commits.
+      database.pragma('journal_mode = WAL');
+      database.pragma('synchronous = NORMAL');
+      database.pragma('busy_timeout = 5000');
     }
-    database = new Database(location);
-    // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
-    // sandbox process loses nothing it answered; only a power loss could cost the last commits.
-    database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
-    database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
     // Group commit runs each write in a savepoint: their statement journals stay in memory, not in a temp file per batch.
     database.pragma('temp_store = MEMORY');
@@ -62,7 +127,7 @@ export async function openSqlite(path: string): Promise<StoreDialect> {
     owner?.release();
     throw err;
   }
-  if (memory)
+  if (memory || !Database)
     return sqliteDialect(
       db,
       location,

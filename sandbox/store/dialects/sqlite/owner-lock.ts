@@ -4,7 +4,8 @@
 // (`<file>-owner`) for as long as it runs; the operating system drops it when the process ends,
 // however it ends (kill -9 included), so there is no stale lock to clear.
 import { chmodSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 
 export interface OwnerLock {
   release(): void;
@@ -12,6 +13,8 @@ export interface OwnerLock {
 
 /** The lock on `location`, or undefined when another connection (another process, or another store in this one) holds it. */
 export function takeOwnerLock(location: string): OwnerLock | undefined {
+  // Loaded here, not imported: better-sqlite3 is optional, and only a file (which needs it) has an owner.
+  const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   // No busy timeout: a held lock answers at once.
   const db = new Database(`${location}-owner`, { timeout: 0 });
   chmodSync(`${location}-owner`, 0o600);

@@ -1,10 +1,11 @@
-// SQLite's precompiled queries (StoreDialect.precompile) run on better-sqlite3 directly: it is
-// synchronous, and Kysely's executor would cost a chain of promises per statement.
+// SQLite's precompiled queries (StoreDialect.precompile) run on the driver directly (better-sqlite3,
+// or its stand-in on sql.js, wasm-driver.ts): it is synchronous, and Kysely's executor would cost a
+// chain of promises per statement.
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Db, Precompiled } from '../../dialect.js';
 import type { Database } from '../../schema.js';
 
-/** A better-sqlite3 statement, as far as the store runs one itself. */
+/** A better-sqlite3 statement (or wasm-driver.ts's), as far as the store runs one itself. */
 export interface SqliteStatement {
   readonly reader: boolean;
   all(parameters: readonly unknown[]): unknown[];
