@@ -6,14 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { definedMembers } from '../tooling/defined.js';
+import { PROGRAM } from './cli/program.js';
 import type { MerchantCredentials, Sandbox, SandboxOptions } from './server.js';
 
-const USAGE = `usage: npm run sandbox [-- options]
+/** The database without --db or SANDBOX_DB (the package's command defaults SANDBOX_DB to :memory:). */
+const DEFAULT_DATABASE = '.sandbox/sandbox.db';
+
+const USAGE = `usage: ${PROGRAM} [options]
 
   --port <n>          port to listen on (default 4020)
   --host <h>          interface to listen on (default 127.0.0.1)
-  --db <path|url>     SQLite file (default .sandbox/sandbox.db), :memory: for none, or a
-                      postgres:// URL to share one sandbox database in a team
+  --db <path|url>     SQLite file (default: SANDBOX_DB, else ${DEFAULT_DATABASE}), :memory: for
+                      none, or a postgres:// URL to share one sandbox database in a team
   --merchants <file>  JSON array of { "merchantId", "apiKey", "webhookSecret" } (webhookSecret: a
                       string, or a list while one is rotated; optional "webhookKind": "basic" or
                       "enhanced"); without it a demo merchant is created and its credentials printed
@@ -43,10 +47,15 @@ const USAGE = `usage: npm run sandbox [-- options]
   --public-url <origin>  where clients reach this sandbox (default: SANDBOX_PUBLIC_URL, else the
                       listening address), for the hosted page's links: behind a proxy, or with
                       --host 0.0.0.0, the address teammates use (https://sandbox.team.example)
+  --seed <n>          every generated id, key and secret (the sandbox secret and admin key too) a
+                      function of n: the same requests in the same order get the same answers;
+                      guessable, so only with --db :memory: on a loopback --host
+  --now <instant>     every clock starts at this instant (ISO 8601, e.g. 2026-03-01T09:00:00Z) and
+                      stays there until advanced (payment-sandbox clock advance)
   --quiet             no request log
 
 Subcommands (against a running sandbox): seed, reset, clock, deliveries, trigger, listen, env;
-\`npm run sandbox -- trigger --help\` lists them.`;
+\`${PROGRAM} trigger --help\` lists them.`;
 
 /** One line on stderr and exit 1: bad options, unusable files, an unreachable database. */
 function fail(message: string): never {
@@ -60,7 +69,7 @@ function options() {
       options: {
         port: { type: 'string', default: '4020' },
         host: { type: 'string', default: '127.0.0.1' },
-        db: { type: 'string', default: '.sandbox/sandbox.db' },
+        db: { type: 'string', default: process.env.SANDBOX_DB ?? DEFAULT_DATABASE },
         merchants: { type: 'string' },
         'webhook-attempts': { type: 'string' },
         'webhook-retry-ms': { type: 'string' },
@@ -74,6 +83,8 @@ function options() {
         'cors-origin': { type: 'string', multiple: true },
         'docs-console-origin': { type: 'string', multiple: true },
         'public-url': { type: 'string' },
+        seed: { type: 'string' },
+        now: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -179,6 +190,10 @@ interface ServeSettings {
   corsOrigins: string[];
   consoleOrigins: string[];
   publicUrl: string | undefined;
+  /** --now: the instant the clocks start at and stay at. */
+  now: Date | undefined;
+  /** --seed, as given. */
+  seed: string | undefined;
   quiet: boolean;
 }
 
@@ -186,10 +201,12 @@ const DAY_MS = 86_400_000;
 
 /** The options and environment variables of serving, checked: exit 1 naming the first bad one. */
 async function serveSettings(values: ReturnType<typeof options>): Promise<ServeSettings> {
-  const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
+  const { ephemeralSecret, loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
   const { cliConfigPath } = await import('./cli/config.js');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
+  // Before anything draws a random value: the sandbox secret and the admin key come from the seed too.
+  if (values.seed !== undefined) await seedFrom(values);
   const { webhooks, retention } = webhookSettings(values);
   const adminKey = values['admin-key'] ?? process.env.SANDBOX_ADMIN_KEY;
   const configPath = cliConfigPath(values['cli-config']);
@@ -205,10 +222,7 @@ async function serveSettings(values: ReturnType<typeof options>): Promise<ServeS
       database: values.db,
       merchantsFile: values.merchants,
       merchants: values.merchants ? readMerchants(values.merchants) : [],
-      secret: loadSecret({
-        secret: process.env[SECRET_ENV],
-        file: values['secret-file'] ?? process.env[SECRET_FILE_ENV],
-      }),
+      secret: secretOf(values, { ephemeralSecret, loadSecret, SECRET_ENV, SECRET_FILE_ENV }),
       webhooks,
       retention,
       adminKey,
@@ -216,11 +230,56 @@ async function serveSettings(values: ReturnType<typeof options>): Promise<ServeS
       corsOrigins,
       consoleOrigins,
       publicUrl,
+      now: instantOf(values.now),
+      seed: values.seed,
       quiet: values.quiet,
     };
   } catch (err) {
     fail((err as Error).message);
   }
+}
+
+/**
+ * The sandbox secret: given (SANDBOX_SECRET, --secret-file, SANDBOX_SECRET_FILE), else, for data that
+ * dies with the process (:memory:), one of its own (nothing written to the working directory), else
+ * .sandbox/secret.key, made on first start.
+ */
+function secretOf(
+  values: ReturnType<typeof options>,
+  secrets: Pick<typeof import('./app/secrets.js'), 'ephemeralSecret' | 'loadSecret' | 'SECRET_ENV' | 'SECRET_FILE_ENV'>,
+): { secret: string; from: string } {
+  const secret = process.env[secrets.SECRET_ENV];
+  const file = values['secret-file'] ?? process.env[secrets.SECRET_FILE_ENV];
+  if (values.db === ':memory:' && secret === undefined && file === undefined)
+    return { secret: secrets.ephemeralSecret(), from: 'this process (the data is in memory)' };
+  return secrets.loadSecret({ secret, file });
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** --seed: the random values' stream from then on, or exit 1 (not a number; not in memory on loopback). */
+async function seedFrom(values: ReturnType<typeof options>): Promise<void> {
+  const seed = Number(values.seed);
+  if (!/^\d+$/.test(values.seed ?? '') || !Number.isSafeInteger(seed))
+    fail(`--seed must be a non-negative integer, got ${values.seed}`);
+  if (values.db !== ':memory:')
+    fail(`--seed makes every key guessable: it needs --db :memory: (got --db ${values.db})`);
+  if (!LOOPBACK_HOSTS.has(values.host))
+    fail(`--seed makes every key guessable: it needs a loopback --host (127.0.0.1, ::1), got ${values.host}`);
+  const { seedRandom } = await import('./app/random.js');
+  seedRandom(seed);
+}
+
+/** --now: an ISO 8601 instant with its offset, or exit 1. */
+function instantOf(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const instant = new Date(value);
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ||
+    Number.isNaN(instant.getTime())
+  )
+    fail(`--now must be an ISO 8601 instant with its offset (2026-03-01T09:00:00Z), got ${value}`);
+  return instant;
 }
 
 /** A positive integer option, or exit 1 naming it. */
@@ -290,6 +349,7 @@ async function startServing(settings: ServeSettings): Promise<Sandbox> {
       consoleOrigins: settings.consoleOrigins,
       retention: settings.retention,
       publicUrl: settings.publicUrl,
+      now: settings.now,
       adminKey: settings.adminKey,
       log: settings.quiet ? undefined : (line: string) => console.log(line),
     });
@@ -352,13 +412,13 @@ function banner(
   return `Payment Service API v2 sandbox
   test root    ${sandbox.url}/api/v2
   live root    ${sandbox.url}/live/api/v2   (its own data: test requests never touch it)
-${publicUrl !== undefined ? `  public URL   ${publicUrl}   (the hosted page's links)\n` : ''}  admin API    ${sandbox.url}/_sandbox   (npm run sandbox -- seed | reset | clock | deliveries | trigger)
+${publicUrl !== undefined ? `  public URL   ${publicUrl}   (the hosted page's links)\n` : ''}  admin API    ${sandbox.url}/_sandbox   (${PROGRAM} seed | reset | clock | deliveries | trigger)
   admin key    ${adminKey === undefined ? sandbox.adminKey : '(given)'}${config.written ? `   (in ${config.path})` : ''}
   database     ${sandbox.store.location} (${sandbox.store.dialect}), secret from ${settings.secret.from}
   merchant     ${merchants.map(shown).join('\n  merchant     ')}${sandbox.examples.length > 0 ? `\n  examples     the contract's examples, under their own ids (reset --examples gives them again; docs/sandbox.md)` : ''}
-  CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
+${settings.seed !== undefined ? `  seed         ${settings.seed}: every id, key and secret follows from it (guessable: loopback only)\n` : ''}${settings.now !== undefined ? `  clocks       frozen at ${settings.now.toISOString()} until advanced (${PROGRAM} clock advance)\n` : ''}  CORS         ${corsOrigins.length ? `${corsOrigins.join(', ')} (the bearer-token operations only)` : 'closed: no browser origin may call (--cors-origin)'}
 ${consoleOrigins.length ? `  docs console ${consoleOrigins.join(', ')} (every operation, merchant credentials included: a developer's machine only)\n` : ''}  try          curl -u '${merchants[0]!.merchantId}:<API key>' ${sandbox.url}/api/v2/customers
-               (npm run sandbox -- env prints export lines for a shell or a .env file)
+               (${PROGRAM} env prints export lines for a shell or a .env file)
 Ctrl-C stops it.`;
 }
 

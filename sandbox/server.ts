@@ -1,7 +1,6 @@
 // A running sandbox, composed: the contract loaded, the store opened (migrated), the merchants
 // registered, the test clocks and their ticker, the webhook deliverer, the HTTP server listening.
 // Used by `npm run sandbox` (sandbox/main.ts), the tests and the benchmark.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createClocks, type TestClocks } from './app/clock.js';
 import { destinationPolicy, type PrivateNetworks, type SelfAddresses, selfAddresses } from './app/destinations.js';
@@ -14,6 +13,7 @@ import {
   type MerchantCredentials,
   registerMerchants,
 } from './app/merchants.js';
+import { randomBytes } from './app/random.js';
 import { deriveSecrets, ephemeralSecret, type SandboxSecrets } from './app/secrets.js';
 import { giveExamples } from './app/seed.js';
 import type { WebhookSchedule } from './app/webhooks.js';
@@ -44,6 +44,11 @@ export interface SandboxOptions {
   secret?: string;
   /** Registered (created or replaced) at start. */
   merchants?: MerchantCredentials[];
+  /**
+   * The instant every clock starts at and stays at until advanced (the wall clock frozen there), for
+   * responses and webhook bodies that do not change from run to run; default: the wall clock.
+   */
+  now?: Date;
   /**
    * The demo merchant: its credentials persist with the data (a restart shows the same ones; a reset
    * keeps them). On a database new to it, its test root gets the contract's examples.
@@ -98,6 +103,13 @@ export interface Sandbox {
   /** The merchants that got the contract's examples at this start. */
   examples: string[];
   close(): Promise<void>;
+}
+
+/** A wall clock that stays at `instant`. */
+function frozenAt(instant: Date): () => Date {
+  const ms = instant.getTime();
+  if (Number.isNaN(ms)) throw new Error('now must be a valid instant');
+  return () => new Date(ms);
 }
 
 /** A fresh admin key (the default of SandboxOptions.adminKey). */
@@ -182,12 +194,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.secret === undefined && options.database !== ':memory:')
     throw new Error('a sandbox on a file or PostgreSQL needs its secret (SandboxOptions.secret)');
   const secrets = deriveSecrets(options.secret ?? ephemeralSecret());
+  const wall = options.now ? frozenAt(options.now) : () => new Date();
   const store = await openStore({ database: options.database, sqliteDriver: options.sqliteDriver });
   try {
     await adoptSecret(store, secrets);
-    await registerMerchants(store, secrets, options.merchants ?? []);
+    await registerMerchants(store, secrets, options.merchants ?? [], wall());
     const newcomers = options.demo && !(await store.merchants.get(DEMO_MERCHANT_ID)) ? [DEMO_MERCHANT_ID] : [];
-    const demo = options.demo ? await demoCredentials(store, secrets) : undefined;
+    const demo = options.demo ? await demoCredentials(store, secrets, wall()) : undefined;
     const host = options.host ?? '127.0.0.1';
     let url = '';
     let deliverer: Deliverer | undefined;
@@ -202,6 +215,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     };
     const clocks = await createClocks({
       store,
+      wall,
       tables: contract.tables,
       fingerprint: secrets.fingerprint,
       onWebhookQueued: queued,

@@ -25,7 +25,7 @@ export async function merchantScope(
  */
 export async function resetData(
   store: Store,
-  clocks: Pick<TestClocks, 'refresh'>,
+  clocks: Pick<TestClocks, 'refresh' | 'wall'>,
   filter: DataFilter,
   seed: { examples?: ExampleDeps },
 ): Promise<{ deleted: ResetCounts; examples: Scope[] } | Rejection> {
@@ -39,7 +39,7 @@ export async function resetData(
     const seeded: Scope[] = [];
     if (!seed.examples) return { deleted, examples: seeded };
     // The reset deleted the scopes' clocks too: their time is the wall clock's again.
-    const now = new Date();
+    const now = clocks.wall();
     for (const merchant of merchants) {
       const scope: Scope = { merchantId: merchant.merchantId, environment: filter.environment ?? 'test' };
       await seedExamples(seed.examples, tx, merchant, scope, now);

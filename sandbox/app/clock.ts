@@ -81,7 +81,7 @@ export interface ClockDeps {
   store: Store;
   tables: ContractTables;
   fingerprint(text: string): string;
-  /** The wall clock (tests may pin it). */
+  /** The wall clock (tests may pin it; `--now` freezes it at an instant, so time passes only by advancing). */
   wall?: () => Date;
   /** Called after a commit that queued webhook deliveries or made retries due. */
   onWebhookQueued?: () => void;
@@ -96,6 +96,8 @@ export interface ClockRun {
 }
 
 export interface TestClocks extends Clocks {
+  /** The sandbox's wall clock: what a clock never advanced shows (frozen with `--now`). */
+  wall(): Date;
   /** Re-reads the offsets (another process on the database may have advanced a clock). */
   refresh(): Promise<void>;
   /**
@@ -263,6 +265,7 @@ export async function createClocks(deps: ClockDeps): Promise<TestClocks> {
 
   const clocks: TestClocks = {
     now,
+    wall,
 
     async get(scope): Promise<ClockState> {
       const offsetMs = await store.transaction((tx) => tx.clocks.get(scope));

@@ -1,15 +1,15 @@
 // Identifiers of the sandbox, shaped like the contract's examples: 32 hex digits for payments and
 // operations (`2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c`), a ULID for plans (`pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P`),
 // short prefixed hex for the rest (`cus_8f2d6a1b3c9e4d7f`).
-import { randomFillSync } from 'node:crypto';
 import type { IdKind } from '../domain/context.js';
+import { fillRandom } from './random.js';
 
-/** Random bytes drawn from a pool filled 4 kB at a time: one call into the CSPRNG per ~200 ids, not one per id. */
+/** Random bytes drawn from a pool filled 4 kB at a time: one call into the CSPRNG per ~200 ids, not one per id (with a seed, the seed's stream: app/random.ts). */
 const pool = Buffer.alloc(4096);
 let used = pool.length;
 function pooledRandomBytes(count: number): Buffer {
   if (used + count > pool.length) {
-    randomFillSync(pool);
+    fillRandom(pool);
     used = 0;
   }
   used += count;

@@ -11,9 +11,9 @@
 // deliveries held (handed over, not yet answered) per listener, each held for the attempt timeout
 // plus 5 s (then it is due again). Listeners live in the store, so that a client may poll any
 // process on one PostgreSQL database.
-import { randomBytes } from 'node:crypto';
 import type { Scope, WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import { randomBytes } from './random.js';
 import type { SandboxSecrets } from './secrets.js';
 import {
   afterAttempt,

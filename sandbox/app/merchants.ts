@@ -3,10 +3,10 @@
 // keeps only what the sandbox secret protects: a keyed digest of each API key, the webhook secrets
 // sealed, and for the demo merchant its API key sealed, so that a restart on the same data shows the
 // same credentials.
-import { randomBytes } from 'node:crypto';
 import type { Merchant } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { notFound, type Rejection } from './outcomes.js';
+import { randomBytes } from './random.js';
 import { type SandboxSecrets, SecretMismatchError } from './secrets.js';
 import { type ExampleDeps, type ExampleObject, giveExamples } from './seed.js';
 
@@ -55,13 +55,11 @@ function merchantRecord(
 export const webhookSecretsOf = (merchant: Merchant, secrets: SandboxSecrets): string[] =>
   JSON.parse(secrets.unseal(merchant.sealedWebhookSecrets)) as string[];
 
-/** Creates or replaces the merchants given at start. */
-export async function registerMerchants(store: Store, secrets: SandboxSecrets, list: MerchantCredentials[]) {
+/** Creates or replaces the merchants given at start (`now`: a new one's creation time). */
+export async function registerMerchants(store: Store, secrets: SandboxSecrets, list: MerchantCredentials[], now: Date) {
   for (const credentials of list) {
     const existing = await store.merchants.get(credentials.merchantId);
-    await store.merchants.upsert(
-      merchantRecord(credentials, secrets, existing?.createdAt ?? new Date().toISOString(), false),
-    );
+    await store.merchants.upsert(merchantRecord(credentials, secrets, existing?.createdAt ?? now.toISOString(), false));
   }
 }
 
@@ -69,7 +67,7 @@ export async function registerMerchants(store: Store, secrets: SandboxSecrets, l
  * The demo merchant's credentials: those it was given on an earlier start on this data, else new
  * ones (stored, the API key sealed).
  */
-export async function demoCredentials(store: Store, secrets: SandboxSecrets): Promise<MerchantCredentials> {
+export async function demoCredentials(store: Store, secrets: SandboxSecrets, now: Date): Promise<MerchantCredentials> {
   const existing = await store.merchants.get(DEMO_MERCHANT_ID);
   if (existing?.sealedApiKey !== undefined) {
     const [webhookSecret] = webhookSecretsOf(existing, secrets);
@@ -80,9 +78,7 @@ export async function demoCredentials(store: Store, secrets: SandboxSecrets): Pr
     };
   }
   const credentials = newCredentials(DEMO_MERCHANT_ID);
-  await store.merchants.upsert(
-    merchantRecord(credentials, secrets, existing?.createdAt ?? new Date().toISOString(), true),
-  );
+  await store.merchants.upsert(merchantRecord(credentials, secrets, existing?.createdAt ?? now.toISOString(), true));
   return credentials;
 }
 

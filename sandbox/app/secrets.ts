@@ -13,6 +13,7 @@ import {
 } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { randomBytes as drawRandom } from './random.js';
 
 /** The environment variable that gives the secret itself (every process of a team the same). */
 export const SECRET_ENV = 'SANDBOX_SECRET';
@@ -127,5 +128,5 @@ export function loadSecret(source: SecretSource): { secret: string; from: string
   return { secret: text, from: file };
 }
 
-/** A random secret, for a sandbox whose data does not outlive it (`:memory:`, tests). */
-export const ephemeralSecret = () => randomBytes(32).toString('base64url');
+/** A random secret, for a sandbox whose data does not outlive it (`:memory:`, tests); with a seed, the seed's (app/random.ts). */
+export const ephemeralSecret = () => drawRandom(32).toString('base64url');

@@ -9,6 +9,7 @@ import { type AdminClient, admin, CliError, createAdminClient, unreachable } fro
 import { CLI_CONFIG_PATH, type CliConfig, cliConfigPath, DEFAULT_URL, readCliConfig } from './config.js';
 import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
 import { listen, listenCredentials } from './listen.js';
+import { PROGRAM, SERVE_COMMAND } from './program.js';
 
 type Schemas = components['schemas'];
 type Environment = Schemas['Environment'];
@@ -17,12 +18,12 @@ export const COMMANDS = ['seed', 'reset', 'clock', 'deliveries', 'trigger', 'lis
 
 const COMMON = `
 Every command takes:
-  --url <url>          the sandbox (default: ${CLI_CONFIG_PATH}, which \`npm run sandbox\` writes, else ${DEFAULT_URL})
+  --url <url>          the sandbox (default: ${CLI_CONFIG_PATH}, which \`${SERVE_COMMAND}\` writes, else ${DEFAULT_URL})
   --admin-key <key>    its admin key (default: SANDBOX_ADMIN_KEY, else ${CLI_CONFIG_PATH})
-  --cli-config <path|none>  the file \`npm run sandbox\` wrote (default: SANDBOX_CLI_CONFIG, else ${CLI_CONFIG_PATH})
+  --cli-config <path|none>  the file \`${SERVE_COMMAND}\` wrote (default: SANDBOX_CLI_CONFIG, else ${CLI_CONFIG_PATH})
   --json               machine output (JSON) instead of text`;
 
-export const CLI_USAGE = `usage: npm run sandbox -- <command> [options]
+export const CLI_USAGE = `usage: ${PROGRAM} <command> [options]
 
   seed [--merchant ID] [--environment test|live]
       give a merchant (default: the first) the objects the contract's examples name, under their
@@ -194,7 +195,7 @@ function context(values: Values, io: Io): Context {
   const adminKey = values['admin-key'] ?? io.env.SANDBOX_ADMIN_KEY ?? config?.adminKey;
   if (!adminKey)
     throw new CliError(
-      `no admin key: pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to ${CLI_CONFIG_PATH})`,
+      `no admin key: pass --admin-key or SANDBOX_ADMIN_KEY (\`${SERVE_COMMAND}\` prints it and writes it to ${CLI_CONFIG_PATH})`,
     );
   const client = createAdminClient(url, adminKey);
   return {
@@ -451,7 +452,7 @@ const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 function env(values: Values, io: Io): number {
   const path = io.configPath ?? cliConfigPath(values['cli-config'], io.env);
   const config = path === undefined ? undefined : readCliConfig(path);
-  if (!config) throw new CliError(`no ${path ?? CLI_CONFIG_PATH}: start the sandbox first (npm run sandbox)`);
+  if (!config) throw new CliError(`no ${path ?? CLI_CONFIG_PATH}: start the sandbox first (${SERVE_COMMAND})`);
   const merchants = config.merchants ?? [];
   const merchant =
     values.merchant === undefined ? merchants[0] : merchants.find((m) => m.merchantId === values.merchant);

@@ -30,7 +30,7 @@ function limitedAppPerSuite(limits: Partial<ServerLimits>, merchant: Merchant, l
   beforeAll(async () => {
     store = await openStore({ database: ':memory:' });
     const secrets = deriveSecrets(ephemeralSecret());
-    await registerMerchants(store, secrets, [merchant]);
+    await registerMerchants(store, secrets, [merchant], new Date());
     app = await createSandboxApp({ contract: sandboxContract(), store, secrets, publicUrl: () => '', limits, log });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;

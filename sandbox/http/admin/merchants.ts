@@ -39,7 +39,7 @@ export function merchantHandlers(
           webhookKind: wanted.webhookKind,
           examples: wanted.examples ? deps.examples : undefined,
         },
-        new Date(),
+        clocks.wall(),
       );
       if ('conflict' in created)
         return r.problem(409, {
