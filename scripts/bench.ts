@@ -10,12 +10,15 @@
 //      it, on an idle watcher and in saves 1–2 s apart that supersede the previous rebuild (bench/watch.ts)
 //   6. payment-verify: the packed verifier installed alone (its packages and size), and a whole run of
 //      it against a fresh local sandbox, 3 times: wall clock, requests, coverage (bench/verify.ts)
+//   7. @payment-service/sandbox: its install beside the SDK's, and a test worker's admin calls (create
+//      and delete a merchant) on native and WebAssembly SQLite (bench/sandbox-package.ts)
 // Timing lives here, never in tests: a timed test fails on a busy machine for no reason.
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { benchClient } from '../bench/client.js';
 import { benchMock } from '../bench/mock.js';
 import { benchSandbox } from '../bench/sandbox.js';
+import { benchSandboxPackage, formatSandboxPackageBench } from '../bench/sandbox-package.js';
 import { benchVerify, formatVerifyBench } from '../bench/verify.js';
 import { benchWatch, formatWatchBench } from '../bench/watch.js';
 import { REPO_ROOT } from '../generator/support/paths.js';
@@ -125,3 +128,8 @@ console.log(formatWatchBench(await benchWatch(10)));
 
 console.log('\npayment-verify (npm run pack:verify, installed alone, npx payment-verify against a fresh sandbox)');
 console.log(formatVerifyBench(await benchVerify()));
+
+console.log(
+  '\n@payment-service/sandbox (npm run pack:sandbox with the SDK, installed alone; the admin calls of a test worker)',
+);
+console.log(formatSandboxPackageBench(await benchSandboxPackage()));

@@ -6,9 +6,10 @@ import type { OperationId } from '../../generated/operations.js';
 import { isObject, type JsonObject, type OpenAPI3 } from '../../tooling/openapi/walker.js';
 import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
 import { type ApiDocument, createApiDocument, type OperationContract } from './api-document.js';
+import { BUNDLE_PATH } from './assets.js';
 import { type ContractExamples, contractExamples } from './examples.js';
 
-export const BUNDLE_PATH = new URL('../../generated/openapi.json', import.meta.url);
+export { BUNDLE_PATH } from './assets.js';
 
 /** The contract's response and simulation codes, as the domain reads them. */
 export type ContractTables = Pick<DomainContext, 'codes' | 'simulations'>;

@@ -35,3 +35,13 @@ require.cache[require.resolve('better-sqlite3')]!.exports = new Proxy(sqlite, {
   construct: refuse('opens a database (better-sqlite3)'),
   apply: refuse('opens a database (better-sqlite3)'),
 });
+// SQLite compiled to WebAssembly, which a `:memory:` store falls back to, is a database all the same:
+// its module is refused where it is compiled (sql.js is imported as an ES module, past require's cache).
+const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (...args: unknown[]) => Promise<unknown>;
+const isSqlite = (source: unknown) =>
+  (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) &&
+  Buffer.from(source instanceof ArrayBuffer ? source : source.buffer).includes('SQLite format 3');
+WebAssembly.instantiate = ((source: unknown, ...rest: unknown[]) =>
+  isSqlite(source)
+    ? Promise.reject(new UnitTestRuleError('opens a database (SQLite compiled to WebAssembly, sql.js)'))
+    : instantiate(source, ...rest)) as typeof WebAssembly.instantiate;

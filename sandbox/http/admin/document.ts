@@ -2,8 +2,9 @@
 // machinery (routes, validation, problem bodies and the response check all come from it).
 import type { operations } from '../../../generated/admin/types.js';
 import { type ApiDocument, loadApiDocument } from '../../contract/api-document.js';
+import { ADMIN_DOCUMENT_PATH } from '../../contract/assets.js';
 
-export const ADMIN_DOCUMENT_PATH = new URL('../../admin/openapi.yaml', import.meta.url);
+export { ADMIN_DOCUMENT_PATH } from '../../contract/assets.js';
 /** Every path of the admin document starts with it; the merchant roots never do. */
 export const ADMIN_PREFIX = '/_sandbox';
 /** The operations that take a merchant's credentials (`npm run sandbox -- listen`): the document's scheme. */

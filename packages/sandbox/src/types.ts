@@ -1,0 +1,93 @@
+// The Node API's types: what a test suite's global setup and its workers hold.
+
+/** A merchant's credentials: HTTP Basic (merchantId, apiKey) and the secret its webhooks are signed with. */
+export interface MerchantCredentials {
+  merchantId: string;
+  apiKey: string;
+  webhookSecret: string;
+}
+
+/** What a merchant created at run time may be given. */
+export interface MerchantOptions {
+  /** Its id (letters, digits, `_`, `-`, `.`); default `merchant_` and 16 hexadecimal digits. */
+  merchantId?: string;
+  /** Give its test root the contract's examples (default false: it starts empty). */
+  examples?: boolean;
+  /** The notification its webhook URLs receive (default enhanced: signed). */
+  webhookKind?: 'basic' | 'enhanced';
+}
+
+/** A merchant's test or live root, each with its own data and clock. */
+export interface Scope {
+  merchantId: string;
+  environment?: 'test' | 'live';
+}
+
+/**
+ * The admin side of a running sandbox: what a test worker needs. Made from an origin and an admin
+ * key (two strings a global setup hands its workers), so it crosses process boundaries.
+ */
+export interface SandboxAdmin {
+  /** Creates a merchant with new credentials, answered once (a taken id rejects with a SandboxAdminError, status 409). */
+  createMerchant(options?: MerchantOptions): Promise<MerchantCredentials>;
+  /** Deletes a merchant with all its data; its key is refused at once. */
+  deleteMerchant(merchantId: string): Promise<void>;
+  /**
+   * Deletes the data of a scope, of a merchant (both environments), or of every merchant; credentials
+   * stay. With `examples: true` the reset test roots (or the environment named) get the contract's
+   * examples again.
+   */
+  reset(scope?: Scope, seed?: { examples?: boolean }): Promise<void>;
+  /** Moves a scope's test clock forward by `seconds` or to the instant `to`, running what falls due. */
+  advanceClock(scope: Scope, by: { seconds?: number; to?: string }): Promise<void>;
+}
+
+/** A sandbox this process started: a child process serving on loopback, its data in memory. */
+export interface RunningSandbox extends SandboxAdmin {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** The test root: `${origin}/api/v2`. */
+  baseUrl: string;
+  /** The live root: `${origin}/live/api/v2`. */
+  liveBaseUrl: string;
+  /** The admin API's key (`Authorization: Bearer <adminKey>` under `${origin}/_sandbox`). */
+  adminKey: string;
+  /** The demo merchant (with the contract's examples), unless merchants were given. */
+  merchants: MerchantCredentials[];
+  /** Stops the process and its children, and removes its temporary files. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Registered at start instead of the demo merchant. */
+  merchants?: MerchantCredentials[];
+  /** The admin key (default: a new random one). */
+  adminKey?: string;
+  /**
+   * Every generated id, key and secret a function of this seed (`--seed`): the same requests in the
+   * same order get byte-identical answers. The keys are then guessable; the sandbox is on loopback.
+   */
+  seed?: number;
+  /** The instant every clock starts at and stays at until advanced (`--now`, ISO 8601: `2026-03-01T09:00:00Z`). */
+  now?: string;
+  /** Origins whose pages may call the operations a browser may call (CORS). */
+  corsOrigins?: string[];
+  /** More command-line options of `payment-sandbox` (e.g. `--webhook-retry-ms 100`). */
+  args?: string[];
+  /** How long to wait for the sandbox to answer (default 30 000 ms). */
+  startTimeoutMs?: number;
+}
+
+/** An admin call the sandbox refused (or could not be reached for): its status and problem detail. */
+export class SandboxAdminError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly problem?: unknown,
+  ) {
+    super(message);
+    this.name = 'SandboxAdminError';
+  }
+}

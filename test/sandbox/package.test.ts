@@ -1,0 +1,311 @@
+// @payment-service/sandbox as a front-end or back-end team meets it, from its own repository:
+// `npm run pack:sandbox` and `npm run pack:sdk`, both tarballs installed alone into a project made by
+// `npm init -y` outside this repository (their dependencies from the registry; no toolchain package,
+// no native SQLite build, no PostgreSQL driver among them). Then, as the package README tells:
+// `npx payment-sandbox --port 0` serves on the port it took and `npx payment-sandbox trigger
+// checkout.paid` plays a checkout against it; a Vitest suite of the project's own (vitest installed
+// there) whose global setup runs `startSandbox()` and whose four files, in four workers at once, each
+// create a merchant through `connectSandbox()` and drive it with the SDK: the same transId in every
+// worker is a new payment (no worker sees another's data), created, captured and refunded; and a
+// TypeScript consumer compiles against the declarations with --strict. One pack each, one install.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killGroup } from '../../tooling/process/server-process.js';
+import { installedPackages, npm, pack, ROOT, run, toolchainAmong } from '../support/packed.js';
+
+const NAME = '@payment-service/sandbox';
+const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'sandbox', 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+const VITEST = (
+  JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies.vitest!;
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+let dir: string;
+let project: string;
+let files: string[];
+/** The packages the two tarballs brought, before the project added vitest of its own. */
+let installed: string[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sandbox-package-'));
+  project = join(dir, 'project');
+  const [sandbox, sdk] = await Promise.all([pack('sandbox', dir), pack('sdk', dir)]);
+  files = sandbox.files;
+  await mkdir(project);
+  expect((await npm(['init', '-y'], project)).code).toBe(0);
+  expect((await npm(['pkg', 'set', 'type=module'], project)).code).toBe(0);
+  const install = await npm(['install', sandbox.tarball, sdk.tarball], project, 180_000);
+  expect(install.code, install.stderr).toBe(0);
+  installed = await installedPackages(project);
+  const size = await run('du', ['-sm', join(project, 'node_modules')], project);
+  console.log(`${NAME} with the SDK: ${installed.length} packages, ${size.stdout.split('\t')[0]} MB`);
+  const dev = await npm(['install', '--save-dev', `vitest@${VITEST}`], project, 180_000);
+  expect(dev.code, dev.stderr).toBe(0);
+}, 400_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the packed sandbox', () => {
+  it('holds the bundled command and Node API, their declarations, the two documents and SQLite in WebAssembly, and nothing of src/', () => {
+    for (const file of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/cli.js',
+      'dist/cli.d.ts',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/types.d.ts',
+      'dist/openapi.json',
+      'dist/admin-openapi.yaml',
+      'dist/sql-wasm.wasm',
+    ])
+      expect(files).toContain(file);
+    expect(
+      files.filter((f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(f)),
+    ).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it('installs alone next to the SDK: its dependencies from the registry, none of the toolchain, no native SQLite, no pg', async () => {
+    expect(installed).toContain(NAME);
+    expect(installed).toContain('@payment-service/api-v2');
+    for (const dependency of Object.keys(MANIFEST.dependencies)) expect(installed).toContain(dependency);
+    expect(await toolchainAmong(installed, Object.keys(MANIFEST.dependencies))).toEqual([]);
+    expect(installed).not.toContain('better-sqlite3');
+    expect(installed).not.toContain('pg');
+    const manifest = JSON.parse(await readFile(join(project, 'node_modules', NAME, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(manifest.bin).toEqual({ 'payment-sandbox': './dist/cli.js' });
+    expect(manifest.version).toBe(MANIFEST.version);
+  });
+
+  it('npx payment-sandbox --port 0 serves on the port it took (in memory, nothing written but its CLI file), and trigger checkout.paid plays a checkout against it', async () => {
+    const server = spawn('npx', ['payment-sandbox', '--port', '0'], {
+      cwd: project,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    const closed = new Promise((r) => server.once('close', r));
+    try {
+      let out = '';
+      server.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      server.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+      const deadline = Date.now() + 60_000;
+      while (!/Ctrl-C stops it/.test(out) && server.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const root = /test root {4}(http:\/\/127\.0\.0\.1:(\d+)\/api\/v2)/.exec(out);
+      expect(root, out).not.toBeNull();
+      expect(Number(root![2])).toBeGreaterThan(0);
+      expect(out).toMatch(/database {5}:memory: \(sqlite\), secret from this process/);
+      expect(out).toMatch(/\(payment-sandbox seed \| reset/);
+      expect((await fetch(`${root![1]}/customers`)).status).toBe(401);
+
+      const trigger = await run('npx', ['payment-sandbox', 'trigger', 'checkout.paid'], project);
+      expect(trigger.code, trigger.stderr).toBe(0);
+      expect(trigger.stdout).toMatch(/CAPTURED/);
+      const json = await run('npx', ['payment-sandbox', 'trigger', 'payment.refunded', '--json'], project);
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout)).toMatchObject({ event: 'payment.refunded' });
+    } finally {
+      killGroup(server.pid!, 'SIGTERM');
+      await closed;
+    }
+    expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))).not.toHaveProperty('scripts.sandbox');
+  }, 120_000);
+
+  it("a Vitest suite of the project's own: startSandbox() in its global setup, a merchant per worker through connectSandbox(), four workers at once, none sees another's data", async () => {
+    await writeFile(join(project, 'vitest.config.mjs'), VITEST_CONFIG);
+    await writeFile(join(project, 'global-setup.mjs'), GLOBAL_SETUP);
+    await writeFile(join(project, 'merchant-per-worker.mjs'), MERCHANT_PER_WORKER);
+    for (const n of [1, 2, 3, 4])
+      await writeFile(join(project, `checkout-${n}.test.mjs`), `import './merchant-per-worker.mjs';\n`);
+    const suite = await run('npx', ['vitest', 'run', '--reporter', 'verbose'], project, { timeoutMs: 120_000 });
+    expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
+    expect(suite.stdout).toMatch(/Test Files {2}4 passed \(4\)/);
+    expect(suite.stdout).toMatch(/Tests {2}8 passed \(8\)/);
+    // Four workers ran at once: each file printed its worker id, and they differ.
+    const workers = new Set(
+      [...suite.stdout.matchAll(/worker (\d+) merchant (merchant_[0-9a-f]{16})/g)].map((m) => m[1]),
+    );
+    expect(workers.size).toBe(4);
+  }, 180_000);
+
+  it('startSandbox({ seed, now }) twice: the same demo merchant, the same created merchant, the clock at the instant', async () => {
+    await writeFile(join(project, 'seeded.mjs'), SEEDED);
+    const out = await run(process.execPath, ['seeded.mjs'], project, { timeoutMs: 60_000 });
+    expect(out.code, out.stderr).toBe(0);
+    const [first, second] = JSON.parse(out.stdout) as Array<{
+      merchants: unknown;
+      created: unknown;
+      clock: { now: string };
+    }>;
+    expect(second).toEqual(first);
+    expect(first!.merchants).toEqual([expect.objectContaining({ merchantId: 'demo_merchant' })]);
+    expect(first!.created).toMatchObject({ merchantId: expect.stringMatching(/^merchant_[0-9a-f]{16}$/) });
+    expect(first!.clock.now).toBe('2026-03-01T09:00:00.000Z');
+  }, 90_000);
+
+  it('compiles a TypeScript consumer with --strict against its declarations', async () => {
+    await writeFile(join(project, 'consumer.ts'), TS_CONSUMER);
+    const tsc = await run(
+      process.execPath,
+      [
+        TSC,
+        '--strict',
+        '--noEmit',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        'consumer.ts',
+      ],
+      project,
+    );
+    expect(tsc.code, tsc.stdout).toBe(0);
+    await writeFile(
+      join(project, 'wrong.ts'),
+      `${TS_CONSUMER}\nconst wrong: string = (await startSandbox()).merchants;\n`,
+    );
+    const refused = await run(
+      process.execPath,
+      [
+        TSC,
+        '--strict',
+        '--noEmit',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        'wrong.ts',
+      ],
+      project,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toMatch(/wrong\.ts.*TS2322/);
+  }, 60_000);
+});
+
+const VITEST_CONFIG = `import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    globalSetup: ['./global-setup.mjs'],
+    include: ['checkout-*.test.mjs'],
+    pool: 'forks',
+    maxWorkers: 4,
+  },
+});
+`;
+
+const GLOBAL_SETUP = `import { startSandbox } from '@payment-service/sandbox';
+
+export default async function setup(project) {
+  const sandbox = await startSandbox();
+  project.provide('sandbox', { origin: sandbox.origin, adminKey: sandbox.adminKey });
+  return () => sandbox.stop();
+}
+`;
+
+const MERCHANT_PER_WORKER = `import { createPaymentClient } from '@payment-service/api-v2';
+import { connectSandbox } from '@payment-service/sandbox';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+
+const { origin, adminKey } = inject('sandbox');
+const admin = connectSandbox({ origin, adminKey });
+let merchant;
+let client;
+
+beforeAll(async () => {
+  merchant = await admin.createMerchant();
+  console.log(\`worker \${process.env.VITEST_POOL_ID} merchant \${merchant.merchantId}\`);
+  client = createPaymentClient({ merchantId: merchant.merchantId, apiKey: merchant.apiKey, baseUrl: \`\${origin}/api/v2\` });
+});
+afterAll(() => admin.deleteMerchant(merchant.merchantId));
+
+// The same transId in every worker: with a merchant each, each is a new payment.
+const transId = 'ORD-2026-000123';
+
+it('creates, captures and refunds a payment of its own merchant', async () => {
+  const payment = await client.payments.create({
+    transId,
+    amount: { value: 11900, currency: 'EUR' },
+    captureMethod: { type: 'MANUAL' },
+    paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+  });
+  expect((await client.payments.retrieve(payment.payId)).state).toBe('AUTHORIZED');
+  await client.payments.capture(payment.payId, { transId: \`\${transId}-CAP1\`, amount: { value: 11900, currency: 'EUR' } });
+  await client.payments.refund(payment.payId, { transId: \`\${transId}-RFD1\`, amount: { value: 2500, currency: 'EUR' } });
+  const details = await client.payments.retrieveByTransId(transId);
+  expect(details.payId).toBe(payment.payId);
+  expect(details.state).toBe('PARTIALLY_REFUNDED');
+});
+
+it('starts empty and sees nothing of the demo merchant or the other workers', async () => {
+  const customers = await client.customers.list();
+  expect(customers.totalNumberOfItems).toBe(0);
+  const demoPayment = await client.payments.retrieve('2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c').catch((e) => e);
+  expect(demoPayment.status).toBe(404);
+});
+`;
+
+const SEEDED = `import { startSandbox } from '@payment-service/sandbox';
+
+const runs = [];
+for (const round of [1, 2]) {
+  const sandbox = await startSandbox({ seed: 42, now: '2026-03-01T09:00:00Z' });
+  try {
+    const created = await sandbox.createMerchant();
+    const clock = await fetch(\`\${sandbox.origin}/_sandbox/clocks/\${created.merchantId}/test\`, {
+      headers: { authorization: \`Bearer \${sandbox.adminKey}\` },
+    }).then((r) => r.json());
+    runs.push({ merchants: sandbox.merchants, created, clock: { now: clock.now } });
+  } finally {
+    await sandbox.stop();
+  }
+}
+console.log(JSON.stringify(runs));
+`;
+
+const TS_CONSUMER = `import { connectSandbox, type RunningSandbox, type SandboxAdmin, SandboxAdminError, startSandbox } from '@payment-service/sandbox';
+
+export async function workerMerchant(origin: string, adminKey: string) {
+  const admin: SandboxAdmin = connectSandbox({ origin, adminKey });
+  const merchant = await admin.createMerchant({ examples: false });
+  await admin.advanceClock({ merchantId: merchant.merchantId }, { seconds: 3600 });
+  await admin.reset({ merchantId: merchant.merchantId, environment: 'test' }, { examples: true });
+  return merchant.apiKey.length;
+}
+
+export async function started(): Promise<string> {
+  const sandbox: RunningSandbox = await startSandbox({ port: 0 });
+  try {
+    return sandbox.baseUrl + sandbox.merchants[0]!.webhookSecret;
+  } catch (err) {
+    if (err instanceof SandboxAdminError) return String(err.status);
+    throw err;
+  } finally {
+    await sandbox.stop();
+  }
+}
+`;
