@@ -1,7 +1,7 @@
 // @payment-service/sandbox as a team's tests use it: the packed tarball (with the SDK's) installed
 // into a project made by `npm init -y` (npm's cache preferred; its packages counted, node_modules
 // measured with du), and the admin calls a test suite makes per worker: create a merchant (empty, or
-// with the contract's examples) and delete it with its data, over HTTP against an in-memory sandbox on
+// with the contract's examples), delete it with its data, restore a snapshot of 1,000 payments, over HTTP against an in-memory sandbox on
 // each SQLite build (native better-sqlite3, and the WebAssembly one the package uses by default).
 // Called by scripts/bench.ts; alone: `npx tsx bench/sandbox-package.ts`.
 import { spawn } from 'node:child_process';
@@ -13,6 +13,8 @@ import { REPO_ROOT } from '../generator/support/paths.js';
 import { startSandbox } from '../sandbox/server.js';
 
 const ROUNDS = 200;
+const RESTORED_PAYMENTS = 1_000;
+const RESTORES = 20;
 
 export interface AdminTimes {
   driver: 'native' | 'wasm';
@@ -20,6 +22,8 @@ export interface AdminTimes {
   create: [number, number];
   createWithExamples: [number, number];
   delete: [number, number];
+  /** restoreSnapshot of a scope holding RESTORED_PAYMENTS payments (each with its operation). */
+  restore: [number, number];
 }
 
 export interface SandboxPackageFigures {
@@ -61,6 +65,46 @@ async function timed(work: () => Promise<Response>, expected: number): Promise<n
   return performance.now() - t0;
 }
 
+/** A merchant with RESTORED_PAYMENTS payments, its test scope snapshotted, then restored RESTORES times. */
+async function restoreTimes(url: string, headers: Record<string, string>): Promise<[number, number]> {
+  const made = (await (
+    await fetch(`${url}/_sandbox/merchants`, { method: 'POST', headers, body: '{"merchantId":"bench_restore"}' })
+  ).json()) as { apiKey: string };
+  const basic = `Basic ${Buffer.from(`bench_restore:${made.apiKey}`).toString('base64')}`;
+  for (let i = 0; i < RESTORED_PAYMENTS; i++) {
+    const body = JSON.stringify({ transId: `BENCH-${i}`, amount: { value: 1000 + i, currency: 'EUR' } });
+    const paid = await fetch(`${url}/api/v2/payments`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body,
+    });
+    if (paid.status !== 201) throw new Error(`payment ${i}: ${paid.status}`);
+    await paid.arrayBuffer();
+  }
+  const snapshot = (await (
+    await fetch(`${url}/_sandbox/snapshots`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ merchantId: 'bench_restore', environment: 'test' }),
+    })
+  ).json()) as { snapshotId: string; rows: { payments: number } };
+  if (snapshot.rows.payments !== RESTORED_PAYMENTS)
+    throw new Error(`the snapshot holds ${snapshot.rows.payments} payments`);
+  const times: number[] = [];
+  for (let i = 0; i < RESTORES; i++)
+    times.push(
+      await timed(
+        () =>
+          fetch(`${url}/_sandbox/snapshots/${snapshot.snapshotId}/restore`, {
+            method: 'POST',
+            headers: { authorization: headers.authorization! },
+          }),
+        200,
+      ),
+    );
+  return percentiles(times);
+}
+
 /** createMerchant and deleteMerchant, ROUNDS times each (and 20 with examples), on one in-memory sandbox. */
 async function adminTimes(driver: AdminTimes['driver']): Promise<AdminTimes> {
   const sandbox = await startSandbox({ database: ':memory:', port: 0, sqliteDriver: driver });
@@ -81,6 +125,7 @@ async function adminTimes(driver: AdminTimes['driver']): Promise<AdminTimes> {
       create: percentiles(creates),
       createWithExamples: percentiles(seeded),
       delete: percentiles(deletes),
+      restore: await restoreTimes(sandbox.url, headers),
     };
   } finally {
     await sandbox.close();
@@ -127,7 +172,7 @@ export function formatSandboxPackageBench(f: SandboxPackageFigures): string {
     `  tarball ${f.tarballKb} kB; with the SDK's, a fresh project installs ${f.packages} packages, ${f.installMb} MB`,
     ...f.admin.map(
       (a) =>
-        `  ${a.driver} SQLite, over HTTP: createMerchant ${ms(a.create)}, deleteMerchant ${ms(a.delete)}, createMerchant with the examples ${ms(a.createWithExamples)}`,
+        `  ${a.driver} SQLite, over HTTP: createMerchant ${ms(a.create)}, deleteMerchant ${ms(a.delete)}, createMerchant with the examples ${ms(a.createWithExamples)}, restoreSnapshot of ${RESTORED_PAYMENTS} payments ${ms(a.restore)}`,
     ),
   ].join('\n');
 }

@@ -114,6 +114,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a snapshot of data
+         * @description Saves, in the database, the data of one scope, of one merchant (both environments) or of every merchant: its payments and their operations, idempotency records, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries (pending ones included) and test clocks. Not the merchants or their credentials. Any process of the sandbox on the same database can restore it, as often as wanted: a test suite takes one after its fixtures and restores it before each test.
+         */
+        post: operations["takeSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/snapshots/{snapshotId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The snapshot's id (from takeSnapshot). */
+                snapshotId: components["parameters"]["SnapshotIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a snapshot
+         * @description Puts the data of the snapshot's scope back as it was when the snapshot was taken, in one transaction: what the scope holds now is deleted, the snapshot's records are written again, and its clocks show the time they showed then (offsets from the wall clock). Webhook deliveries that were pending are pending again, and are sent. The snapshot stays, to be restored again. A merchant deleted since is a 409: its data would have no merchant.
+         */
+        post: operations["restoreSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/clocks/{merchantId}/{environment}": {
         parameters: {
             query?: never;
@@ -349,6 +392,10 @@ export interface components {
         MerchantList: MerchantList;
         /** @description What to delete. Without a field, every merchant's data, or both environments'. */
         ResetRequest: ResetRequest;
+        /** @description Which data to save. Without a field, every merchant's; without environment, both. */
+        SnapshotRequest: SnapshotRequest;
+        /** @description A snapshot of data, and the rows it holds by kind of record. */
+        Snapshot: Snapshot;
         /** @description The merchant to create (every field optional). */
         MerchantRequest: MerchantRequest;
         /** @description A merchant just created, with its credentials (shown this once). */
@@ -366,6 +413,8 @@ export interface components {
         Count: Count;
         /** @description The filter that was applied, the rows deleted from each table, and the scopes whose examples were made again. */
         ResetResult: ResetResult;
+        /** @description Rows, by kind of record (deleted by a reset, held by a snapshot). */
+        RowCounts: RowCounts;
         /** @description A scope's clock. */
         ClockState: ClockState;
         /** @description How far to advance the clock, by a duration or to an instant. */
@@ -558,6 +607,8 @@ export interface components {
         EnvironmentPath: Environment;
         /** @description The delivery's id. */
         DeliveryIdPath: string;
+        /** @description The snapshot's id (from takeSnapshot). */
+        SnapshotIdPath: string;
         /** @description The listener's id (from its registration). */
         ListenerIdPath: string;
     };
@@ -635,6 +686,20 @@ export type ResetRequest = {
     /** @description Give the reset scopes the contract's examples afterwards: each selected merchant's test root, or the environment named (default false: the scopes are left empty). */
     examples?: boolean;
 };
+/** @description Which data to save. Without a field, every merchant's; without environment, both. */
+export type SnapshotRequest = {
+    merchantId?: MerchantId;
+    environment?: Environment;
+};
+/** @description A snapshot of data, and the rows it holds by kind of record. */
+export type Snapshot = {
+    /** @description Its id, for restoreSnapshot. */
+    snapshotId: string;
+    merchantId?: MerchantId;
+    environment?: Environment;
+    createdAt: Instant;
+    rows: RowCounts;
+};
 /** @description The merchant to create (every field optional). */
 export type MerchantRequest = {
     /** @description Its id (default: `merchant_` and 16 hexadecimal digits). Letters, digits, `_`, `-` and `.`. */
@@ -699,22 +764,23 @@ export type ResetResult = {
     environment?: Environment;
     /** @description The scopes given the contract's examples after the reset (none unless asked for). */
     examples: Scope[];
-    /** @description Rows deleted, by kind of record. */
-    deleted: {
-        payments: Count;
-        paymentOperations: Count;
-        idempotencyKeys: Count;
-        checkoutSessions: Count;
-        paymentLinks: Count;
-        paymentIntents: Count;
-        paymentPlans: Count;
-        planPayments: Count;
-        customers: Count;
-        paymentMethods: Count;
-        pseudoNumbers: Count;
-        webhookDeliveries: Count;
-        clocks: Count;
-    };
+    deleted: RowCounts;
+};
+/** @description Rows, by kind of record (deleted by a reset, held by a snapshot). */
+export type RowCounts = {
+    payments: Count;
+    paymentOperations: Count;
+    idempotencyKeys: Count;
+    checkoutSessions: Count;
+    paymentLinks: Count;
+    paymentIntents: Count;
+    paymentPlans: Count;
+    planPayments: Count;
+    customers: Count;
+    paymentMethods: Count;
+    pseudoNumbers: Count;
+    webhookDeliveries: Count;
+    clocks: Count;
 };
 /** @description A scope's clock. */
 export type ClockState = {
@@ -922,6 +988,7 @@ export type ResponseInternalError = components['responses']['InternalError'];
 export type ParameterMerchantIdPath = components['parameters']['MerchantIdPath'];
 export type ParameterEnvironmentPath = components['parameters']['EnvironmentPath'];
 export type ParameterDeliveryIdPath = components['parameters']['DeliveryIdPath'];
+export type ParameterSnapshotIdPath = components['parameters']['SnapshotIdPath'];
 export type ParameterListenerIdPath = components['parameters']['ListenerIdPath'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -1185,6 +1252,93 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    takeSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantId": "checkout_tests_w1",
+                 *       "environment": "test"
+                 *     }
+                 */
+                "application/json": SnapshotRequest;
+            };
+        };
+        responses: {
+            /** @description The snapshot, and what it holds. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "snapshotId": "snap_5d2c8e1f0a9b4c7d",
+                     *       "merchantId": "checkout_tests_w1",
+                     *       "environment": "test",
+                     *       "createdAt": "2026-11-21T09:14:03.000Z",
+                     *       "rows": {
+                     *         "payments": 3,
+                     *         "paymentOperations": 5,
+                     *         "idempotencyKeys": 2,
+                     *         "checkoutSessions": 1,
+                     *         "paymentLinks": 0,
+                     *         "paymentIntents": 0,
+                     *         "paymentPlans": 1,
+                     *         "planPayments": 2,
+                     *         "customers": 1,
+                     *         "paymentMethods": 1,
+                     *         "pseudoNumbers": 1,
+                     *         "webhookDeliveries": 2,
+                     *         "clocks": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": Snapshot;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The snapshot's id (from takeSnapshot). */
+                snapshotId: components["parameters"]["SnapshotIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was restored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Snapshot;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };

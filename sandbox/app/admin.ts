@@ -2,9 +2,10 @@
 // merchants, resetting data, the webhook deliveries. The test clocks are app/clock.ts; resends app/webhooks.ts;
 // the contract's examples app/seed.ts.
 import type { Environment, Merchant, Scope, WebhookDelivery } from '../domain/types.js';
-import type { DataFilter, ResetCounts, Store, WebhookOutbox } from '../store/store.js';
+import type { DataFilter, ResetCounts, SnapshotInfo, Store, WebhookOutbox } from '../store/store.js';
 import type { TestClocks } from './clock.js';
 import { notFound, type Rejection } from './outcomes.js';
+import { randomBytes } from './random.js';
 import { type ExampleDeps, seedExamples } from './seed.js';
 
 export const listMerchants = (store: Store): Promise<Merchant[]> => store.merchants.list();
@@ -50,6 +51,47 @@ export async function resetData(
   // This process's cached clock offsets; other processes re-read theirs on their next tick.
   await clocks.refresh();
   return result;
+}
+
+/** Saves the data of the scopes `filter` selects (not the merchants) as a snapshot, at the wall clock's time. */
+export async function takeSnapshot(
+  store: Store,
+  clocks: Pick<TestClocks, 'wall'>,
+  filter: DataFilter,
+): Promise<SnapshotInfo | Rejection> {
+  if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId)))
+    return notFound('Merchant', filter.merchantId);
+  const id = `snap_${randomBytes(8).toString('hex')}`;
+  const createdAt = clocks.wall().toISOString();
+  return store.transaction(async (tx) => {
+    await tx.snapshots.take({ id, filter, createdAt });
+    const taken = await tx.snapshots.get(id);
+    if (!taken) throw new Error(`snapshot ${id} was not written`);
+    return taken;
+  });
+}
+
+/**
+ * Puts the snapshot's scopes back as they were, in one transaction; this process's clocks re-read
+ * their offsets. A merchant of the snapshot deleted since is a conflict: its records would belong
+ * to nobody.
+ */
+export async function restoreSnapshot(
+  store: Store,
+  clocks: Pick<TestClocks, 'refresh'>,
+  id: string,
+): Promise<SnapshotInfo | { conflict: string } | Rejection> {
+  const snapshot = await store.transaction((tx) => tx.snapshots.get(id));
+  if (!snapshot) return notFound('Snapshot', id);
+  const known = new Set((await store.merchants.list()).map((m) => m.merchantId));
+  const gone = [...snapshot.merchants, ...(snapshot.filter.merchantId ? [snapshot.filter.merchantId] : [])].filter(
+    (m) => !known.has(m),
+  );
+  if (gone.length > 0)
+    return { conflict: `the snapshot holds data of merchants deleted since: ${[...new Set(gone)].join(', ')}` };
+  await store.transaction((tx) => tx.snapshots.restore(id));
+  await clocks.refresh();
+  return snapshot;
 }
 
 export const listDeliveries = (

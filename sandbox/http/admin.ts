@@ -19,6 +19,7 @@ import {
 } from './admin/document.js';
 import { listenerHandlers } from './admin/listeners.js';
 import { merchantHandlers } from './admin/merchants.js';
+import { snapshotHandlers } from './admin/snapshots.js';
 import type { AdminDeps, AdminHandlers, AdminRequest } from './admin/types.js';
 import { failureStatus, requestFailureText } from './failures.js';
 import { readInput } from './input.js';
@@ -42,6 +43,7 @@ export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): P
   const operations = [...document.operations.values()];
   const handlers: AdminHandlers = {
     ...merchantHandlers(deps),
+    ...snapshotHandlers(deps),
     ...clockHandlers(deps),
     ...deliveryHandlers(deps),
     ...listenerHandlers(deps),

@@ -252,4 +252,19 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.dropTable('example_scopes').execute();
     },
   },
+  '0009_snapshots': {
+    async up(db: Kysely<unknown>) {
+      // Snapshots live in the database, so that any process of a team restores what another took.
+      await db.schema
+        .createTable('snapshots')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('merchant_id', 'text')
+        .addColumn('environment', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('counts', 'text', (c) => c.notNull())
+        .addColumn('merchants', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

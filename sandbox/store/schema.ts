@@ -136,6 +136,21 @@ export interface ClocksTable extends Scoped {
   offset_ms: number;
 }
 
+/** A snapshot of the scoped tables' rows of some scopes (the admin API's takeSnapshot). */
+export interface SnapshotsTable {
+  id: string;
+  /** Its filter: null for every merchant, or every environment. */
+  merchant_id: string | null;
+  environment: string | null;
+  created_at: string;
+  /** JSON: the rows held, counted by kind of record. */
+  counts: string;
+  /** JSON: the merchants whose rows it holds. */
+  merchants: string;
+  /** JSON: each scoped table's rows. */
+  data: string;
+}
+
 export interface Database {
   clocks: ClocksTable;
   settings: SettingsTable;
@@ -153,6 +168,7 @@ export interface Database {
   pseudo_numbers: PseudoNumbersTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_listeners: WebhookListenersTable;
+  snapshots: SnapshotsTable;
 }
 
 // Kysely's Generated marks columns the database fills; none here (ids come from the application).

@@ -189,6 +189,15 @@ export interface StoreTransaction {
     /** Deletes the merchant, every record of its scopes and its listeners; false when there was none. */
     deleteMerchant(merchantId: string): Promise<boolean>;
   };
+  /** Saved copies of the scoped records of some scopes (not the merchants), restored on demand. */
+  snapshots: {
+    /** Saves the scoped records `filter` selects under `id`; the rows it holds, by kind. */
+    take(snapshot: { id: string; filter: DataFilter; createdAt: Timestamp }): Promise<ResetCounts>;
+    /** The snapshot's filter, time, counts and merchants; undefined when there is none. */
+    get(id: string): Promise<SnapshotInfo | undefined>;
+    /** Deletes the records of the snapshot's scopes and writes its own back (claims on deliveries released); its counts. */
+    restore(id: string): Promise<ResetCounts | undefined>;
+  };
   /** The test clock of each scope: its offset from the wall clock (0 when never advanced). */
   clocks: {
     /** `lock`: hold the clock until the transaction ends (advances of one scope run one at a time). */
@@ -234,6 +243,16 @@ export interface Store {
    */
   setting(name: string, create: () => string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** What a snapshot holds, without its rows. */
+export interface SnapshotInfo {
+  id: string;
+  filter: DataFilter;
+  createdAt: Timestamp;
+  counts: ResetCounts;
+  /** The merchants whose records it holds. */
+  merchants: string[];
 }
 
 /** Which scopes: every merchant's, one merchant's, one environment's, or one scope. */

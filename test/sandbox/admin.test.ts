@@ -52,8 +52,10 @@ describe('the admin document as the sandbox reads it', () => {
       'pollListener',
       'resendWebhookDelivery',
       'resetData',
+      'restoreSnapshot',
       'rotateMerchantApiKey',
       'seedExamples',
+      'takeSnapshot',
     ] satisfies AdminOperationId[]);
     for (const op of document.operations.values()) expect(op.path.startsWith(`${ADMIN_PREFIX}/`)).toBe(true);
     const json = { 'content-type': 'application/json' };
@@ -348,6 +350,69 @@ describe.each(HTTP_STORES)('admin API on %s', (kind) => {
     expect((await admin('POST', '/merchants', { body: { merchantId: 'x', apiKey: 'mine' } })).status).toBe(400);
     for (const m of [generated.body, bodiless.body, seeded.body])
       expect((await admin('DELETE', `/merchants/${m.merchantId}`)).status).toBe(204);
+  });
+
+  it('takes a snapshot of a scope and restores it as often as asked: payments, idempotency records and the clock as they were; 404 and 409 where it cannot', async () => {
+    const id = `snap_${Date.now().toString(36)}`;
+    const credentials = async (merchantId: string) => {
+      const made = await admin('POST', '/merchants', { body: { merchantId } });
+      expect(made.status).toBe(201);
+      return { merchantId, apiKey: made.body.apiKey as string, webhookSecret: made.body.webhookSecret as string };
+    };
+    const worker = await credentials(id);
+    const other = await credentials(`${id}_b`);
+    const body = (t: string) => ({
+      transId: t,
+      amount: { value: 11_900, currency: 'EUR' },
+      captureMethod: { type: 'MANUAL' },
+      paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+    });
+    const key = { 'idempotency-key': `${id}-create` };
+    const first = await sandbox().call('POST', '/payments', { who: worker, body: body('ORD-1'), headers: key });
+    expect(first.status).toBe(201);
+    await admin('POST', `/clocks/${id}/test/advance`, { body: { seconds: 60 } });
+
+    const taken = await admin('POST', '/snapshots', { body: { merchantId: id, environment: 'test' } });
+    expect(taken.status).toBe(201);
+    expect(taken.body).toMatchObject({ merchantId: id, environment: 'test', rows: { payments: 1, clocks: 1 } });
+    expect(taken.body.snapshotId).toMatch(/^snap_[0-9a-f]{16}$/);
+
+    const capture = { transId: 'ORD-1-CAP', amount: { value: 11_900, currency: 'EUR' } };
+    expect(
+      (await sandbox().call('POST', `/payments/${first.body.payId}/captures`, { who: worker, body: capture })).status,
+    ).toBe(200);
+    const second = await sandbox().call('POST', '/payments', { who: worker, body: body('ORD-2') });
+    await admin('POST', `/clocks/${id}/test/advance`, { body: { seconds: 3600 } });
+    const theirs = await sandbox().call('POST', '/payments', { who: other, body: body('ORD-3') });
+
+    for (let round = 0; round < 2; round++) {
+      const restored = await admin('POST', `/snapshots/${taken.body.snapshotId}/restore`);
+      expect(restored.status).toBe(200);
+      expect(restored.body.rows).toEqual(taken.body.rows);
+      expect(
+        (await sandbox().call('GET', `/payments/getByPayId/${first.body.payId}`, { who: worker })).body.state,
+      ).toBe('AUTHORIZED');
+      expect((await sandbox().call('GET', `/payments/getByPayId/${second.body.payId}`, { who: worker })).status).toBe(
+        404,
+      );
+      expect((await admin('GET', `/clocks/${id}/test`)).body.offsetMs).toBe(60_000);
+      const replay = await sandbox().call('POST', '/payments', { who: worker, body: body('ORD-1'), headers: key });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.payId).toBe(first.body.payId);
+      // Another merchant's data is not the snapshot's: untouched.
+      expect((await sandbox().call('GET', `/payments/getByPayId/${theirs.body.payId}`, { who: other })).status).toBe(
+        200,
+      );
+    }
+
+    expect((await admin('POST', '/snapshots/snap_unknown/restore')).status).toBe(404);
+    expect((await admin('POST', '/snapshots', { body: { merchantId: 'nobody' } })).status).toBe(404);
+    expect((await admin('POST', '/snapshots', { body: { merchantId: id, credentials: true } })).status).toBe(400);
+    expect((await admin('DELETE', `/merchants/${id}`)).status).toBe(204);
+    const orphan = await admin('POST', `/snapshots/${taken.body.snapshotId}/restore`);
+    expect(orphan.status).toBe(409);
+    expect(orphan.body.detail).toContain(id);
+    expect((await admin('DELETE', `/merchants/${other.merchantId}`)).status).toBe(204);
   });
 
   it('resets one scope (its clock included), leaving the other scopes; then everything, merchants staying', async () => {

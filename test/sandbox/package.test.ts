@@ -137,7 +137,7 @@ describe('the packed sandbox', () => {
     const suite = await run('npx', ['vitest', 'run', '--reporter', 'verbose'], project, { timeoutMs: 120_000 });
     expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
     expect(suite.stdout).toMatch(/Test Files {2}4 passed \(4\)/);
-    expect(suite.stdout).toMatch(/Tests {2}8 passed \(8\)/);
+    expect(suite.stdout).toMatch(/Tests {2}12 passed \(12\)/);
     // Four workers ran at once: each file printed its worker id, and they differ.
     const workers = new Set(
       [...suite.stdout.matchAll(/worker (\d+) merchant (merchant_[0-9a-f]{16})/g)].map((m) => m[1]),
@@ -261,6 +261,20 @@ it('creates, captures and refunds a payment of its own merchant', async () => {
   expect(details.state).toBe('PARTIALLY_REFUNDED');
 });
 
+it('restores its snapshot: the payment as it was before the capture', async () => {
+  const payment = await client.payments.create({
+    transId: 'ORD-2026-000200',
+    amount: { value: 4990, currency: 'EUR' },
+    captureMethod: { type: 'MANUAL' },
+    paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+  });
+  const snapshotId = await admin.snapshot({ merchantId: merchant.merchantId, environment: 'test' });
+  await client.payments.capture(payment.payId, { transId: 'ORD-2026-000200-CAP1', amount: { value: 4990, currency: 'EUR' } });
+  expect((await client.payments.retrieve(payment.payId)).state).toBe('CAPTURED');
+  await admin.restore(snapshotId);
+  expect((await client.payments.retrieve(payment.payId)).state).toBe('AUTHORIZED');
+});
+
 it('starts empty and sees nothing of the demo merchant or the other workers', async () => {
   const customers = await client.customers.list();
   expect(customers.totalNumberOfItems).toBe(0);
@@ -294,6 +308,8 @@ export async function workerMerchant(origin: string, adminKey: string) {
   const merchant = await admin.createMerchant({ examples: false });
   await admin.advanceClock({ merchantId: merchant.merchantId }, { seconds: 3600 });
   await admin.reset({ merchantId: merchant.merchantId, environment: 'test' }, { examples: true });
+  const snapshotId: string = await admin.snapshot({ merchantId: merchant.merchantId });
+  await admin.restore(snapshotId);
   return merchant.apiKey.length;
 }
 

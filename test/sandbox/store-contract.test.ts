@@ -410,6 +410,48 @@ for (const kind of KINDS) {
       });
     });
 
+    describe('snapshots', () => {
+      it('take a scope’s rows and restore them in place of what it holds then: payments as they were, later ones gone, claims on deliveries released, other scopes untouched', async () => {
+        const m = unique('snap');
+        await store.merchants.upsert(merchant(m));
+        const scope: Scope = { merchantId: m, environment: 'test' };
+        const kept = await storedPayment(store, scope, { value: 4_200 });
+        const live = await storedPayment(store, { merchantId: m, environment: 'live' });
+        const before = await store.paymentDocument(scope, kept.payId);
+        const d = delivery(m);
+        await queue(store, [d]);
+        await store.transaction((tx) => tx.clocks.set(scope, 60_000));
+        const counts = await store.transaction((tx) =>
+          tx.snapshots.take({ id: `snap_${m}`, filter: scope, createdAt: iso(Date.now()) }),
+        );
+        expect(counts).toMatchObject({ payments: 1, webhookDeliveries: 1, clocks: 1 });
+
+        // Afterwards: a delivery claimed, a payment deleted, another made, the clock moved on.
+        expect((await store.webhooks.claimDue(dueClaim(unique('deliverer'), 100))).map((x) => x.id)).toContain(d.id);
+        const later = await storedPayment(store, scope);
+        await store.transaction((tx) => tx.clocks.set(scope, 120_000));
+        await store.transaction((tx) => tx.data.reset({ merchantId: m, environment: 'test' }));
+        const liveAfter = await storedPayment(store, { merchantId: m, environment: 'live' });
+
+        expect(await store.transaction((tx) => tx.snapshots.restore(`snap_${m}`))).toEqual(counts);
+        expect(await store.paymentDocument(scope, kept.payId)).toBe(before);
+        expect(await store.paymentDocument(scope, later.payId)).toBeUndefined();
+        expect(await store.transaction((tx) => tx.clocks.get(scope))).toBe(60_000);
+        // The restored delivery is due and nobody's: the next claim takes it.
+        expect((await store.webhooks.claimDue(dueClaim(unique('deliverer'), 100))).map((x) => x.id)).toContain(d.id);
+        // The live scope was not in the snapshot: restoring left it as it was.
+        expect(await store.paymentDocument(live.scope, live.payId)).toBeDefined();
+        expect(await store.paymentDocument(liveAfter.scope, liveAfter.payId)).toBeDefined();
+        // Restored again, the same; an unknown id restores nothing.
+        expect(await store.transaction((tx) => tx.snapshots.restore(`snap_${m}`))).toEqual(counts);
+        expect(await store.transaction((tx) => tx.snapshots.restore('snap_none'))).toBeUndefined();
+        expect(await store.transaction((tx) => tx.snapshots.get(`snap_${m}`))).toMatchObject({
+          filter: scope,
+          merchants: [m],
+        });
+      });
+    });
+
     describe('duplicate keys', () => {
       const scope: Scope = { merchantId: 'dup', environment: 'test' };
       const insert = (tx: StoreTransaction, transId: string) => {

@@ -36,6 +36,13 @@ export function connectSandbox(options: { origin: string; adminKey: string }): S
   };
   const path = (merchantId: string) => encodeURIComponent(merchantId);
   return {
+    async snapshot(scope) {
+      const body: Schemas['SnapshotRequest'] = { ...scope };
+      return (await call<Schemas['Snapshot']>('POST', '/snapshots', body)).snapshotId;
+    },
+    async restore(snapshotId) {
+      await call('POST', `/snapshots/${path(snapshotId)}/restore`);
+    },
     async createMerchant(wanted: MerchantOptions = {}): Promise<MerchantCredentials> {
       const body: Schemas['MerchantRequest'] = wanted;
       const created = await call<Schemas['CreatedMerchant']>('POST', '/merchants', body);

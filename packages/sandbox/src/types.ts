@@ -40,6 +40,14 @@ export interface SandboxAdmin {
   reset(scope?: Scope, seed?: { examples?: boolean }): Promise<void>;
   /** Moves a scope's test clock forward by `seconds` or to the instant `to`, running what falls due. */
   advanceClock(scope: Scope, by: { seconds?: number; to?: string }): Promise<void>;
+  /**
+   * Saves the data of a scope, of a merchant or of everything (not the merchants or their
+   * credentials: payments, idempotency records, clocks, pending webhook deliveries…) in the
+   * sandbox's database; its id.
+   */
+  snapshot(scope?: Scope): Promise<string>;
+  /** Puts the snapshot's scopes back as they were; as often as wanted. */
+  restore(snapshotId: string): Promise<void>;
 }
 
 /** A sandbox this process started: a child process serving on loopback, its data in memory. */

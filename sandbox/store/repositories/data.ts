@@ -5,8 +5,8 @@ import type { Database } from '../schema.js';
 import type { DataFilter, ResetCounts, StoreTransaction } from '../store.js';
 import type { Context } from './context.js';
 
-/** The scoped tables, by the name a reset reports them under. */
-const SCOPED_TABLES: Record<keyof ResetCounts, Exclude<keyof Database, 'settings' | 'merchants'>> = {
+/** The scoped tables, by the name a reset reports them under (and a snapshot holds them). */
+export const SCOPED_TABLES: Record<keyof ResetCounts, Exclude<keyof Database, 'settings' | 'merchants'>> = {
   payments: 'payments',
   paymentOperations: 'payment_operations',
   idempotencyKeys: 'idempotency_keys',
@@ -22,17 +22,22 @@ const SCOPED_TABLES: Record<keyof ResetCounts, Exclude<keyof Database, 'settings
   clocks: 'clocks',
 };
 
-export function dataRepository({ db, written }: Context): StoreTransaction['data'] {
-  async function reset(filter: DataFilter): Promise<ResetCounts> {
-    if (written) written.all = true;
-    const counts = {} as ResetCounts;
-    for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<
-      [keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]
-    >) {
-      counts[name] = Number((await filtered(db.deleteFrom(table), filter).executeTakeFirst()).numDeletedRows);
-    }
-    return counts;
+/** Deletes every scoped record of the scopes `filter` selects; the rows deleted per kind. */
+export async function deleteScoped({ db, written }: Context, filter: DataFilter): Promise<ResetCounts> {
+  // The cache of payment documents forgets everything this transaction touched.
+  if (written) written.all = true;
+  const counts = {} as ResetCounts;
+  for (const [name, table] of Object.entries(SCOPED_TABLES) as Array<
+    [keyof ResetCounts, (typeof SCOPED_TABLES)[keyof ResetCounts]]
+  >) {
+    counts[name] = Number((await filtered(db.deleteFrom(table), filter).executeTakeFirst()).numDeletedRows);
   }
+  return counts;
+}
+
+export function dataRepository(context: Context): StoreTransaction['data'] {
+  const { db } = context;
+  const reset = (filter: DataFilter) => deleteScoped(context, filter);
   return {
     reset,
     async deleteMerchant(merchantId) {

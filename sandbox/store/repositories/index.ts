@@ -12,6 +12,7 @@ import { paymentMethodsRepository } from './payment-methods.js';
 import { type PaymentStatements, paymentsRepository } from './payments.js';
 import { planPaymentsRepository, plansRepository } from './plans.js';
 import { pseudoNumbersRepository } from './pseudo-numbers.js';
+import { snapshotsRepository } from './snapshots.js';
 import { webhooksRepository } from './webhooks.js';
 
 /**
@@ -36,6 +37,7 @@ export function repositoriesOn(dialect: StoreDialect, payments: PaymentStatement
       pseudoNumbers: pseudoNumbersRepository(context),
       webhooks: webhooksRepository(context),
       data: dataRepository(context),
+      snapshots: snapshotsRepository(context),
       clocks: clocksRepository(context),
     };
   };
