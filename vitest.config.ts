@@ -10,7 +10,8 @@ import { defineConfig } from 'vitest/config';
  *   per run by the global setups it lists (test/support/services/): PostgreSQL, Chromium, Prism.
  * - `in-process`: files that install an in-process mock of the network (`*.msw.test.ts`: Mock Service
  *   Worker patches fetch and node:http for the whole process), each in a worker of its own so that no
- *   other file runs under it; like unit, they open no socket (test/support/no-network-guard.ts).
+ *   other file runs under it; they spawn nothing and open no socket, listening or connecting
+ *   (test/support/in-process-guard.ts), but may hold an in-memory database (an in-process sandbox's).
  * - `serial`: files whose assertions are about time or memory (timeouts, a delivery within a second),
  *   run one at a time after the others, on an otherwise idle machine.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
@@ -124,7 +125,7 @@ export default defineConfig({
           ...common,
           name: 'in-process',
           include: [IN_PROCESS],
-          setupFiles: ['test/support/unit-guard.ts', 'test/support/no-network-guard.ts'],
+          setupFiles: ['test/support/in-process-guard.ts'],
           isolate: true,
         },
       },

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
+import { createSandbox } from '../packages/sandbox/src/in-process.js';
 import { startSandbox } from '../sandbox/server.js';
 
 const ROUNDS = 200;
@@ -26,12 +27,19 @@ export interface AdminTimes {
   restore: [number, number];
 }
 
+/** Payments created and read back per second, in process (createSandbox().fetch: no socket), one at a time. */
+export interface InProcessRate {
+  driver: 'native' | 'wasm';
+  pairsPerSecond: number;
+}
+
 export interface SandboxPackageFigures {
   tarballKb: number;
   /** Packages and MB a fresh project's install of the sandbox's and the SDK's tarballs adds. */
   packages: number;
   installMb: number;
   admin: AdminTimes[];
+  inProcess: InProcessRate[];
 }
 
 function must(command: string, args: string[], cwd: string): Promise<string> {
@@ -105,6 +113,39 @@ async function restoreTimes(url: string, headers: Record<string, string>): Promi
   return percentiles(times);
 }
 
+const IN_PROCESS_PAIRS = 2_000;
+
+/** createSandbox() (the package's in-process sandbox) on `driver`: IN_PROCESS_PAIRS creates, each read back. */
+async function inProcessRate(driver: InProcessRate['driver']): Promise<InProcessRate> {
+  const sandbox = await createSandbox({ sqliteDriver: driver });
+  try {
+    const merchant = await sandbox.createMerchant();
+    const authorization = `Basic ${Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64')}`;
+    const pair = async (i: number) => {
+      const created = await sandbox.fetch(
+        new Request(`${sandbox.baseUrl}/payments`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ transId: `RATE-${i}`, amount: { value: 1000 + i, currency: 'EUR' } }),
+        }),
+      );
+      const { payId } = (await created.json()) as { payId: string };
+      const read = await sandbox.fetch(
+        new Request(`${sandbox.baseUrl}/payments/getByPayId/${payId}`, { headers: { authorization } }),
+      );
+      if (created.status !== 201 || read.status !== 200)
+        throw new Error(`pair ${i}: ${created.status}, ${read.status}`);
+      await read.arrayBuffer();
+    };
+    for (let i = 0; i < 200; i++) await pair(-1 - i); // warm-up
+    const t0 = performance.now();
+    for (let i = 0; i < IN_PROCESS_PAIRS; i++) await pair(i);
+    return { driver, pairsPerSecond: Math.round(IN_PROCESS_PAIRS / ((performance.now() - t0) / 1000)) };
+  } finally {
+    await sandbox.close();
+  }
+}
+
 /** createMerchant and deleteMerchant, ROUNDS times each (and 20 with examples), on one in-memory sandbox. */
 async function adminTimes(driver: AdminTimes['driver']): Promise<AdminTimes> {
   const sandbox = await startSandbox({ database: ':memory:', port: 0, sqliteDriver: driver });
@@ -160,6 +201,7 @@ export async function benchSandboxPackage(): Promise<SandboxPackageFigures> {
       packages: ls.trim().split('\n').length - 1,
       installMb: Math.round(Number.parseInt(du, 10) / 102.4) / 10,
       admin: [await adminTimes('native'), await adminTimes('wasm')],
+      inProcess: [await inProcessRate('native'), await inProcessRate('wasm')],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -173,6 +215,10 @@ export function formatSandboxPackageBench(f: SandboxPackageFigures): string {
     ...f.admin.map(
       (a) =>
         `  ${a.driver} SQLite, over HTTP: createMerchant ${ms(a.create)}, deleteMerchant ${ms(a.delete)}, createMerchant with the examples ${ms(a.createWithExamples)}, restoreSnapshot of ${RESTORED_PAYMENTS} payments ${ms(a.restore)}`,
+    ),
+    ...f.inProcess.map(
+      (r) =>
+        `  in process (createSandbox().fetch, ${r.driver} SQLite): ${r.pairsPerSecond} payments created and read back per second, one at a time`,
     ),
   ].join('\n');
 }

@@ -23,7 +23,7 @@ import type { ServerLimits } from './http/limits.js';
 import { startClockTicker } from './jobs/clock-ticker.js';
 import { startHousekeeper } from './jobs/housekeeper.js';
 import { type Deliverer, SDK_SIGNER, startDeliverer } from './jobs/webhook-deliverer.js';
-import type { Resolve } from './jobs/webhook-post.js';
+import type { Resolve, WebhookPost } from './jobs/webhook-post.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 
@@ -69,6 +69,8 @@ export interface SandboxOptions {
     perMerchant?: number;
     /** Host name resolution before each attempt (default: DNS); tests give their own. */
     resolve?: Resolve;
+    /** How an attempt is sent (default: on the wire); an in-process sandbox hands it to its listeners. */
+    post?: WebhookPost;
   };
   /** How often the test clocks run what the wall clock's passing made due (default 1000 ms). */
   clockTickMs?: number;
@@ -85,6 +87,11 @@ export interface SandboxOptions {
   corsOrigins?: readonly string[];
   /** Docs console mode: origins whose pages may call every operation (docs/sandbox.md#docs-console-mode); none: off. */
   consoleOrigins?: readonly string[];
+  /**
+   * Listen on `host` and `port` (default). False: the server is made ready and answers through
+   * `app.inject` only, no socket (an in-process sandbox); `publicUrl` is then its address.
+   */
+  listen?: boolean;
 }
 
 export interface Sandbox {
@@ -122,7 +129,7 @@ function webhookParts(
   secrets: SandboxSecrets,
   parts: { self: () => SelfAddresses | undefined; deliverer: () => Deliverer | undefined },
 ) {
-  const { pollMs, privateNetworks, concurrency, perMerchant, resolve, ...schedule } = options.webhooks ?? {};
+  const { pollMs, privateNetworks, concurrency, perMerchant, resolve, post, ...schedule } = options.webhooks ?? {};
   const destinations = destinationPolicy({ privateNetworks, self: parts.self });
   // `npm run sandbox -- listen`: the merchants' listeners take their scopes' deliveries meanwhile.
   const listeners = createListeners({
@@ -144,6 +151,7 @@ function webhookParts(
       concurrency,
       perMerchant,
       resolve,
+      post,
       log: options.log,
     });
   return { destinations, listeners, startDelivering };
@@ -241,12 +249,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       corsOrigins: options.corsOrigins,
       consoleOrigins: options.consoleOrigins,
     });
-    await app.listen({ host, port: options.port ?? 4020 });
-    const address = app.server.address();
-    if (typeof address === 'object' && address) self = selfAddresses(address, { host, publicUrl: options.publicUrl });
+    if (options.listen === false) {
+      await app.ready();
+      url = options.publicUrl ?? 'http://sandbox.invalid';
+    } else {
+      await app.listen({ host, port: options.port ?? 4020 });
+      const address = app.server.address();
+      if (typeof address === 'object' && address) self = selfAddresses(address, { host, publicUrl: options.publicUrl });
+      url = urlOf(host, typeof address === 'object' && address ? address.port : (options.port ?? 4020));
+    }
     deliverer = webhooks.startDelivering();
     const jobs = startJobs(options, store, clocks);
-    url = urlOf(host, typeof address === 'object' && address ? address.port : (options.port ?? 4020));
     return {
       url,
       store,

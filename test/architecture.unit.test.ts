@@ -220,11 +220,11 @@ const RULES: Rule[] = [
   {
     from: 'packages/sandbox/src/',
     because:
-      'the sandbox package is the sandbox as it is (its command runs sandbox/main.ts), with a Node API that drives it over HTTP: nothing of the generator, the verifier or the tests',
+      'the sandbox package is the sandbox as it is (its command runs sandbox/main.ts; createSandbox composes sandbox/server.ts in process), with a Node API that drives it over HTTP and its MSW handlers: nothing of the generator, the verifier or the tests',
     allows: ({ folder, target, packageName }) =>
       folder === undefined
-        ? packageName!.startsWith('node:')
-        : inFolders(target, ['packages/sandbox/', 'sandbox/main', 'generated/admin/']),
+        ? packageName!.startsWith('node:') || packageName === 'msw'
+        : inFolders(target, ['packages/sandbox/', 'sandbox/', 'generated/admin/']),
   },
   {
     from: 'packages/mock/src/',

@@ -2,7 +2,7 @@
 // API bundled by esbuild into dist/ with everything they take from the repository (the sandbox, the
 // walker, the SDK its CLI calls, the YAML parser, SQLite compiled to WebAssembly), split where the code
 // loads lazily so that PostgreSQL's dialect imports `pg` only when a postgres:// URL asks for it; the
-// declared dependencies and the optional peers stay imports. Beside them: the contract's bundle, the
+// declared dependencies and the optional peers (better-sqlite3, pg, msw) stay imports. Beside them: the contract's bundle, the
 // admin document, sql.js's WebAssembly binary, and the public API's declarations from tsc.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const packageAssets = {
 
 rmSync(dist, { recursive: true, force: true });
 await build({
-  entryPoints: { cli: join(here, 'src/cli.ts'), index: join(here, 'src/index.ts') },
+  entryPoints: { cli: join(here, 'src/cli.ts'), index: join(here, 'src/index.ts'), msw: join(here, 'src/msw.ts') },
   outdir: dist,
   bundle: true,
   splitting: true,
@@ -76,6 +76,8 @@ const tsc = spawnSync(
     'nodenext',
     '--target',
     'es2022',
+    '--lib',
+    'es2023,dom,dom.iterable',
     '--types',
     'node',
     '--rootDir',
@@ -83,12 +85,13 @@ const tsc = spawnSync(
     '--outDir',
     declarations,
     join(here, 'src/index.ts'),
+    join(here, 'src/msw.ts'),
   ],
   { stdio: 'inherit' },
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 // The public API's declarations only.
-for (const file of ['index.d.ts', 'types.d.ts', 'admin.d.ts', 'process.d.ts'])
+for (const file of ['index.d.ts', 'types.d.ts', 'admin.d.ts', 'process.d.ts', 'in-process.d.ts', 'msw.d.ts'])
   copyFileSync(join(declarations, 'packages/sandbox/src', file), join(dist, file));
 rmSync(declarations, { recursive: true, force: true });
 writeFileSync(join(dist, 'cli.d.ts'), 'export {};\n');

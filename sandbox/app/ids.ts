@@ -2,19 +2,7 @@
 // operations (`2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c`), a ULID for plans (`pp_01JD8Z3K6Q2W9X7Y5V4T3S2R1P`),
 // short prefixed hex for the rest (`cus_8f2d6a1b3c9e4d7f`).
 import type { IdKind } from '../domain/context.js';
-import { fillRandom } from './random.js';
-
-/** Random bytes drawn from a pool filled 4 kB at a time: one call into the CSPRNG per ~200 ids, not one per id (with a seed, the seed's stream: app/random.ts). */
-const pool = Buffer.alloc(4096);
-let used = pool.length;
-function pooledRandomBytes(count: number): Buffer {
-  if (used + count > pool.length) {
-    fillRandom(pool);
-    used = 0;
-  }
-  used += count;
-  return pool.subarray(used - count, used);
-}
+import { randomBytes } from './random.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -22,13 +10,13 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 function ulid(now: number): string {
   let time = '';
   for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
-  const random = pooledRandomBytes(16);
+  const random = randomBytes(16);
   let rest = '';
   for (let i = 0; i < 16; i++) rest += CROCKFORD[random[i]! % 32];
   return time + rest;
 }
 
-const hex = (bytes: number) => pooledRandomBytes(bytes).toString('hex');
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 /**
  * 32 hex digits as in the contract's examples, time-ordered like a UUIDv7: 12 digits of

@@ -1,39 +1,74 @@
 // Where the sandbox's visible random values come from: every id, API key, webhook secret, admin key
-// and in-memory sandbox secret. By default the operating system's CSPRNG. With a seed (`--seed`), a
-// stream that is a function of the seed alone (SHA-256 of the seed and a block counter), so that the
-// same requests, in the same order, get the same ids and keys: screenshots and snapshot tests stay
-// stable. Seeded values are guessable, which is why only an in-memory sandbox on loopback takes a seed
-// (sandbox/main.ts). One stream per process: the sandbox is one process.
+// and in-memory sandbox secret. By default the operating system's CSPRNG, drawn from a pool filled
+// 4 kB at a time (one call into it per ~200 ids, not one per id). With a seed (`--seed`), a stream
+// that is a function of the seed alone (SHA-256 of the seed and a block counter), so that the same
+// requests, in the same order, get the same ids and keys: screenshots and snapshot tests stay stable.
+// Seeded values are guessable, which is why only an in-memory sandbox on loopback takes a seed
+// (sandbox/main.ts).
+//
+// A process holds one stream (`seedRandom`), or, for sandboxes made in one process side by side
+// (the package's createSandbox), each its own: `withRandom` runs a sandbox's start and each of its
+// requests with its stream, which the timers and callbacks they set up keep (async context).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomFillSync } from 'node:crypto';
 
-let stream: { seed: number; block: number; bytes: Buffer; used: number } | undefined;
+export interface RandomStream {
+  /** Fills `target` with the stream's next bytes. */
+  fill(target: Buffer): Buffer;
+}
 
-/** From now on, draws from the stream of `seed` (a safe non-negative integer), from its start. */
-export function seedRandom(seed: number): void {
+/** The operating system's CSPRNG, through a pool. */
+function csprngStream(): RandomStream {
+  const pool = Buffer.alloc(4096);
+  let used = pool.length;
+  return {
+    fill(target) {
+      if (target.length > pool.length) return randomFillSync(target);
+      if (used + target.length > pool.length) {
+        randomFillSync(pool);
+        used = 0;
+      }
+      pool.copy(target, 0, used, used + target.length);
+      used += target.length;
+      return target;
+    },
+  };
+}
+
+/** The stream of `seed` (a safe non-negative integer), from its start. */
+export function seededStream(seed: number): RandomStream {
   if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`a seed is a non-negative integer, got ${seed}`);
-  stream = { seed, block: 0, bytes: Buffer.alloc(0), used: 0 };
+  let block = 0;
+  let bytes = Buffer.alloc(0);
+  let used = 0;
+  return {
+    fill(target) {
+      for (let at = 0; at < target.length; ) {
+        if (used === bytes.length) {
+          bytes = createHash('sha256').update(`payment-sandbox:${seed}:${block++}`).digest();
+          used = 0;
+        }
+        const n = Math.min(target.length - at, bytes.length - used);
+        bytes.copy(target, at, used, used + n);
+        used += n;
+        at += n;
+      }
+      return target;
+    },
+  };
 }
 
-/** Whether values are drawn from a seed (and so are guessable). */
-export const isSeeded = (): boolean => stream !== undefined;
+let processStream: RandomStream = csprngStream();
+const scoped = new AsyncLocalStorage<RandomStream>();
 
-/** Fills `target` from the seed's stream, or from the CSPRNG. */
-export function fillRandom(target: Buffer): Buffer {
-  if (!stream) return randomFillSync(target);
-  for (let at = 0; at < target.length; ) {
-    if (stream.used === stream.bytes.length) {
-      stream.bytes = createHash('sha256')
-        .update(`payment-sandbox:${stream.seed}:${stream.block++}`)
-        .digest();
-      stream.used = 0;
-    }
-    const n = Math.min(target.length - at, stream.bytes.length - stream.used);
-    stream.bytes.copy(target, at, stream.used, stream.used + n);
-    stream.used += n;
-    at += n;
-  }
-  return target;
+/** From now on, this process draws from the stream of `seed`, from its start. */
+export function seedRandom(seed: number): void {
+  processStream = seededStream(seed);
 }
 
-/** `count` random bytes. */
-export const randomBytes = (count: number): Buffer => fillRandom(Buffer.alloc(count));
+/** Runs `work` (and what it sets up to run later) drawing from `stream`; a new CSPRNG stream when none is given. */
+export const withRandom = <T>(stream: RandomStream | undefined, work: () => T): T =>
+  scoped.run(stream ?? csprngStream(), work);
+
+/** `count` random bytes from the current stream. */
+export const randomBytes = (count: number): Buffer => (scoped.getStore() ?? processStream).fill(Buffer.alloc(count));

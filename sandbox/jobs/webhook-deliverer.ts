@@ -29,7 +29,7 @@ import {
 } from '../app/webhooks.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { type Resolve, webhookPoster } from './webhook-post.js';
+import { type Resolve, type WebhookPost, webhookPoster } from './webhook-post.js';
 
 /** The SDK's signing (src/webhooks/), for the deliverer and the listeners (app/listeners.ts). */
 export const SDK_SIGNER: WebhookSigner = { header: WEBHOOK_SIGNATURE_HEADER, sign: signWebhook };
@@ -56,6 +56,8 @@ export interface DelivererOptions {
   destinations?: DestinationPolicy;
   /** Host name resolution (default: DNS, see webhook-post.ts; tests give their own). */
   resolve?: Resolve;
+  /** How an attempt is sent (default: a POST on the wire under the destination policy, webhook-post.ts). */
+  post?: WebhookPost;
   now?: () => Date;
   log?: (line: string) => void;
 }
@@ -77,11 +79,13 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perMerchant = options.perMerchant ?? DEFAULT_PER_MERCHANT;
   const { store } = options;
-  const post = webhookPoster({
-    policy: options.destinations ?? destinationPolicy({}),
-    timeoutMs: schedule.timeoutMs,
-    resolve: options.resolve,
-  });
+  const post =
+    options.post ??
+    webhookPoster({
+      policy: options.destinations ?? destinationPolicy({}),
+      timeoutMs: schedule.timeoutMs,
+      resolve: options.resolve,
+    });
   let stopped = false;
   let claiming: Promise<void> | undefined;
   let again = false;

@@ -115,11 +115,18 @@ function postTo(
 }
 
 /** The poster: one attempt's POST of a delivery, within `timeoutMs`, under `policy`. */
+/** Sends one attempt: the URL, the headers (the signature made when the attempt starts) and the body. */
+export type WebhookPost = (
+  url: string,
+  headers: () => Promise<Record<string, string>>,
+  body: string,
+) => Promise<PostResult>;
+
 export function webhookPoster(options: {
   policy: DestinationPolicy;
   timeoutMs: number;
   resolve?: Resolve;
-}): (url: string, headers: () => Promise<Record<string, string>>, body: string) => Promise<PostResult> {
+}): WebhookPost {
   const { policy, timeoutMs } = options;
   const resolve = options.resolve ?? hostResolver();
   const refused = (why: string): PostResult => ({ error: `destination refused: ${why}`, refused: true });

@@ -1,7 +1,10 @@
 // The budget of request bodies in flight (sandbox/http/body-budget.ts): bytes taken before a body
-// is read and given back when its response has ended; past the budget, requests wait in order.
+// is read and given back when its response has ended; past the budget, requests wait in order; and
+// the floor of a body's rate, which an injected request (no connection) is never held to.
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { BodyBudget } from '../../sandbox/http/body-budget.js';
+import { BodyBudget, BodyFloor } from '../../sandbox/http/body-budget.js';
 
 const settled = async (promise: Promise<void>) => {
   let done = false;
@@ -47,5 +50,33 @@ describe('BodyBudget', () => {
     const huge = budget.take(1_000);
     expect(await settled(huge.ready)).toBe(true);
     expect(budget.free).toBe(0);
+  });
+});
+
+describe('BodyFloor', () => {
+  const server = () => Object.assign(new EventEmitter(), { emitted: [] as unknown[] }) as unknown as Server;
+  const request = (socket: object) => ({ complete: false, socket }) as unknown as IncomingMessage;
+
+  it('holds a body read from a connection to the floor, and cuts it off once it falls below', () => {
+    const on = server();
+    const cut: unknown[] = [];
+    on.on('clientError', (error: Error) => cut.push(error));
+    const floor = new BodyFloor(on, { minBytesPerSecond: 1_000, graceMs: 100 });
+    floor.track(request({ bytesRead: 0, destroyed: false }));
+    expect(floor.reading).toBe(1);
+    floor.sweep(Date.now() + 1_000);
+    expect(floor.reading).toBe(0);
+    expect(cut).toHaveLength(1);
+    on.emit('close');
+  });
+
+  it('leaves alone an injected request (app.inject, the in-process sandbox): no connection to count or cut', () => {
+    const on = server();
+    const floor = new BodyFloor(on, { minBytesPerSecond: 1_000, graceMs: 100 });
+    // light-my-request's socket: no bytesRead, no destroy.
+    floor.track(request({ remoteAddress: '127.0.0.1' }));
+    expect(floor.reading).toBe(0);
+    expect(() => floor.sweep(Date.now() + 1_000)).not.toThrow();
+    on.emit('close');
   });
 });

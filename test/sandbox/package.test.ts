@@ -7,7 +7,10 @@
 // there) whose global setup runs `startSandbox()` and whose four files, in four workers at once, each
 // create a merchant through `connectSandbox()` and drive it with the SDK: the same transId in every
 // worker is a new payment (no worker sees another's data), created, captured and refunded; and a
-// TypeScript consumer compiles against the declarations with --strict. One pack each, one install.
+// TypeScript consumer compiles against the declarations with --strict; in process, a Vitest file of
+// the project (msw installed there) drives createSandbox() behind msw/node with the SDK, creating,
+// capturing and refunding a payment and receiving a checkout's signed webhook, with listening and
+// connecting made to throw. One pack each, one install.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -25,6 +28,9 @@ const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'sandbox', 'pa
 const VITEST = (
   JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
 ).devDependencies.vitest!;
+const MSW = (
+  JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies.msw!;
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 let dir: string;
@@ -46,7 +52,7 @@ beforeAll(async () => {
   installed = await installedPackages(project);
   const size = await run('du', ['-sm', join(project, 'node_modules')], project);
   console.log(`${NAME} with the SDK: ${installed.length} packages, ${size.stdout.split('\t')[0]} MB`);
-  const dev = await npm(['install', '--save-dev', `vitest@${VITEST}`], project, 180_000);
+  const dev = await npm(['install', '--save-dev', `vitest@${VITEST}`, `msw@${MSW}`], project, 180_000);
   expect(dev.code, dev.stderr).toBe(0);
 }, 400_000);
 
@@ -143,6 +149,17 @@ describe('the packed sandbox', () => {
       [...suite.stdout.matchAll(/worker (\d+) merchant (merchant_[0-9a-f]{16})/g)].map((m) => m[1]),
     );
     expect(workers.size).toBe(4);
+  }, 180_000);
+
+  it('createSandbox() behind msw/node with the SDK (its client made before MSW started): a payment created, captured and refunded and a checkout’s signed webhook received, no socket opened', async () => {
+    await writeFile(join(project, 'vitest.in-process.config.mjs'), IN_PROCESS_CONFIG);
+    await writeFile(join(project, 'no-sockets.mjs'), NO_SOCKETS);
+    await writeFile(join(project, 'in-process.test.mjs'), IN_PROCESS_TEST);
+    const suite = await run('npx', ['vitest', 'run', '--config', 'vitest.in-process.config.mjs'], project, {
+      timeoutMs: 120_000,
+    });
+    expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
+    expect(suite.stdout).toMatch(/Tests {2}2 passed \(2\)/);
   }, 180_000);
 
   it('startSandbox({ seed, now }) twice: the same demo merchant, the same created merchant, the clock at the instant', async () => {
@@ -301,7 +318,86 @@ for (const round of [1, 2]) {
 console.log(JSON.stringify(runs));
 `;
 
-const TS_CONSUMER = `import { connectSandbox, type RunningSandbox, type SandboxAdmin, SandboxAdminError, startSandbox } from '@payment-service/sandbox';
+const IN_PROCESS_CONFIG = `import { defineConfig } from 'vitest/config';
+
+export default defineConfig({ test: { include: ['in-process.test.mjs'], setupFiles: ['./no-sockets.mjs'] } });
+`;
+
+// What "no socket" means, held in the consumer's own suite: listening or connecting throws.
+const NO_SOCKETS = `import net from 'node:net';
+
+net.Server.prototype.listen = () => {
+  throw new Error('a socket was opened: listen');
+};
+net.Socket.prototype.connect = () => {
+  throw new Error('a socket was opened: connect');
+};
+`;
+
+const IN_PROCESS_TEST = `import { createPaymentClient } from '@payment-service/api-v2';
+import { constructEnhancedNotification } from '@payment-service/api-v2/webhooks';
+import { createSandbox } from '@payment-service/sandbox';
+import { sandboxHandlers } from '@payment-service/sandbox/msw';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+let sandbox;
+let merchant;
+let client;
+let server;
+beforeAll(async () => {
+  sandbox = await createSandbox();
+  merchant = await sandbox.createMerchant();
+  client = createPaymentClient({ ...merchant, baseUrl: sandbox.baseUrl });
+  server = setupServer(...sandboxHandlers(sandbox));
+  server.listen({ onUnhandledRequest: 'error' });
+});
+afterAll(async () => {
+  server.close();
+  await sandbox.close();
+});
+
+it('creates, captures and refunds a payment', async () => {
+  const payment = await client.payments.create({
+    transId: 'ORD-2026-000123',
+    amount: { value: 11900, currency: 'EUR' },
+    captureMethod: { type: 'MANUAL' },
+    paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+  });
+  await client.payments.capture(payment.payId, { transId: 'ORD-2026-000123-CAP1', amount: { value: 11900, currency: 'EUR' } });
+  await client.payments.refund(payment.payId, { transId: 'ORD-2026-000123-RFD1', amount: { value: 2500, currency: 'EUR' } });
+  expect((await client.payments.retrieve(payment.payId)).state).toBe('PARTIALLY_REFUNDED');
+});
+
+it('receives the signed webhook of a checkout paid on the hosted page', async () => {
+  const received = new Promise((resolve) => {
+    sandbox.onWebhook(async (request) => {
+      resolve(await constructEnhancedNotification(await request.text(), request.headers, merchant.webhookSecret));
+    });
+  });
+  const session = await client.checkoutSessions.create({
+    transId: 'ORD-2026-000124',
+    amount: { value: 4990, currency: 'EUR' },
+    urls: { return: 'https://shop.test/ok', cancel: 'https://shop.test/cancel', webhook: 'https://shop.test/hooks' },
+  });
+  await sandbox.hosted.pay(session._links.redirect.href);
+  const notification = await received;
+  expect((await client.payments.retrieve(notification.payId)).state).toBe('CAPTURED');
+});
+`;
+
+const TS_CONSUMER = `import { connectSandbox, createSandbox, type InProcessSandbox, type RunningSandbox, type SandboxAdmin, SandboxAdminError, startSandbox } from '@payment-service/sandbox';
+import { sandboxHandlers } from '@payment-service/sandbox/msw';
+
+export async function inProcess(): Promise<number> {
+  const sandbox: InProcessSandbox = await createSandbox({ seed: 1, now: '2026-03-01T09:00:00Z' });
+  const stop = sandbox.onWebhook(async (request: Request) => void (await request.text()));
+  stop();
+  const answer: Response = await sandbox.fetch(new Request(\`\${sandbox.baseUrl}/customers\`));
+  await sandbox.hosted.decline('cs_0123456789abcdef').catch(() => undefined);
+  await sandbox.close();
+  return sandboxHandlers(sandbox, { baseUrl: sandbox.baseUrl }).length + answer.status;
+}
 
 export async function workerMerchant(origin: string, adminKey: string) {
   const admin: SandboxAdmin = connectSandbox({ origin, adminKey });

@@ -5,20 +5,27 @@ import { type MerchantCredentials, type MerchantOptions, type SandboxAdmin, Sand
 
 type Schemas = components['schemas'];
 
-/** The sandbox at `origin`, driven with its admin key. */
-export function connectSandbox(options: { origin: string; adminKey: string }): SandboxAdmin {
+/** The sandbox at `origin`, driven with its admin key (through `fetch`, default globalThis.fetch at each call). */
+export function connectSandbox(options: {
+  origin: string;
+  adminKey: string;
+  fetch?: (request: Request) => Promise<Response>;
+}): SandboxAdmin {
   const origin = new URL(options.origin).origin;
+  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const call = async <T>(method: string, path: string, body?: object): Promise<T> => {
     let response: Response;
     try {
-      response = await fetch(`${origin}/_sandbox${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${options.adminKey}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-      });
+      response = await send(
+        new Request(`${origin}/_sandbox${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${options.adminKey}`,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
+          body: body !== undefined ? JSON.stringify(body) : undefined,
+        }),
+      );
     } catch (err) {
       throw new SandboxAdminError(`no sandbox answers at ${origin}: ${(err as Error).message}`, undefined);
     }

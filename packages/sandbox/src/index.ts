@@ -1,13 +1,18 @@
 // @payment-service/sandbox: the Payment Service API v2 sandbox for a team's own tests. startSandbox()
-// runs one in a child process; connectSandbox() drives a running one's admin API from a test worker.
+// runs one in a child process; connectSandbox() drives a running one's admin API from a test worker;
+// createSandbox() runs one in this process, without a socket (its MSW handlers: ./msw).
 export { connectSandbox } from './admin.js';
+export { createSandbox } from './in-process.js';
 export { startSandbox } from './process.js';
 export type {
+  InProcessOptions,
+  InProcessSandbox,
   MerchantCredentials,
   MerchantOptions,
   RunningSandbox,
   SandboxAdmin,
   Scope,
   StartOptions,
+  WebhookListener,
 } from './types.js';
 export { SandboxAdminError } from './types.js';

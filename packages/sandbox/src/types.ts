@@ -88,6 +88,42 @@ export interface StartOptions {
   startTimeoutMs?: number;
 }
 
+/** Hears a webhook as its receiver would: the signed POST; a throw counts as a failed delivery (retried). */
+export type WebhookListener = (request: Request) => void | Promise<void>;
+
+/** A sandbox in this process (createSandbox): no server, no socket, its data in memory. */
+export interface InProcessSandbox extends SandboxAdmin {
+  /** The origin its answers and hosted-page links name (default `http://sandbox.payment-service.test`). */
+  origin: string;
+  /** `${origin}/api/v2`: give it to the client as its baseUrl. */
+  baseUrl: string;
+  liveBaseUrl: string;
+  adminKey: string;
+  /** Answers a request as the HTTP sandbox does (routing, validation, auth, rules, idempotency, the clock). */
+  fetch(request: Request): Promise<Response>;
+  /** Listens to the webhooks it sends; returns the function that stops listening. */
+  onWebhook(listener: WebhookListener): () => void;
+  /** The customer's choice on a hosted page: a checkout session's, a payment link's or a HOSTED payment's id, or its page URL. */
+  hosted: {
+    pay(idOrUrl: string): Promise<void>;
+    decline(idOrUrl: string): Promise<void>;
+    cancel(idOrUrl: string): Promise<void>;
+  };
+  /** Stops its jobs (clock ticker, deliverer, housekeeping) and frees its data. */
+  close(): Promise<void>;
+}
+
+export interface InProcessOptions {
+  /** Every id and key a function of this seed (its own stream: other sandboxes beside it change nothing). */
+  seed?: number;
+  /** The instant every clock starts at and stays at until advanced (ISO 8601). */
+  now?: string;
+  /** The origin it answers as (default `http://sandbox.payment-service.test`). */
+  origin?: string;
+  /** SQLite's build: native (`better-sqlite3`, when installed: the default then) or WebAssembly (bundled). */
+  sqliteDriver?: 'native' | 'wasm';
+}
+
 /** An admin call the sandbox refused (or could not be reached for): its status and problem detail. */
 export class SandboxAdminError extends Error {
   constructor(
