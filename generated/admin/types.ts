@@ -1332,6 +1332,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "snapshotId": "snap_5d2c8e1f0a9b4c7d",
+                     *       "merchantId": "checkout_tests_w1",
+                     *       "environment": "test",
+                     *       "createdAt": "2026-11-21T09:14:03.000Z",
+                     *       "rows": {
+                     *         "payments": 3,
+                     *         "paymentOperations": 5,
+                     *         "idempotencyKeys": 2,
+                     *         "checkoutSessions": 1,
+                     *         "paymentLinks": 0,
+                     *         "paymentIntents": 0,
+                     *         "paymentPlans": 1,
+                     *         "planPayments": 2,
+                     *         "customers": 1,
+                     *         "paymentMethods": 1,
+                     *         "pseudoNumbers": 1,
+                     *         "webhookDeliveries": 2,
+                     *         "clocks": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": Snapshot;
                 };
             };
