@@ -10,7 +10,8 @@
 // TypeScript consumer compiles against the declarations with --strict; in process, a Vitest file of
 // the project (msw installed there) drives createSandbox() behind msw/node with the SDK, creating,
 // capturing and refunding a payment and receiving a checkout's signed webhook, with listening and
-// connecting made to throw. One pack each, one install.
+// connecting made to throw; and payment-verify, installed from its own tarball, passes against a
+// startSandbox() with two merchants. One pack each, one install.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -42,7 +43,7 @@ let installed: string[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sandbox-package-'));
   project = join(dir, 'project');
-  const [sandbox, sdk] = await Promise.all([pack('sandbox', dir), pack('sdk', dir)]);
+  const [sandbox, sdk, verify] = await Promise.all([pack('sandbox', dir), pack('sdk', dir), pack('verify', dir)]);
   files = sandbox.files;
   await mkdir(project);
   expect((await npm(['init', '-y'], project)).code).toBe(0);
@@ -52,7 +53,7 @@ beforeAll(async () => {
   installed = await installedPackages(project);
   const size = await run('du', ['-sm', join(project, 'node_modules')], project);
   console.log(`${NAME} with the SDK: ${installed.length} packages, ${size.stdout.split('\t')[0]} MB`);
-  const dev = await npm(['install', '--save-dev', `vitest@${VITEST}`, `msw@${MSW}`], project, 180_000);
+  const dev = await npm(['install', '--save-dev', `vitest@${VITEST}`, `msw@${MSW}`, verify.tarball], project, 180_000);
   expect(dev.code, dev.stderr).toBe(0);
 }, 400_000);
 
@@ -160,6 +161,15 @@ describe('the packed sandbox', () => {
     });
     expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
     expect(suite.stdout).toMatch(/Tests {2}2 passed \(2\)/);
+  }, 180_000);
+
+  it('payment-verify (its own tarball) passes against startSandbox() with two merchants: every check, exit 0', async () => {
+    await writeFile(join(project, 'verified.mjs'), VERIFIED);
+    const out = await run(process.execPath, ['verified.mjs'], project, { timeoutMs: 150_000 });
+    expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
+    const report = JSON.parse(out.stdout) as { code: number; summary: string };
+    expect(report.code, report.summary).toBe(0);
+    expect(report.summary).toMatch(/^# payment-verify: ✅ the server keeps the contract/);
   }, 180_000);
 
   it('startSandbox({ seed, now }) twice: the same demo merchant, the same created merchant, the clock at the instant', async () => {
@@ -298,6 +308,38 @@ it('starts empty and sees nothing of the demo merchant or the other workers', as
   const demoPayment = await client.payments.retrieve('2f0c5a8e4b7d4e1f9a3c6b2d8e0f1a7c').catch((e) => e);
   expect(demoPayment.status).toBe(404);
 });
+`;
+
+// The verifier as the team that implements the service runs it, here against the packaged sandbox.
+const VERIFIED = `import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { startSandbox } from '@payment-service/sandbox';
+
+const merchant = (name) => ({
+  merchantId: name,
+  apiKey: \`sk_test_\${randomBytes(16).toString('hex')}\`,
+  webhookSecret: \`whsec_\${randomBytes(16).toString('hex')}\`,
+});
+const [a, b] = [merchant('verify_a'), merchant('verify_b')];
+const sandbox = await startSandbox({ merchants: [a, b] });
+try {
+  const run = spawnSync(
+    'npx',
+    [
+      'payment-verify',
+      '--base-url', sandbox.baseUrl,
+      '--merchant-id', a.merchantId, '--api-key', a.apiKey,
+      '--second-merchant-id', b.merchantId, '--second-api-key', b.apiKey,
+      '--webhook-secret', a.webhookSecret, '--hosted',
+      '--markdown', 'verify.md',
+    ],
+    { encoding: 'utf8' },
+  );
+  console.log(JSON.stringify({ code: run.status, summary: run.status === null ? run.stderr : readFileSync('verify.md', 'utf8') }));
+} finally {
+  await sandbox.stop();
+}
 `;
 
 const SEEDED = `import { startSandbox } from '@payment-service/sandbox';
