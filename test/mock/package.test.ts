@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { deref, type JsonObject, operationById } from '../../tooling/openapi/walker.js';
 import { killGroup } from '../../tooling/process/server-process.js';
+import { run as runCommand } from '../support/packed.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -69,12 +70,7 @@ function example(operationId: string): unknown {
   return deref<JsonObject>(DOC, Object.values(examples)[0]).value;
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
+/** Without the CORS origins of the shell that runs the tests: the mock's own defaults. */
 const ENV = {
   ...process.env,
   NO_COLOR: '1',
@@ -83,23 +79,9 @@ const ENV = {
   PAYMENT_API_CORS_ORIGINS: '',
 };
 
-/** `command args…` in `cwd`, in a process group of its own, killed whole when it ends or after `timeoutMs`. */
-function run(command: string, args: string[], cwd: string, timeoutMs = 180_000): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), timeoutMs);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      killGroup(child.pid!, 'SIGKILL');
-      done({ code, stdout, stderr });
-    });
-  });
-}
+/** A command in the project, as test/support/packed.ts runs it, with ENV. */
+const run = (command: string, args: string[], cwd: string, timeoutMs = 180_000) =>
+  runCommand(command, args, cwd, { timeoutMs, env: { PAYMENT_API_CORS_ORIGINS: '' } });
 const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
 
 /** `npx payment-mock args…` running in a process group of its own (its pid is the group's id). */

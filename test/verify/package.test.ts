@@ -1,14 +1,3 @@
-// payment-verify as the team that implements the service meets it: `npm run pack:verify` (which
-// builds it and packs a staged copy), the tarball's exact file list, and the tarball installed alone
-// into a project made by `npm init -y` (its dependencies from the registry, no package of the
-// toolchain among them). Then, as the package README tells its users, `npx payment-verify` from
-// that project: against a fresh sandbox process with two merchants and a webhook secret (`--hosted`,
-// every check runs, exit 0, the JUnit and Markdown reports written, no credential in them); against
-// `npm run mock` (exit 1, stderr says why); with bad arguments and against a port where nothing
-// answers (exit 2). A TypeScript consumer compiles against its declarations with --strict (one tsc
-// run, the package README's example with it). One pack and one install; the sandbox and the mock
-// start while it packs, and the runs go side by side.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -18,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
-import { freePort, killGroup, type ServerProcess } from '../../tooling/process/server-process.js';
+import { freePort, type ServerProcess } from '../../tooling/process/server-process.js';
+import { npm, run } from '../support/packed.js';
 import { startMockCommand } from '../support/prism.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -54,35 +44,6 @@ const SECRETS = [A.apiKey, B.apiKey, A.webhookSecret, B.webhookSecret].flatMap((
   Buffer.from(`verify_b:${s}`).toString('base64'),
 ]);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `command args…` in `cwd`, in a process group of its own, killed whole when it ends or after `timeoutMs`. */
-function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), timeoutMs);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      killGroup(child.pid!, 'SIGKILL');
-      done({ code, stdout, stderr });
-    });
-  });
-}
-const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
 const verifyIn = (cwd: string, args: string[]) => run('npx', ['payment-verify', ...args], cwd);
 
 let dir: string;
