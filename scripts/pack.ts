@@ -48,10 +48,40 @@ if (manifest.version !== contractVersion)
   fail(
     `packages/${name}/package.json has version ${manifest.version}, the contract's info.version is ${contractVersion}`,
   );
-if (manifest.scripts?.build) run('npm', ['run', '--silent', 'build'], folder);
+/**
+ * The package's build writes its dist/ in place: two packs of one package at once (two test files,
+ * two terminals) would build over each other. Each holds the package's lock file, made exclusively,
+ * from its build until its files are staged; one left by a process that has died is taken over.
+ */
+async function lockPackage(): Promise<() => void> {
+  const lock = join(folder, '.pack.lock');
+  for (const deadline = Date.now() + 300_000; ; ) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return () => rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number(readFileSync(lock, 'utf8'));
+    if (!alive(holder)) rmSync(lock, { force: true });
+    else if (Date.now() > deadline) fail(`${lock} is held by process ${holder}, which has packed for 5 minutes`);
+    else await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return Number.isInteger(pid) && pid > 0 && (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const unlock = await lockPackage();
 const stage = mkdtempSync(join(tmpdir(), `pack-${name}-`));
 try {
+  if (manifest.scripts?.build) run('npm', ['run', '--silent', 'build'], folder);
   for (const file of manifest.files) {
     const from = join(folder, file);
     if (!existsSync(from)) fail(`${file} (packages/${name}/package.json "files") does not exist after the build`);
@@ -69,5 +99,6 @@ try {
     console.log(`${join(values.destination, result!.filename)} (${result!.files.length} files)`);
   }
 } finally {
+  unlock();
   rmSync(stage, { recursive: true, force: true });
 }
