@@ -1,15 +1,9 @@
-// This package's build (`npm run build`, which `npm run pack:sandbox` runs): the command and the Node
-// API bundled by esbuild into dist/ with everything they take from the repository (the sandbox, the
-// walker, the SDK its CLI calls, the YAML parser, SQLite compiled to WebAssembly), split where the code
-// loads lazily so that PostgreSQL's dialect imports `pg` only when a postgres:// URL asks for it; the
-// declared dependencies and the optional peers (better-sqlite3, pg, msw) stay imports. Beside them: the contract's bundle, the
-// admin document, sql.js's WebAssembly binary, and the public API's declarations from tsc.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { emitDeclarations } from '../../tooling/package-declarations.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -61,37 +55,11 @@ copyFileSync(join(root, 'generated/openapi.json'), join(dist, 'openapi.json'));
 copyFileSync(join(root, 'sandbox/admin/openapi.yaml'), join(dist, 'admin-openapi.yaml'));
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 
-const declarations = join(dist, '.declarations');
-const tsc = spawnSync(
-  process.execPath,
-  [
-    require.resolve('typescript/bin/tsc'),
-    '--declaration',
-    '--emitDeclarationOnly',
-    '--skipLibCheck',
-    '--strict',
-    '--module',
-    'nodenext',
-    '--moduleResolution',
-    'nodenext',
-    '--target',
-    'es2022',
-    '--lib',
-    'es2023,dom,dom.iterable',
-    '--types',
-    'node',
-    '--rootDir',
-    root,
-    '--outDir',
-    declarations,
-    join(here, 'src/index.ts'),
-    join(here, 'src/msw.ts'),
-  ],
-  { stdio: 'inherit' },
-);
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-// The public API's declarations only.
-for (const file of ['index.d.ts', 'types.d.ts', 'admin.d.ts', 'process.d.ts', 'in-process.d.ts', 'msw.d.ts'])
-  copyFileSync(join(declarations, 'packages/sandbox/src', file), join(dist, file));
-rmSync(declarations, { recursive: true, force: true });
-writeFileSync(join(dist, 'cli.d.ts'), 'export {};\n');
+// The public API's declarations only; the sources reach the sandbox's, which use es2023 and the DOM's fetch types.
+emitDeclarations({
+  packageDir: here,
+  dist,
+  entries: [join(here, 'src/index.ts'), join(here, 'src/msw.ts')],
+  publicFiles: ['index.d.ts', 'types.d.ts', 'admin.d.ts', 'process.d.ts', 'in-process.d.ts', 'msw.d.ts'],
+  lib: 'es2023,dom,dom.iterable',
+});

@@ -188,46 +188,32 @@ describe('the packed sandbox', () => {
   }, 90_000);
 
   it('compiles a TypeScript consumer with --strict against its declarations', async () => {
+    const strict = (file: string) =>
+      run(
+        process.execPath,
+        [
+          TSC,
+          '--strict',
+          '--noEmit',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--skipLibCheck',
+          file,
+        ],
+        project,
+      );
     await writeFile(join(project, 'consumer.ts'), TS_CONSUMER);
-    const tsc = await run(
-      process.execPath,
-      [
-        TSC,
-        '--strict',
-        '--noEmit',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--skipLibCheck',
-        'consumer.ts',
-      ],
-      project,
-    );
+    const tsc = await strict('consumer.ts');
     expect(tsc.code, tsc.stdout).toBe(0);
     await writeFile(
       join(project, 'wrong.ts'),
       `${TS_CONSUMER}\nconst wrong: string = (await startSandbox()).merchants;\n`,
     );
-    const refused = await run(
-      process.execPath,
-      [
-        TSC,
-        '--strict',
-        '--noEmit',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--skipLibCheck',
-        'wrong.ts',
-      ],
-      project,
-    );
+    const refused = await strict('wrong.ts');
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toMatch(/wrong\.ts.*TS2322/);
   }, 60_000);

@@ -12,7 +12,6 @@ import { connectSandbox } from './admin.js';
 import type { InProcessOptions, InProcessSandbox, WebhookListener } from './types.js';
 
 const DEFAULT_ORIGIN = 'http://sandbox.payment-service.test';
-const HOSTED_KINDS = ['sessions', 'links', 'payments'] as const;
 
 /** A Request answered by the application: its method, path, headers and body, as a socket would carry them. */
 async function inject(sandbox: Sandbox, request: Request): Promise<Response> {
@@ -61,7 +60,7 @@ async function hostedPage(sandbox: Sandbox, origin: string, idOrUrl: string): Pr
         if (await tx.links.get(scope, idOrUrl)) return 'links';
         return (await tx.payments.get(scope, idOrUrl)) ? 'payments' : undefined;
       });
-      if (found && HOSTED_KINDS.includes(found))
+      if (found)
         return `${origin}/hosted/${found}/${environment}/${encodeURIComponent(merchant.merchantId)}/${idOrUrl}`;
     }
   throw new Error(`no checkout session, payment link or HOSTED payment ${idOrUrl} in this sandbox`);
