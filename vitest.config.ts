@@ -40,6 +40,9 @@ export const SERIAL = [
   'test/sandbox/credentials.test.ts',
 ];
 
+/** Every project's first setup file: the sandbox's platform (sandbox/app/platform.ts), Node's. */
+const PLATFORM = 'test/support/platform.ts';
+
 const SERVICES = {
   programs: 'test/support/services/programs.ts',
   postgres: 'test/support/services/postgres.ts',
@@ -101,7 +104,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.unit.test.ts'],
           exclude: [IN_PROCESS],
-          setupFiles: ['test/support/unit-guard.ts'],
+          setupFiles: [PLATFORM, 'test/support/unit-guard.ts'],
           // Pure tests share nothing but the modules they import: each worker imports them once.
           isolate: false,
         },
@@ -114,6 +117,7 @@ export default defineConfig({
           include: [`test/${area}/**/*.test.ts`],
           exclude: ['**/*.unit.test.ts', IN_PROCESS, ...SERIAL],
           globalSetup: AREA_SERVICES[area] ?? [],
+          setupFiles: [PLATFORM],
           // A worker imports the product's modules once for all its files (fastify, Ajv, the
           // contract's validators): importing them anew per file was a third of the sandbox area's
           // CPU. The files share no state through them: each starts its own servers and stores.
@@ -125,7 +129,7 @@ export default defineConfig({
           ...common,
           name: 'in-process',
           include: [IN_PROCESS],
-          setupFiles: ['test/support/in-process-guard.ts'],
+          setupFiles: [PLATFORM, 'test/support/in-process-guard.ts'],
           isolate: true,
         },
       },
@@ -135,6 +139,7 @@ export default defineConfig({
           name: 'serial',
           include: SERIAL,
           globalSetup: [SERVICES.programs, SERVICES.postgres],
+          setupFiles: [PLATFORM],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

@@ -12,9 +12,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import { newId } from '../sandbox/app/ids.js';
+import { installPlatform } from '../sandbox/app/platform.js';
+import { nodePlatform } from '../sandbox/platform/node.js';
 import { startCheckpointer } from '../sandbox/store/dialects/sqlite/checkpointer.js';
 import { openStore } from '../sandbox/store/index.js';
 import type { Database as Tables } from '../sandbox/store/schema.js';
+
+// Its ids are the sandbox's (app/ids.ts), drawn on Node.
+installPlatform(nodePlatform);
 
 const [port, file] = [Number(process.argv[2]), process.argv[3]];
 if (!Number.isInteger(port) || !file) {

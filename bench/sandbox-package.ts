@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
 import { createSandbox } from '../packages/sandbox/src/in-process.js';
+import { installPlatform } from '../sandbox/app/platform.js';
+import { nodePlatform } from '../sandbox/platform/node.js';
 import { startSandbox } from '../sandbox/server.js';
+
+// The sandboxes measured here run in this process, on Node.
+installPlatform(nodePlatform);
 
 const ROUNDS = 200;
 const RESTORED_PAYMENTS = 1_000;

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { definedMembers } from '../tooling/defined.js';
+import { installPlatform } from './app/platform.js';
 import { PROGRAM } from './cli/program.js';
+import { nodePlatform } from './platform/node.js';
 import type { MerchantCredentials, Sandbox, SandboxOptions } from './server.js';
 
 /** The database without --db or SANDBOX_DB (the package's command defaults SANDBOX_DB to :memory:). */
@@ -201,7 +203,8 @@ const DAY_MS = 86_400_000;
 
 /** The options and environment variables of serving, checked: exit 1 naming the first bad one. */
 async function serveSettings(values: ReturnType<typeof options>): Promise<ServeSettings> {
-  const { ephemeralSecret, loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./app/secrets.js');
+  const { ephemeralSecret } = await import('./app/secrets.js');
+  const { loadSecret, SECRET_ENV, SECRET_FILE_ENV } = await import('./platform/secret-file.js');
   const { cliConfigPath } = await import('./cli/config.js');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
@@ -246,7 +249,8 @@ async function serveSettings(values: ReturnType<typeof options>): Promise<ServeS
  */
 function secretOf(
   values: ReturnType<typeof options>,
-  secrets: Pick<typeof import('./app/secrets.js'), 'ephemeralSecret' | 'loadSecret' | 'SECRET_ENV' | 'SECRET_FILE_ENV'>,
+  secrets: Pick<typeof import('./app/secrets.js'), 'ephemeralSecret'> &
+    Pick<typeof import('./platform/secret-file.js'), 'loadSecret' | 'SECRET_ENV' | 'SECRET_FILE_ENV'>,
 ): { secret: string; from: string } {
   const secret = process.env[secrets.SECRET_ENV];
   const file = values['secret-file'] ?? process.env[secrets.SECRET_FILE_ENV];
@@ -442,6 +446,7 @@ function stopOnSignals(sandbox: Sandbox, config: Pick<CliConfigFile, 'remove'>):
 }
 
 // Last: serve() reads USAGE, which must be initialised by then.
+installPlatform(nodePlatform);
 // A subcommand calls a running sandbox: it loads none of the server (fast to start).
 const command = process.argv[2];
 if (command !== undefined && !command.startsWith('-')) {

@@ -35,31 +35,33 @@ export const newCredentials = (merchantId: string): MerchantCredentials & { webh
 
 const secretList = (secret: string | string[]) => (typeof secret === 'string' ? [secret] : secret);
 
-function merchantRecord(
+async function merchantRecord(
   credentials: MerchantCredentials,
   secrets: SandboxSecrets,
   createdAt: string,
   keepApiKey: boolean,
-): Merchant {
+): Promise<Merchant> {
   return {
     merchantId: credentials.merchantId,
     apiKeyHash: secrets.apiKeyDigest(credentials.apiKey),
-    sealedWebhookSecrets: secrets.seal(JSON.stringify(secretList(credentials.webhookSecret))),
-    sealedApiKey: keepApiKey ? secrets.seal(credentials.apiKey) : undefined,
+    sealedWebhookSecrets: await secrets.seal(JSON.stringify(secretList(credentials.webhookSecret))),
+    sealedApiKey: keepApiKey ? await secrets.seal(credentials.apiKey) : undefined,
     webhookKind: credentials.webhookKind,
     createdAt,
   };
 }
 
 /** The secrets an enhanced notification of `merchant` is signed with. */
-export const webhookSecretsOf = (merchant: Merchant, secrets: SandboxSecrets): string[] =>
-  JSON.parse(secrets.unseal(merchant.sealedWebhookSecrets)) as string[];
+export const webhookSecretsOf = async (merchant: Merchant, secrets: SandboxSecrets): Promise<string[]> =>
+  JSON.parse(await secrets.unseal(merchant.sealedWebhookSecrets)) as string[];
 
 /** Creates or replaces the merchants given at start (`now`: a new one's creation time). */
 export async function registerMerchants(store: Store, secrets: SandboxSecrets, list: MerchantCredentials[], now: Date) {
   for (const credentials of list) {
     const existing = await store.merchants.get(credentials.merchantId);
-    await store.merchants.upsert(merchantRecord(credentials, secrets, existing?.createdAt ?? now.toISOString(), false));
+    await store.merchants.upsert(
+      await merchantRecord(credentials, secrets, existing?.createdAt ?? now.toISOString(), false),
+    );
   }
 }
 
@@ -70,15 +72,17 @@ export async function registerMerchants(store: Store, secrets: SandboxSecrets, l
 export async function demoCredentials(store: Store, secrets: SandboxSecrets, now: Date): Promise<MerchantCredentials> {
   const existing = await store.merchants.get(DEMO_MERCHANT_ID);
   if (existing?.sealedApiKey !== undefined) {
-    const [webhookSecret] = webhookSecretsOf(existing, secrets);
+    const [webhookSecret] = await webhookSecretsOf(existing, secrets);
     return {
       merchantId: DEMO_MERCHANT_ID,
-      apiKey: secrets.unseal(existing.sealedApiKey),
+      apiKey: await secrets.unseal(existing.sealedApiKey),
       webhookSecret: webhookSecret!,
     };
   }
   const credentials = newCredentials(DEMO_MERCHANT_ID);
-  await store.merchants.upsert(merchantRecord(credentials, secrets, existing?.createdAt ?? now.toISOString(), true));
+  await store.merchants.upsert(
+    await merchantRecord(credentials, secrets, existing?.createdAt ?? now.toISOString(), true),
+  );
   return credentials;
 }
 
@@ -112,7 +116,7 @@ export async function createMerchant(
   const webhookKind = wanted.webhookKind ?? 'enhanced';
   const credentials = { ...newCredentials(merchantId), webhookKind };
   const createdAt = now.toISOString();
-  if (!(await store.merchants.insert(merchantRecord(credentials, secrets, createdAt, false))))
+  if (!(await store.merchants.insert(await merchantRecord(credentials, secrets, createdAt, false))))
     return { conflict: `a merchant ${merchantId} exists; choose another merchantId, or delete that merchant first` };
   if (!wanted.examples) return { credentials, createdAt };
   const made = await giveExamples(store, wanted.examples, merchantId, 'test', now);
@@ -143,7 +147,7 @@ export async function rotateApiKey(
     ...merchant,
     apiKeyHash: secrets.apiKeyDigest(apiKey),
     // Kept sealed only where it was: the demo merchant's, shown again after a restart.
-    sealedApiKey: merchant.sealedApiKey === undefined ? undefined : secrets.seal(apiKey),
+    sealedApiKey: merchant.sealedApiKey === undefined ? undefined : await secrets.seal(apiKey),
   });
   return { apiKey };
 }
@@ -168,7 +172,7 @@ export async function adoptSecret(store: Store, secrets: SandboxSecrets): Promis
     await store.merchants.upsert({
       ...rest,
       apiKeyHash: '',
-      sealedWebhookSecrets: secrets.seal(JSON.stringify(webhookSecrets ?? [webhookSecret])),
+      sealedWebhookSecrets: await secrets.seal(JSON.stringify(webhookSecrets ?? [webhookSecret])),
     });
   }
 }

@@ -9,8 +9,7 @@
 // A process holds one stream (`seedRandom`), or, for sandboxes made in one process side by side
 // (the package's createSandbox), each its own: `withRandom` runs a sandbox's start and each of its
 // requests with its stream, which the timers and callbacks they set up keep (async context).
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash, randomFillSync } from 'node:crypto';
+import { type AsyncContext, platform } from './platform.js';
 
 export interface RandomStream {
   /** Fills `target` with the stream's next bytes. */
@@ -23,9 +22,9 @@ function csprngStream(): RandomStream {
   let used = pool.length;
   return {
     fill(target) {
-      if (target.length > pool.length) return randomFillSync(target);
+      if (target.length > pool.length) return platform().randomFill(target);
       if (used + target.length > pool.length) {
-        randomFillSync(pool);
+        platform().randomFill(pool);
         used = 0;
       }
       pool.copy(target, 0, used, used + target.length);
@@ -45,7 +44,7 @@ export function seededStream(seed: number): RandomStream {
     fill(target) {
       for (let at = 0; at < target.length; ) {
         if (used === bytes.length) {
-          bytes = createHash('sha256').update(`payment-sandbox:${seed}:${block++}`).digest();
+          bytes = Buffer.from(platform().sha256(`payment-sandbox:${seed}:${block++}`));
           used = 0;
         }
         const n = Math.min(target.length - at, bytes.length - used);
@@ -59,7 +58,9 @@ export function seededStream(seed: number): RandomStream {
 }
 
 let processStream: RandomStream = csprngStream();
-const scoped = new AsyncLocalStorage<RandomStream>();
+let scopedStream: AsyncContext<RandomStream> | undefined;
+/** The context of withRandom's streams, made on first use (the platform is installed by then). */
+const scoped = () => (scopedStream ??= platform().asyncContext<RandomStream>());
 
 /** From now on, this process draws from the stream of `seed`, from its start. */
 export function seedRandom(seed: number): void {
@@ -68,7 +69,13 @@ export function seedRandom(seed: number): void {
 
 /** Runs `work` (and what it sets up to run later) drawing from `stream`; a new CSPRNG stream when none is given. */
 export const withRandom = <T>(stream: RandomStream | undefined, work: () => T): T =>
-  scoped.run(stream ?? csprngStream(), work);
+  scoped().run(stream ?? csprngStream(), work);
 
 /** `count` random bytes from the current stream. */
-export const randomBytes = (count: number): Buffer => (scoped.getStore() ?? processStream).fill(Buffer.alloc(count));
+export const randomBytes = (count: number): Buffer => (scoped().get() ?? processStream).fill(Buffer.alloc(count));
+
+/**
+ * `count` bytes from the CSPRNG whatever the current stream: for values never shown (a claim's
+ * token, an IV), drawn at times no request fixes, which would shift a seeded stream.
+ */
+export const csprngBytes = (count: number): Buffer => platform().randomFill(Buffer.alloc(count));

@@ -1,27 +1,10 @@
 // The sandbox's secret, and every key derived from it. The secret lives outside the database (an
-// environment variable, or a key file that every process of a team shares), so that a dump or a
-// copied database file gives away no usable key: API keys are kept as keyed digests, webhook secrets
-// sealed, tokens signed and card numbers fingerprinted with keys the database never holds.
-import {
-  type BinaryLike,
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  hkdfSync,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomBytes as drawRandom } from './random.js';
-
-/** The environment variable that gives the secret itself (every process of a team the same). */
-export const SECRET_ENV = 'SANDBOX_SECRET';
-/** The environment variable that names the key file (default `.sandbox/secret.key`). */
-export const SECRET_FILE_ENV = 'SANDBOX_SECRET_FILE';
-export const DEFAULT_SECRET_FILE = join('.sandbox', 'secret.key');
-/** A secret given as text must carry at least this many characters (a random one: 32 bytes in base64url). */
-export const MIN_SECRET_LENGTH = 32;
+// environment variable, or a key file that every process of a team shares: platform/secret-file.ts),
+// so that a dump or a copied database file gives away no usable key: API keys are kept as keyed
+// digests, webhook secrets sealed, tokens signed and card numbers fingerprinted with keys the
+// database never holds.
+import { platform } from './platform.js';
+import { csprngBytes, randomBytes } from './random.js';
 
 export interface SandboxSecrets {
   /** The digest the store keeps of an API key (HMAC-SHA-256, hex): the key cannot be read back from it. */
@@ -35,9 +18,9 @@ export interface SandboxSecrets {
   /** Keyed hash of a request for its Idempotency-Key (the request may carry card data). */
   requestDigest(text: string): string;
   /** Encrypts `text` (AES-256-GCM) for the database. */
-  seal(text: string): string;
-  /** The text `seal` encrypted; throws SecretMismatchError when another secret sealed it. */
-  unseal(sealed: string): string;
+  seal(text: string): Promise<string>;
+  /** The text `seal` encrypted; rejects with SecretMismatchError when another secret sealed it. */
+  unseal(sealed: string): Promise<string>;
   /** Stored in the database on its first start: a later start with another secret is refused. */
   readonly check: string;
 }
@@ -50,13 +33,17 @@ export class SecretMismatchError extends Error {
   }
 }
 
-const derive = (secret: BinaryLike, purpose: string) =>
-  Buffer.from(hkdfSync('sha256', secret, 'payment-service-sandbox', purpose, 32));
+/** The bytes of an AES-GCM initialisation vector and of its tag, as a sealed value lays them out. */
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
-const hmacHex = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
+const derive = (secret: string | Uint8Array, purpose: string) =>
+  platform().hkdfSha256(secret, 'payment-service-sandbox', purpose, 32);
+
+const hmacHex = (key: Uint8Array, text: string) => Buffer.from(platform().hmacSha256(key, text)).toString('hex');
 
 /** Every key, derived from `secret` with HKDF: one purpose, one key. */
-export function deriveSecrets(secret: BinaryLike): SandboxSecrets {
+export function deriveSecrets(secret: string | Uint8Array): SandboxSecrets {
   const apiKeys = derive(secret, 'api-key-digest');
   const fingerprints = derive(secret, 'card-fingerprint');
   const requests = derive(secret, 'request-digest');
@@ -64,26 +51,25 @@ export function deriveSecrets(secret: BinaryLike): SandboxSecrets {
   const apiKeyDigest = (apiKey: string) => hmacHex(apiKeys, apiKey);
   return {
     apiKeyDigest,
-    matchesApiKey(digest, apiKey) {
-      const expected = Buffer.from(digest, 'hex');
-      const actual = Buffer.from(apiKeyDigest(apiKey), 'hex');
-      return expected.length === actual.length && timingSafeEqual(expected, actual);
-    },
+    matchesApiKey: (digest, apiKey) =>
+      platform().timingSafeEqual(Buffer.from(digest, 'hex'), Buffer.from(apiKeyDigest(apiKey), 'hex')),
     tokenKey: derive(secret, 'access-token'),
     fingerprint: (text) => hmacHex(fingerprints, text),
     requestDigest: (text) => hmacHex(requests, text),
-    seal(text) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', sealing, iv);
-      const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-      return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+    async seal(text) {
+      const iv = csprngBytes(IV_BYTES);
+      const sealed = await platform().aesGcmEncrypt(sealing, iv, new TextEncoder().encode(text));
+      const body = sealed.subarray(0, sealed.length - TAG_BYTES);
+      const tag = sealed.subarray(sealed.length - TAG_BYTES);
+      return `v1.${Buffer.concat([iv, tag, body]).toString('base64url')}`;
     },
-    unseal(sealed) {
+    async unseal(sealed) {
       const raw = Buffer.from(sealed.startsWith('v1.') ? sealed.slice(3) : '', 'base64url');
+      const tag = raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES);
+      const body = raw.subarray(IV_BYTES + TAG_BYTES);
       try {
-        const decipher = createDecipheriv('aes-256-gcm', sealing, raw.subarray(0, 12));
-        decipher.setAuthTag(raw.subarray(12, 28));
-        return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+        const text = await platform().aesGcmDecrypt(sealing, raw.subarray(0, IV_BYTES), Buffer.concat([body, tag]));
+        return new TextDecoder().decode(text);
       } catch {
         throw new SecretMismatchError('a sealed value of the database does not open with this sandbox secret');
       }
@@ -92,41 +78,5 @@ export function deriveSecrets(secret: BinaryLike): SandboxSecrets {
   };
 }
 
-export interface SecretSource {
-  /** The secret itself (SANDBOX_SECRET). */
-  secret?: string | undefined;
-  /** A key file (--secret-file or SANDBOX_SECRET_FILE); created with a random secret when missing. */
-  file?: string | undefined;
-}
-
-/**
- * The secret a process runs with: the one given, else the key file's (created 0600 with 32 random
- * bytes on first use). Throws naming the variable or the file when it is unusable.
- */
-export function loadSecret(source: SecretSource): { secret: string; from: string } {
-  if (source.secret !== undefined) {
-    if (source.secret.trim().length < MIN_SECRET_LENGTH)
-      throw new Error(`${SECRET_ENV} must be at least ${MIN_SECRET_LENGTH} characters (a random value)`);
-    return { secret: source.secret.trim(), from: SECRET_ENV };
-  }
-  const file = source.file ?? DEFAULT_SECRET_FILE;
-  if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-    writeFileSync(tmp, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
-    renameSync(tmp, file);
-  }
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-    chmodSync(file, 0o600);
-  } catch (err) {
-    throw new Error(`cannot read the sandbox secret file ${file}: ${(err as Error).message}`);
-  }
-  if (text.length < MIN_SECRET_LENGTH)
-    throw new Error(`the sandbox secret file ${file} must hold at least ${MIN_SECRET_LENGTH} characters`);
-  return { secret: text, from: file };
-}
-
 /** A random secret, for a sandbox whose data does not outlive it (`:memory:`, tests); with a seed, the seed's (app/random.ts). */
-export const ephemeralSecret = () => drawRandom(32).toString('base64url');
+export const ephemeralSecret = () => randomBytes(32).toString('base64url');

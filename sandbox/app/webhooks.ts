@@ -1,11 +1,11 @@
 // Webhook deliveries as use cases: the due ones taken from the outbox, an attempt's result recorded
 // (delivered, retried with exponential back-off, or dead-lettered after the schedule's attempts),
 // and a delivery sent again. The deliverer (jobs/webhook-deliverer.ts) makes the attempts.
-import { randomBytes } from 'node:crypto';
 import { retryDelayMs } from '../domain/hosted.js';
 import type { Scope, WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { webhookSecretsOf } from './merchants.js';
+import { csprngBytes } from './random.js';
 import type { SandboxSecrets } from './secrets.js';
 
 export interface WebhookSchedule {
@@ -41,7 +41,7 @@ export async function takeDueDeliveries(
   store: Store,
   claim: { now: Date; lockedUntil: Date; limit: number; perMerchant: number },
 ): Promise<{ token: string; deliveries: WebhookDelivery[] }> {
-  const token = `deliverer.${randomBytes(8).toString('hex')}`;
+  const token = `deliverer.${csprngBytes(8).toString('hex')}`;
   const deliveries = await store.webhooks.claimDue({
     token,
     now: claim.now.toISOString(),

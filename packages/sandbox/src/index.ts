@@ -1,6 +1,12 @@
 // @payment-service/sandbox: the Payment Service API v2 sandbox for a team's own tests. startSandbox()
 // runs one in a child process; connectSandbox() drives a running one's admin API from a test worker;
 // createSandbox() runs one in this process, without a socket (its MSW handlers: ./msw).
+import { installPlatform } from '../../../sandbox/app/platform.js';
+import { nodePlatform } from '../../../sandbox/platform/node.js';
+
+// The package's Node entry: an in-process sandbox runs on Node's built-ins.
+installPlatform(nodePlatform);
+
 export { connectSandbox } from './admin.js';
 export { createSandbox } from './in-process.js';
 export { startSandbox } from './process.js';
