@@ -6,8 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
-import { type Contract, loadContract } from '../../sandbox/contract/contract.js';
+import { type Contract, createContract } from '../../sandbox/contract/contract.js';
 import { ROOTS } from '../../sandbox/http/app.js';
+import { readBundle } from '../../sandbox/platform/documents.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
 import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';
 import { checkResponse, matchOperation } from './contract-check.js';
@@ -16,7 +17,7 @@ import { registerWebhookSecrets } from './webhook-check.js';
 
 let contract: Contract | undefined;
 /** The contract of the committed bundle, loaded once per test file. */
-export const sandboxContract = () => (contract ??= loadContract());
+export const sandboxContract = () => (contract ??= createContract(readBundle()));
 
 export class ConformanceError extends Error {
   constructor(readonly violations: string[]) {

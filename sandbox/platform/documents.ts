@@ -1,0 +1,31 @@
+// The sandbox's two documents read from the file system, for a Node process: the merchant contract's
+// bundle (createContract in contract/contract.ts builds the contract from it) and the admin API's
+// document (createApiDocument in contract/api-document.ts). contract/ builds from the objects alone,
+// so that a browser page hands it the documents it bundled instead. Where the files lie is
+// contract/assets.ts (the package build swaps it for its own: packages/sandbox/build.mjs).
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { JsonObject, OpenAPI3 } from '../../tooling/openapi/walker.js';
+import { ADMIN_DOCUMENT_PATH, BUNDLE_PATH } from '../contract/assets.js';
+
+export type OpenApiDocument = OpenAPI3 & JsonObject;
+
+/** The contract's bundle (generated/openapi.json). Throws naming the file when it is missing or broken. */
+export function readBundle(path: URL | string = BUNDLE_PATH): OpenApiDocument {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as OpenApiDocument;
+  } catch (err) {
+    throw new Error(
+      `cannot read the contract bundle ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`,
+    );
+  }
+}
+
+/** A one-file OpenAPI document in YAML or JSON (by default the admin API's). Throws naming the file when it is unusable. */
+export function readApiDocument(path: URL | string = ADMIN_DOCUMENT_PATH): OpenApiDocument {
+  try {
+    return parseYaml(readFileSync(path, 'utf8')) as OpenApiDocument;
+  } catch (err) {
+    throw new Error(`cannot read the OpenAPI document ${String(path)}: ${(err as Error).message}`);
+  }
+}
