@@ -2,7 +2,6 @@
 // with this sandbox's own addresses, taken from its server once it listens, and its choice about
 // private networks. Checked on the URL's text where a request gives `urls.webhook` (a 400 naming
 // the field), and on every address its host resolves to before each delivery (jobs/).
-import { networkInterfaces } from 'node:os';
 import {
   addressRefusal,
   type DestinationRules,
@@ -46,11 +45,12 @@ const WILDCARDS = new Set(['0.0.0.0', '::', '']);
 
 /**
  * The sandbox's own addresses, from its server's listening address, the host it was asked to listen
- * on and the public URL its links point at; listening on every interface, each local address is one.
+ * on and the public URL its links point at; listening on every interface, each of the machine's
+ * `interfaces` (on Node, localAddresses() of platform/node.ts) is one.
  */
 export function selfAddresses(
   listening: { address: string; port: number },
-  also: { host?: string; publicUrl?: string } = {},
+  also: { host?: string; publicUrl?: string; interfaces: readonly string[] },
 ): SelfAddresses {
   const endpoints = [{ host: listening.address, port: listening.port }];
   if (also.host !== undefined && !WILDCARDS.has(also.host))
@@ -63,9 +63,7 @@ export function selfAddresses(
       // not a URL: links point nowhere else
     }
   }
-  const interfaces = WILDCARDS.has(listening.address)
-    ? Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address))
-    : [];
+  const interfaces = WILDCARDS.has(listening.address) ? [...also.interfaces] : [];
   return { port: listening.port, endpoints, interfaces };
 }
 
