@@ -5,9 +5,10 @@
 // they share lives in tooling/, generator/, mock/ or bench/); the generator never imports the sandbox,
 // the mock or the benchmark; the SDK imports no Node built-ins. The sandbox's layers: http/ (routing,
 // auth, problems) and jobs/ (clock ticker, webhook deliverer) call app/ (use cases that return
-// outcomes), which uses domain/ (pure), contract/ (the bundle) and store/ (the only SQL). Imports are
-// read with TypeScript's own pre-processor (static, dynamic and type-only imports, re-exports,
-// require).
+// outcomes), which uses domain/ (pure), contract/ (the bundle) and store/ (the only SQL); app/,
+// domain/ and contract/ import no Node built-in, since a browser page runs them too (what they need
+// of the runtime comes through sandbox/app/platform.ts). Imports are read with TypeScript's own
+// pre-processor (static, dynamic and type-only imports, re-exports, require).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
@@ -62,6 +63,8 @@ function targetOf(
 const SQL_PACKAGES = new Set(['kysely', 'pg', 'better-sqlite3', 'sql.js']);
 /** HTTP frameworks: only the sandbox's HTTP layer (and its composition root) may use them. */
 const HTTP_PACKAGES = new Set(['fastify']);
+/** The sandbox's folders that a browser page runs as well as Node. */
+const RUNTIME_FREE = ['sandbox/app/', 'sandbox/domain/', 'sandbox/contract/'];
 
 /**
  * Whether `target` lies under one of `prefixes` (a folder, or a module: `sandbox/store/store` is the
@@ -164,15 +167,22 @@ const RULES: Rule[] = [
       (target.startsWith('sandbox/domain/') || target.startsWith('generated/') || target === 'tooling/defined.js'),
   },
   {
+    from: 'sandbox/',
+    because:
+      'app/, domain/ and contract/ run in a browser page too: what they need of the runtime comes through its platform (sandbox/app/platform.ts), never a node: module',
+    allows: ({ packageName, path }) => packageName !== 'node:' || !inFolders(path, RUNTIME_FREE),
+  },
+  {
     from: 'sandbox/contract/',
     because:
-      'the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
+      'the contract model is built from the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
     allows: ({ folder, target }) =>
       folder === undefined || inFolders(target, ['sandbox/contract/', 'sandbox/domain/', 'tooling/', 'generated/']),
   },
   {
     from: 'sandbox/app/',
-    because: 'use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
+    because:
+      "use cases return outcomes: they never import the HTTP layer, the jobs, an HTTP framework or a platform's implementation (sandbox/platform/)",
     allows: beneathHttp(['sandbox/app/', 'sandbox/domain/', 'sandbox/contract/', 'sandbox/store/store', 'generated/']),
   },
   {
@@ -247,6 +257,19 @@ const RULES: Rule[] = [
   },
 ];
 
+/**
+ * Imports that break a rule for now, each with what it waits for. contract/ still offers loaders that
+ * read the documents' files (through sandbox/platform/documents.ts, Node's) to the files that have not
+ * yet switched to reading them there themselves. An entry whose import is gone fails the test below:
+ * delete it.
+ */
+const PENDING: Record<string, string> = {
+  'sandbox/contract/contract.ts imports ../platform/documents.js':
+    'loadContract(), until sandbox/server.ts and packages/sandbox/src/in-process.ts build their default contract with createContract(readBundle())',
+  'sandbox/contract/api-document.ts imports ../platform/documents.js':
+    'loadApiDocument(), until sandbox/http/admin/document.ts is given the admin document (read on Node by readApiDocument())',
+};
+
 function violations(files: SourceFile[]): string[] {
   const out: string[] = [];
   for (const file of files) {
@@ -313,9 +336,10 @@ describe('import direction', () => {
       { path: 'sandbox/domain/payments.ts', imports: ['node:crypto', '../store/store.js', 'kysely'] },
       { path: 'sandbox/store/index.ts', imports: ['../http/app.js'] },
       { path: 'sandbox/app/payments.ts', imports: ['../http/replies.js', 'fastify', '../jobs/clock-ticker.js'] },
+      { path: 'sandbox/app/random.ts', imports: ['node:crypto', '../platform/node.js'] },
       { path: 'sandbox/jobs/clock-ticker.ts', imports: ['../http/app.js'] },
       { path: 'sandbox/http/admin.ts', imports: ['../jobs/webhook-deliverer.js'] },
-      { path: 'sandbox/contract/contract.ts', imports: ['../app/context.js'] },
+      { path: 'sandbox/contract/contract.ts', imports: ['../app/context.js', 'node:fs'] },
       { path: 'sandbox/http/pipeline.ts', imports: ['better-sqlite3'] },
     ]);
     expect(found).toEqual([
@@ -336,22 +360,33 @@ describe('import direction', () => {
       'generated/operations.ts imports ../generator/operations.js: generated code imports only the SDK types it is written against',
       'generated/samples/createPayment.example.ts imports ../../src/client/index.js: the code samples are user programs: they import the SDK by its published name only',
       "sandbox/domain/payments.ts imports node:crypto: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
+      'sandbox/domain/payments.ts imports node:crypto: app/, domain/ and contract/ run in a browser page too: what they need of the runtime comes through its platform (sandbox/app/platform.ts), never a node: module',
       "sandbox/domain/payments.ts imports ../store/store.js: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       "sandbox/domain/payments.ts imports kysely: the sandbox domain is pure TypeScript: no node: imports, no SQL, no HTTP; the contract's types only",
       'sandbox/domain/payments.ts imports kysely: SQL lives in the sandbox store alone (and the embedded PostgreSQL server creates its databases)',
       'sandbox/store/index.ts imports ../http/app.js: the store sits under the domain: it knows the entities, never the use cases or the HTTP layer',
-      'sandbox/app/payments.ts imports ../http/replies.js: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
-      'sandbox/app/payments.ts imports fastify: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
-      'sandbox/app/payments.ts imports ../jobs/clock-ticker.js: use cases return outcomes: they never import the HTTP layer, the jobs or an HTTP framework',
+      "sandbox/app/payments.ts imports ../http/replies.js: use cases return outcomes: they never import the HTTP layer, the jobs, an HTTP framework or a platform's implementation (sandbox/platform/)",
+      "sandbox/app/payments.ts imports fastify: use cases return outcomes: they never import the HTTP layer, the jobs, an HTTP framework or a platform's implementation (sandbox/platform/)",
+      "sandbox/app/payments.ts imports ../jobs/clock-ticker.js: use cases return outcomes: they never import the HTTP layer, the jobs, an HTTP framework or a platform's implementation (sandbox/platform/)",
+      'sandbox/app/random.ts imports node:crypto: app/, domain/ and contract/ run in a browser page too: what they need of the runtime comes through its platform (sandbox/app/platform.ts), never a node: module',
+      "sandbox/app/random.ts imports ../platform/node.js: use cases return outcomes: they never import the HTTP layer, the jobs, an HTTP framework or a platform's implementation (sandbox/platform/)",
       'sandbox/jobs/clock-ticker.ts imports ../http/app.js: background jobs call the use cases (app/), never the HTTP layer',
       'sandbox/http/admin.ts imports ../jobs/webhook-deliverer.js: the HTTP layer turns requests into use cases and outcomes into answers: it never runs the jobs, scripts or tests',
-      'sandbox/contract/contract.ts imports ../app/context.js: the contract model reads the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
+      'sandbox/contract/contract.ts imports ../app/context.js: the contract model is built from the bundle (and checks its tables with the domain): it knows no use case, no HTTP, no store',
+      'sandbox/contract/contract.ts imports node:fs: app/, domain/ and contract/ run in a browser page too: what they need of the runtime comes through its platform (sandbox/app/platform.ts), never a node: module',
       'sandbox/http/pipeline.ts imports better-sqlite3: SQL lives in the sandbox store alone (and the embedded PostgreSQL server creates its databases)',
     ]);
   });
 
   it('holds in the repository', () => {
-    expect(violations(files)).toEqual([]);
+    const found = violations(files);
+    const pendingOf = (violation: string) => Object.keys(PENDING).find((entry) => violation.startsWith(`${entry}:`));
+    expect(found.filter((violation) => pendingOf(violation) === undefined)).toEqual([]);
+    const waiting = new Set(found.map(pendingOf));
+    expect(
+      Object.keys(PENDING).filter((entry) => !waiting.has(entry)),
+      'PENDING entries whose import is gone',
+    ).toEqual([]);
   });
 });
 
