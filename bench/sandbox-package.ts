@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
-import { createSandbox } from '../packages/sandbox/src/in-process.js';
+import { createSandbox } from '../packages/sandbox/src/node-sandbox.js';
 import { installPlatform } from '../sandbox/app/platform.js';
 import { nodePlatform } from '../sandbox/platform/node.js';
 import { startSandbox } from '../sandbox/server.js';

@@ -22,7 +22,6 @@ import {
   securityOf,
   toPointer,
 } from '../../tooling/openapi/walker.js';
-import { readApiDocument } from '../platform/documents.js';
 import { type FieldErrors, fieldErrors, mergeFieldErrors } from './field-errors.js';
 
 export { type FieldErrors, mergeFieldErrors, noFieldErrors } from './field-errors.js';
@@ -111,17 +110,6 @@ export interface ApiDocumentOptions {
   /** The realm of each security scheme's 401 challenge, by the scheme's name (default: the contract's REALM). */
   realms?: Readonly<Record<string, string>>;
 }
-
-/**
- * A one-file OpenAPI document in YAML or JSON (the admin API's) from its file, on Node:
- * createApiDocument(readApiDocument(path), options). Kept for sandbox/http/admin/document.ts, which
- * still reads the admin document itself; once it is given the document this goes, with its PENDING
- * entry in test/architecture.unit.test.ts.
- */
-export const loadApiDocument = <Id extends string = string>(
-  path: URL | string,
-  options: ApiDocumentOptions = {},
-): ApiDocument<Id> => createApiDocument<Id>(readApiDocument(path), options);
 
 /** Every operation of `document` with its validators, its router and its response check. */
 export function createApiDocument<Id extends string>(

@@ -5,7 +5,6 @@
 import type { OperationId } from '../../generated/operations.js';
 import { isObject, type JsonObject, type OpenAPI3 } from '../../tooling/openapi/walker.js';
 import { codeTables, type DomainContext, type ResponseCode, type SimulationCode } from '../domain/context.js';
-import { readBundle } from '../platform/documents.js';
 import { type ApiDocument, createApiDocument, type OperationContract } from './api-document.js';
 import { type ContractExamples, contractExamples } from './examples.js';
 
@@ -20,13 +19,6 @@ export interface Contract extends ApiDocument<OperationId> {
 
 /** An operation of the merchant contract. */
 export type ContractOperation<Id extends OperationId = OperationId> = OperationContract<Id>;
-
-/**
- * The contract of the bundle file, on Node: createContract(readBundle(path)). Kept for the roots
- * that still call it (sandbox/server.ts, packages/sandbox/src/in-process.ts); once they build the
- * contract so themselves it goes, with its PENDING entry in test/architecture.unit.test.ts.
- */
-export const loadContract = (path?: URL | string): Contract => createContract(readBundle(path));
 
 /** The contract of `document` (the bundle), every operation prepared. */
 export function createContract(document: OpenAPI3 & JsonObject): Contract {

@@ -3,8 +3,9 @@
 // capped at the documented lifetime, bound to the root they were issued on, timed by the scope's test
 // clock), and the API key in `X-API-Key` on the operations that accept it. A credential of a scheme
 // the operation does not accept is refused like a wrong one.
-import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { platform } from '../app/platform.js';
+import { csprngBytes } from '../app/random.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import type { SecurityScheme } from '../contract/api-document.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
@@ -184,7 +185,7 @@ class SandboxAuthenticator implements Authenticator {
     private readonly now: (scope: Scope) => Date,
   ) {
     this.#key = secrets.tokenKey;
-    this.#absent = secrets.apiKeyDigest(randomBytes(32).toString('hex'));
+    this.#absent = secrets.apiKeyDigest(csprngBytes(32).toString('hex'));
   }
 
   forget(merchantId?: string): void {
@@ -218,7 +219,7 @@ class SandboxAuthenticator implements Authenticator {
     const credentials = presented(accepted, headers);
     if ('ok' in credentials) return credentials;
     const { scheme, credential } = credentials;
-    const cacheKey = createHash('sha256').update(`${scheme}\n${environment}\n${credential}`).digest('hex');
+    const cacheKey = Buffer.from(platform().sha256(`${scheme}\n${environment}\n${credential}`)).toString('hex');
     const hit = this.#verified.get(cacheKey);
     if (
       hit &&

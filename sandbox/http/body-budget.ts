@@ -118,7 +118,7 @@ export class BodyFloor {
   /** Holds the body of `request`, whose read starts now, to the floor (nothing to do once it has all arrived). */
   track(request: IncomingMessage): void {
     if (request.complete || this.rate.minBytesPerSecond <= 0) return;
-    // An injected request (app.inject: the in-process sandbox) has its whole body already and no
+    // An injected request (fastify's app.inject) has its whole body already and no
     // connection whose bytes could be counted or cut.
     if (typeof request.socket?.bytesRead !== 'number') return;
     this.#reading.add({ request, since: Date.now(), bytesAtStart: request.socket.bytesRead });

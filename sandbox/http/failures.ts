@@ -1,12 +1,10 @@
-// Answers to requests that fail outside an operation's handler: fastify's own errors (a URL that is
-// not valid percent-encoding, an over-long path parameter, a body too large, of no known media type,
-// cut short), Node's parser errors (malformed headers or content length, headers over the limit:
-// 431) and its timeouts (408). Each is answered in the body the addressed operation's contract
+// Answers to requests that fail outside an operation's handler: an address that cannot be routed (a
+// URL that is not valid percent-encoding, an over-long path parameter), a body too large, of no known
+// media type or cut short, and on a socket Node's parser errors (malformed headers or content length,
+// headers over the limit: 431) and its timeouts (408). Each is answered in the body the addressed operation's contract
 // gives for the status (a status it does not declare becomes its 400 naming what was wrong), the
 // hosted page's HTML under /hosted/, and otherwise the generic problem shape
 // `{ type, title, status, detail }` as application/problem+json. Never a 5xx for a client's fault.
-import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../app/ids.js';
 import type { ApiDocument, OperationContract } from '../contract/api-document.js';
 import { renderHostedMessage } from './hosted-page.js';
@@ -92,11 +90,7 @@ export function hostedFailure(status: number, unknownAddress = false): Failure {
 export class Failures {
   readonly #matchers: Matcher[];
 
-  /** `maxHeaderBytes`: the limit a 431 names. */
-  constructor(
-    served: readonly Served[],
-    private readonly maxHeaderBytes: number,
-  ) {
+  constructor(served: readonly Served[]) {
     this.#matchers = served.flatMap(({ document, prefixes }) =>
       prefixes.flatMap((prefix) =>
         [...document.operations.values()].map((operation) => {
@@ -162,89 +156,36 @@ export class Failures {
     return { status, headers: { 'content-type': `${mediaType}; charset=utf-8` }, body: JSON.stringify(body) };
   }
 
-  /** fastify's `frameworkErrors`: a URL it cannot route (bad percent-encoding, an over-long parameter). */
-  frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-    const found = this.match(request.method, request.url);
+  /** A URL that cannot be routed: a path parameter not valid percent-encoding, or longer than MAX_PARAM_LENGTH. */
+  unroutable(method: string, url: string, why: 'encoding' | 'length'): Failure {
+    const found = this.match(method, url);
     let field: FailureInput['field'];
-    if (found && error.code === 'FST_ERR_BAD_URL') {
+    if (found && why === 'encoding') {
       const name = Object.keys(found.raw).find((n) => !decodes(found.raw[n]!));
       if (name) field = { name, message: 'is not valid percent-encoding (UTF-8)' };
-    } else if (found && error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    } else if (found) {
       const name = Object.keys(found.raw).find((n) => found.raw[n]!.length > MAX_PARAM_LENGTH);
       if (name) field = { name, message: `must NOT have more than ${MAX_PARAM_LENGTH} characters` };
     }
-    const failure = this.answer(
-      request.method,
-      request.url,
+    return this.answer(
+      method,
+      url,
       {
         status: 400,
         title: 'Malformed request.',
         detail:
-          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          why === 'length'
             ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`
             : 'The URL is not valid percent-encoding.',
         field: field ?? { name: '(path)', message: 'is not a valid URL path' },
       },
       true,
     );
-    send(reply, failure);
-  }
-
-  /**
-   * Node's `clientError`: the request could not be parsed (400), its headers are over the limit
-   * (431), or it took too long to arrive (408). Written on the socket, which is then closed, unless
-   * a response has already started on it.
-   */
-  clientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const inFlight = (
-      socket as Socket & { _httpMessage?: { headersSent: boolean; req?: { method?: string; url?: string } } }
-    )._httpMessage;
-    if (socket.writable && !inFlight?.headersSent) {
-      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-      // The request line, when it was read: the addressed operation gives the body's shape.
-      const line = inFlight?.req?.url
-        ? { method: inFlight.req.method ?? 'GET', url: inFlight.req.url }
-        : requestLine(error.rawPacket);
-      const input: FailureInput =
-        status === 431
-          ? {
-              status,
-              title: 'Request header fields too large.',
-              detail: `The request line and headers exceed ${this.maxHeaderBytes} bytes.`,
-            }
-          : status === 408
-            ? { status, title: 'Request timeout.', detail: 'The request did not arrive in time.' }
-            : {
-                status,
-                title: 'Malformed request.',
-                detail: `The request could not be parsed (${error.code ?? 'malformed'}).`,
-                field: { name: '(request)', message: `could not be parsed: ${error.code ?? 'malformed'}` },
-              };
-      const failure = line ? this.answer(line.method, line.url, input) : genericFailure(input);
-      const body = Buffer.from(failure.body);
-      const head = [
-        `HTTP/1.1 ${failure.status} ${STATUS_TEXT[failure.status] ?? 'Error'}`,
-        ...Object.entries(failure.headers).map(([name, value]) => `${name}: ${value}`),
-        `content-length: ${body.length}`,
-        'connection: close',
-      ].join('\r\n');
-      socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]));
-    }
-    socket.destroy(error);
   }
 }
 
-/** The statuses of a request that failed in fastify before its handler (failureStatus). */
+/** The statuses of a request that failed before its handler: its body too large, of a media type not taken, unreadable; a bug. */
 export type RequestFailureStatus = 400 | 413 | 415 | 500;
-
-/** The status a fastify error stands for: 413, 415, 400 for the client's other faults, else 500. */
-export function failureStatus(error: FastifyError): RequestFailureStatus {
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return 413;
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) return 415;
-  const clientError = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-  return clientError ? 400 : 500;
-}
 
 /** The title and detail of a request failure's problem (the contract's operations and the admin API's). */
 export function requestFailureText(
@@ -266,17 +207,8 @@ export function requestFailureText(
   }
 }
 
-/** find-my-way's limit on a path parameter (routerOptions.maxParamLength in app.ts). */
+/** The longest path parameter routed (fastify-adapter.ts gives it to its router; fetch-adapter.ts checks it). */
 export const MAX_PARAM_LENGTH = 2048;
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  408: 'Request Timeout',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  431: 'Request Header Fields Too Large',
-};
 
 const bare = (field: { name: string; message: string }) => {
   const errors: Record<string, string[]> = Object.create(null);
@@ -284,22 +216,11 @@ const bare = (field: { name: string; message: string }) => {
   return errors;
 };
 
-function decodes(segment: string): boolean {
+export function decodes(segment: string): boolean {
   try {
     decodeURIComponent(segment);
     return true;
   } catch {
     return false;
   }
-}
-
-/** `GET /path HTTP/1.1` at the start of what the parser was given, or undefined. */
-function requestLine(raw: unknown): { method: string; url: string } | undefined {
-  if (!Buffer.isBuffer(raw)) return undefined;
-  const match = /^([A-Z]{1,16}) (\/[^ \r\n]{0,8192}) HTTP\/1\.[01]\r?\n/.exec(raw.subarray(0, 8300).toString('latin1'));
-  return match ? { method: match[1]!, url: match[2]! } : undefined;
-}
-
-export function send(reply: FastifyReply, failure: Failure): FastifyReply {
-  return reply.code(failure.status).headers(failure.headers).send(failure.body);
 }

@@ -1,6 +1,6 @@
 // The hosted payment page's HTML: no JavaScript, no external asset, one inline style allowed by its
 // hash in a strict Content-Security-Policy, labels on every input, visible focus, AA contrast.
-import { createHash } from 'node:crypto';
+import { platform } from '../app/platform.js';
 
 export interface HostedPageView {
   /** The merchant's id, shown as the payee. */
@@ -48,7 +48,9 @@ button{display:block;width:100%;margin:.5rem 0 0;padding:.75rem;font:inherit;bor
 :focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}
 `.trim();
 
-const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+/** The style's CSP source; made on first use (the platform is installed after the modules load). */
+let styleHash: string | undefined;
+const styleSource = () => (styleHash ??= `'sha256-${Buffer.from(platform().sha256(STYLE)).toString('base64')}'`);
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -85,7 +87,7 @@ function headers(formAction: string): Record<string, string> {
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'x-frame-options': 'DENY',
-    'content-security-policy': `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`,
+    'content-security-policy': `default-src 'none'; style-src ${styleSource()}; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`,
   };
 }
 

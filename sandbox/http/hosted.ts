@@ -2,7 +2,6 @@
 // the customer. GET shows the merchant, the amount and the methods; the form posts Pay, Decline or
 // Cancel (app/hosted.ts decides), and the customer ends on `urls.return` or `urls.cancel`.
 // Not part of the merchant contract: pages for a browser, not operations.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import {
   chooseOnHostedPage,
   findHostedPlace,
@@ -14,9 +13,9 @@ import {
 } from '../app/hosted.js';
 import { redirectTarget } from '../domain/hosted.js';
 import type { Scope } from '../domain/types.js';
-import { hostedFailure, redactedUrl } from './failures.js';
+import type { ExchangeRequest, ExchangeResponse, RequestHead } from './exchange.js';
 import { type RenderedPage, renderHostedMessage, renderHostedPage } from './hosted-page.js';
-import { HOSTED_FORM_LIMIT_BYTES, unstorable } from './limits.js';
+import { unstorable } from './limits.js';
 
 export interface HostedRoutesDeps extends HostedDeps {
   /** The time of a scope: its test clock. */
@@ -26,8 +25,11 @@ export interface HostedRoutesDeps extends HostedDeps {
   onDelivery(): void;
 }
 
-const send = (reply: FastifyReply, status: number, page: RenderedPage) =>
-  reply.code(status).headers(page.headers).send(page.html);
+const send = (status: number, page: RenderedPage): ExchangeResponse => ({
+  status,
+  headers: page.headers,
+  body: page.html,
+});
 
 const MESSAGES: Record<HostedRefusal, { status: number; title: string; message: string }> = {
   missing: {
@@ -52,9 +54,9 @@ const MESSAGES: Record<HostedRefusal, { status: number; title: string; message: 
   },
 };
 
-const message = (reply: FastifyReply, which: HostedRefusal) => {
+const message = (which: HostedRefusal) => {
   const m = MESSAGES[which];
-  return send(reply, m.status, renderHostedMessage({ title: m.title, message: m.message }));
+  return send(m.status, renderHostedMessage({ title: m.title, message: m.message }));
 };
 
 const originOf = (url: string | undefined) => {
@@ -82,11 +84,13 @@ function choiceOf(form: FormFields): HostedChoice | undefined {
 }
 
 /** The form as a browser posts it: URL-encoded, or multipart/form-data (parsed by the web Response). */
-async function formOf(body: unknown, contentType: string | undefined): Promise<FormFields | undefined> {
+async function formOf(body: ExchangeRequest['body'], contentType: string | undefined): Promise<FormFields | undefined> {
   if (typeof body === 'string') return new URLSearchParams(body);
-  if (!Buffer.isBuffer(body)) return new URLSearchParams('');
+  if (body === undefined) return new URLSearchParams('');
   try {
-    return await new Response(new Uint8Array(body), { headers: { 'content-type': contentType ?? '' } }).formData();
+    return await new Response(body as Uint8Array<ArrayBuffer>, {
+      headers: { 'content-type': contentType ?? '' },
+    }).formData();
   } catch {
     return undefined; // not a multipart body its boundary can split
   }
@@ -96,46 +100,22 @@ async function formOf(body: unknown, contentType: string | undefined): Promise<F
 const unstorableAddress = (address: HostedAddress) =>
   [address.kind, address.environment, address.merchantId, address.id].some((part) => unstorable(part) !== undefined);
 
-/**
- * The page's routes, in a scope of their own: they take the form encodings a browser sends (up to
- * HOSTED_FORM_LIMIT_BYTES) and answer every failure with an HTML page of their own, never JSON.
- */
-export async function registerHostedPages(app: FastifyInstance, deps: HostedRoutesDeps): Promise<void> {
-  await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: HOSTED_FORM_LIMIT_BYTES },
-      (_request, body, done) => done(null, body),
-    );
-    scope.addContentTypeParser(
-      'multipart/form-data',
-      { parseAs: 'buffer', bodyLimit: HOSTED_FORM_LIMIT_BYTES },
-      (_request, body, done) => done(null, body),
-    );
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      const status =
-        error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 413
-          : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-            ? 415
-            : typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
-              ? 400
-              : 500;
-      if (status === 500) console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
-      const failure = hostedFailure(status);
-      return reply.code(failure.status).headers(failure.headers).send(failure.body);
-    });
+/** The hosted page's address, /hosted/{kind}/{environment}/{merchantId}/{id}, as a route's path. */
+export const HOSTED_ROUTE = '/hosted/{kind}/{environment}/{merchantId}/{id}';
 
-    scope.get<{ Params: HostedAddress }>('/hosted/:kind/:environment/:merchantId/:id', async (request, reply) => {
-      if (unstorableAddress(request.params)) return message(reply, 'missing');
-      const place = await findHostedPlace(deps.store, request.params);
-      if (!place) return message(reply, 'missing');
+/** The page's two answers: GET shows it, POST takes its form. Every refusal is an HTML page of its own, never JSON. */
+export function hostedPages(deps: HostedRoutesDeps) {
+  const addressOf = (request: RequestHead) => request.params as unknown as HostedAddress;
+  return {
+    async show(request: RequestHead): Promise<ExchangeResponse> {
+      const address = addressOf(request);
+      if (unstorableAddress(address)) return message('missing');
+      const place = await findHostedPlace(deps.store, address);
+      if (!place) return message('missing');
       const found = await hostedOffer(deps.store, place, deps.now(place.scope));
-      if ('refusal' in found) return message(reply, found.refusal);
+      if ('refusal' in found) return message(found.refusal);
       const { offer } = found;
       return send(
-        reply,
         200,
         renderHostedPage({
           merchantId: place.merchant.merchantId,
@@ -150,24 +130,25 @@ export async function registerHostedPages(app: FastifyInstance, deps: HostedRout
           ),
         }),
       );
-    });
+    },
 
-    scope.post<{ Params: HostedAddress }>('/hosted/:kind/:environment/:merchantId/:id', async (request, reply) => {
-      if (unstorableAddress(request.params)) return message(reply, 'missing');
-      const place = await findHostedPlace(deps.store, request.params);
-      if (!place) return message(reply, 'missing');
-      const form = await formOf(request.body, request.headers['content-type']);
+    async choose(request: ExchangeRequest): Promise<ExchangeResponse> {
+      const address = addressOf(request);
+      if (unstorableAddress(address)) return message('missing');
+      const place = await findHostedPlace(deps.store, address);
+      if (!place) return message('missing');
+      const contentType = request.headers['content-type'];
+      const form = await formOf(request.body, Array.isArray(contentType) ? contentType.join(', ') : contentType);
       const choice = form && choiceOf(form);
-      if (!choice) return message(reply, 'invalid');
+      if (!choice) return message('invalid');
       const exit = await chooseOnHostedPage(deps, place, choice, deps.now(place.scope));
-      if ('refusal' in exit) return message(reply, exit.refusal);
+      if ('refusal' in exit) return message(exit.refusal);
       if (exit.decided) deps.onDelivery();
       if (!exit.redirect) {
         const paid = exit.parameters.status !== undefined && exit.parameters.status !== 'FAILED';
         const title =
           choice.decision === 'cancel' ? 'Payment cancelled' : paid ? 'Payment complete' : 'Payment declined';
         return send(
-          reply,
           200,
           renderHostedMessage({
             title,
@@ -175,11 +156,10 @@ export async function registerHostedPages(app: FastifyInstance, deps: HostedRout
           }),
         );
       }
-      return reply
-        .code(303)
-        .header('location', redirectTarget(exit.redirect, exit.parameters))
-        .header('cache-control', 'no-store')
-        .send();
-    });
-  });
+      return {
+        status: 303,
+        headers: { location: redirectTarget(exit.redirect, exit.parameters), 'cache-control': 'no-store' },
+      };
+    },
+  };
 }

@@ -1,8 +1,8 @@
 // A request's input, checked against its operation: the parameters' text (before anything is looked
 // up), then the media type, the body and the parameters' schemas. Shared by the contract's
 // operations (pipeline.ts) and the admin API's (admin.ts).
-import type { FastifyRequest } from 'fastify';
 import { type FieldErrors, mergeFieldErrors, noFieldErrors, type OperationContract } from '../contract/api-document.js';
+import { type ExchangeRequest, headerOf, type RequestHead } from './exchange.js';
 import { bodyProblem, MAX_BODY_DEPTH, nestedDeeperThan, unstorable } from './limits.js';
 import type { ProblemInput } from './problems.js';
 
@@ -22,23 +22,23 @@ export const invalidInput = (errors: FieldErrors): ProblemInput => ({
  */
 export function unstorableParameters(
   operation: Pick<OperationContract<string>, 'parameters'>,
-  request: FastifyRequest,
+  request: Pick<RequestHead, 'params' | 'query' | 'headers'>,
 ): FieldErrors | undefined {
   let errors: FieldErrors | undefined;
   const refuse = (field: string, message: string) => {
     errors ??= noFieldErrors();
     errors[field] = [message];
   };
-  const params = request.params as Record<string, unknown> | undefined;
-  for (const key of Object.keys(params ?? {})) {
-    const value = params![key];
+  const params = request.params;
+  for (const key of Object.keys(params)) {
+    const value = params[key];
     const why = typeof value === 'string' ? unstorable(value) : undefined;
     if (why) refuse(key, why);
   }
-  const query = request.query as Record<string, unknown> | undefined;
-  for (const key of Object.keys(query ?? {})) {
+  const query = request.query;
+  for (const key of Object.keys(query)) {
     if (unstorable(key)) refuse('(query)', 'must not have a parameter name with a NUL character or a lone surrogate');
-    for (const value of [query![key]].flat()) {
+    for (const value of [query[key]].flat()) {
       const why = typeof value === 'string' ? unstorable(value) : undefined;
       if (why) refuse(unstorable(key) ? '(query)' : key, why);
     }
@@ -61,15 +61,19 @@ export function unstorableParameters(
  */
 export function readInput<Reply>(
   operation: OperationContract<string>,
-  request: FastifyRequest,
+  request: ExchangeRequest,
   problem: (status: number, input: ProblemInput) => Reply,
 ): { reply: Reply } | { body: unknown; parameters: ReturnType<OperationContract['validateParameters']>['values'] } {
   const unstorableErrors = unstorableParameters(operation, request);
   if (unstorableErrors) return { reply: problem(400, invalidInput(unstorableErrors)) };
   let body: unknown;
-  const raw = request.body as string | undefined;
+  // Bytes are a multipart body, which only the hosted page takes: an operation reads it as text.
+  const raw =
+    typeof request.body === 'string' || request.body === undefined
+      ? request.body
+      : new TextDecoder().decode(request.body);
   if (operation.requestMediaType) {
-    const mediaType = mediaTypeOf(request.headers['content-type']);
+    const mediaType = mediaTypeOf(headerOf(request.headers, 'content-type'));
     if (raw !== undefined && raw !== '' && mediaType !== operation.requestMediaType) {
       return {
         reply: problem(415, {
@@ -122,9 +126,9 @@ export function readInput<Reply>(
     }
   }
   const parameters = operation.validateParameters({
-    path: request.params as Record<string, string>,
-    query: request.query as Record<string, unknown>,
-    headers: request.headers as Record<string, unknown>,
+    path: request.params,
+    query: request.query,
+    headers: request.headers,
   });
   const bodyErrors = body !== undefined ? operation.validateBody(body) : undefined;
   if (parameters.errors || bodyErrors) {

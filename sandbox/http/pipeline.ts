@@ -2,7 +2,6 @@
 // headers, content type) → idempotency → the operation's handler → a response the contract declares.
 // A write handler runs in one store transaction, together with the completion of its idempotency
 // key: the state change, its operation record and the response kept for replays commit together.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationId } from '../../generated/operations.js';
 import type { operations } from '../../generated/types.js';
 import { domainContextAt } from '../app/context.js';
@@ -15,6 +14,7 @@ import type { DomainContext } from '../domain/context.js';
 import type { Environment, Merchant, Scope } from '../domain/types.js';
 import { DuplicateKeyError, type Store, type StoredResponse, type StoreTransaction } from '../store/store.js';
 import type { Authenticator, AuthResult } from './auth.js';
+import type { ExchangeRequest, ExchangeResponse, RequestHead } from './exchange.js';
 import { invalidInput, readInput, unstorableParameters } from './input.js';
 import { instanceOf, type ProblemInput, problemBody } from './problems.js';
 
@@ -162,43 +162,34 @@ function canonical(value: unknown): string {
   return `${out}}`;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The operation's credentials, verified (set by authenticateFirst, before the body is read). */
-    sandboxAuth: Extract<AuthResult, { ok: true }> | null;
-  }
-}
+/** Credentials an operation's security accepted. */
+export type Authenticated = Extract<AuthResult, { ok: true }>;
 
-/** A problem body of `operation` for `status`, for the request (with a trace id, which a body may declare). */
+/** A problem body of `operation` for `status`, for the request at `url` (with a trace id, which a body may declare). */
 export const problemOf =
-  (document: Pick<ApiDocument, 'document'>, operation: Pick<OperationContract, 'responses'>, request: FastifyRequest) =>
+  (document: Pick<ApiDocument, 'document'>, operation: Pick<OperationContract, 'responses'>, url: string) =>
   (status: number, input: ProblemInput): Reply => ({
     status,
     body: problemBody(document, operation, status, input, {
       traceId: newId('trace'),
-      instance: instanceOf(request.url),
+      instance: instanceOf(url),
     }),
   });
 
 /**
- * Sends `r`, which `operation` must declare (the contract's operations and the admin API's alike):
+ * The answer `r`, which `operation` must declare (the contract's operations and the admin API's alike):
  * a 401 with the operation's challenges, the body as JSON in the media type the response declares.
  */
-export function sendReply(
+export function replyResponse(
   operation: Pick<OperationContract, 'id' | 'responses' | 'challenge'>,
-  reply: FastifyReply,
   r: Reply,
   extra?: Record<string, string>,
-): FastifyReply {
+): ExchangeResponse {
   const response = declaredResponse(operation, r.status);
-  reply.code(r.status);
-  reply.headers(statusHeaders(operation, r.status));
-  if (r.headers) reply.headers(r.headers);
-  if (extra) reply.headers(extra);
-  if (r.body === undefined) return reply.send();
-  return reply
-    .header('content-type', `${response.mediaType ?? 'application/json'}; charset=utf-8`)
-    .send(JSON.stringify(r.body));
+  const headers = { ...statusHeaders(operation, r.status), ...r.headers, ...extra };
+  if (r.body === undefined) return { status: r.status, headers };
+  headers['content-type'] = `${response.mediaType ?? 'application/json'}; charset=utf-8`;
+  return { status: r.status, headers, body: JSON.stringify(r.body) };
 }
 
 /** The response `operation` declares for `status`; a status it does not declare is the sandbox's bug. */
@@ -209,61 +200,28 @@ function declaredResponse(operation: Pick<OperationContract, 'id' | 'responses'>
 }
 
 /**
- * The operation's route hook that runs before its body is read: text the store cannot keep in the
- * path, query or header parameters (a 400 before anything is looked up), then the credentials (the
- * operation's 401, without buffering or parsing a body). The handler takes the merchant from the
- * request.
+ * What runs before an operation's body is read: text the store cannot keep in the path, query or
+ * header parameters (a 400 before anything is looked up), then the credentials (the operation's
+ * 401, without buffering or parsing a body). Answers the refusal, or the credentials the handler takes.
  */
 export function authenticateFirst(
   deps: Pick<PipelineDeps, 'contract' | 'auth'>,
   operation: OperationContract<OperationId>,
   environment: Environment,
 ) {
-  // An async hook that answers returns the reply: fastify then runs nothing further (no body parsed).
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    const refuse = (status: number, input: ProblemInput) =>
-      answerUnread(request, reply, () =>
-        sendReply(operation, reply, problemOf(deps.contract, operation, request)(status, input)),
-      );
+  return async (request: RequestHead): Promise<{ answer: ExchangeResponse } | { pass: Authenticated }> => {
+    const refuse = (status: number, input: ProblemInput) => ({
+      answer: replyResponse(operation, problemOf(deps.contract, operation, request.url)(status, input)),
+    });
     const unstorableErrors = unstorableParameters(operation, request);
     if (unstorableErrors) return refuse(400, invalidInput(unstorableErrors));
     const auth = await deps.auth.authenticate(operation.security, request.headers, environment);
     if (!auth.ok) return refuse(401, { title: 'Authentication required.', detail: auth.detail });
-    request.sandboxAuth = auth;
-    return undefined;
+    return { pass: auth };
   };
 }
 
-/** A body up to this size is let in (discarded unread) before a refusal is sent; a larger one is not waited for. */
-export const UNREAD_BODY_WAIT_BYTES = 64 * 1024;
-
-/**
- * Answers a request whose body will never be parsed. A small announced body (up to
- * UNREAD_BODY_WAIT_BYTES) is discarded as it arrives and the answer follows its end: an HTTP/1.1
- * client reads the answer after sending its body, and one that cut its body short and went away has
- * had the parser's 400 and gets nothing on top of it. A larger or chunked body is not waited for:
- * the answer goes at once, and Node discards the rest (within the request timeout).
- */
-async function answerUnread(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  answer: () => FastifyReply,
-): Promise<FastifyReply> {
-  const raw = request.raw;
-  const length = Number(request.headers['content-length'] ?? '0');
-  const small = request.headers['transfer-encoding'] === undefined && length > 0 && length <= UNREAD_BODY_WAIT_BYTES;
-  if (small && !raw.readableEnded) {
-    const ended = await new Promise<boolean>((resolve) => {
-      raw.once('end', () => resolve(true));
-      raw.once('close', () => resolve(raw.readableEnded));
-      raw.once('error', () => resolve(false));
-      raw.resume();
-    });
-    if (!ended) return reply.hijack();
-  }
-  return answer();
-}
-
+/** An operation's work once authenticated: input, idempotency, the handler, the answer. */
 export function operationHandler(
   deps: PipelineDeps,
   operation: OperationContract<OperationId>,
@@ -272,13 +230,11 @@ export function operationHandler(
   const handler = deps.handlers[operation.id] as Handler;
   if (!handler) throw new Error(`no handler for ${operation.id}`);
 
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const problem = problemOf(deps.contract, operation, request);
-    const send = (r: Reply, extra?: Record<string, string>) => sendReply(operation, reply, r, extra);
+  return async (request: ExchangeRequest, auth: Authenticated): Promise<ExchangeResponse> => {
+    const problem = problemOf(deps.contract, operation, request.url);
+    const send = (r: Reply) => replyResponse(operation, r);
 
     // 1. Credentials: checked by authenticateFirst, before the body was read
-    const auth = request.sandboxAuth;
-    if (!auth) throw new Error(`${operation.id}: the route has no authenticateFirst hook`);
     const merchant = auth.merchant;
     const scope: Scope = { merchantId: merchant.merchantId, environment };
 
@@ -318,10 +274,7 @@ export function operationHandler(
         leaseMs: IDEMPOTENCY_LEASE_MS,
         retentionMs: IDEMPOTENCY_RETENTION_MS,
       });
-      if (result.outcome === 'replay') {
-        reply.code(result.response.status).headers({ ...result.response.headers, [REPLAY_HEADER]: 'true' });
-        return reply.send(result.response.body === '' ? undefined : result.response.body);
-      }
+      if (result.outcome === 'replay') return storedResponse(result.response, { [REPLAY_HEADER]: 'true' });
       if (result.outcome === 'conflict') {
         return send(
           problem(409, {
@@ -358,17 +311,21 @@ export function operationHandler(
         });
       }
       declaredResponse(operation, answer.reply.status);
-      reply
-        .code(answer.reply.status)
-        .headers(statusHeaders(operation, answer.reply.status))
-        .headers(answer.response.headers);
-      return reply.send(answer.response.body === '' ? undefined : answer.response.body);
+      return storedResponse(answer.response, statusHeaders(operation, answer.reply.status));
     } catch (err) {
       if (claim)
         await deps.store.idempotency.release({ scope, key: claim.key, token: claim.token }).catch(() => undefined);
       throw err;
     }
   };
+}
+
+/** A response as it was kept (for replays too), with `extra` headers on top. */
+function storedResponse(response: StoredResponse, extra: Record<string, string>): ExchangeResponse {
+  const headers = { ...response.headers, ...extra };
+  return response.body === ''
+    ? { status: response.status, headers }
+    : { status: response.status, headers, body: response.body };
 }
 
 /** The response as it is sent and kept for replays. */

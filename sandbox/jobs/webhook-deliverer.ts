@@ -16,7 +16,6 @@
 // else the poll, every `pollMs`). The scopes of a connected listener (`npm run sandbox -- listen`)
 // are left to it (app/listeners.ts).
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhooks/index.js';
-import { type DestinationPolicy, destinationPolicy } from '../app/destinations.js';
 import type { SandboxSecrets } from '../app/secrets.js';
 import {
   DEFAULT_WEBHOOK_SCHEDULE,
@@ -29,7 +28,7 @@ import {
 } from '../app/webhooks.js';
 import type { WebhookDelivery } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { type Resolve, type WebhookPost, webhookPoster } from './webhook-post.js';
+import type { WebhookPost } from './webhook-post.js';
 
 /** The SDK's signing (src/webhooks/), for the deliverer and the listeners (app/listeners.ts). */
 export const SDK_SIGNER: WebhookSigner = { header: WEBHOOK_SIGNATURE_HEADER, sign: signWebhook };
@@ -52,12 +51,8 @@ export interface DelivererOptions {
   concurrency?: number;
   /** Deliveries held at once per merchant, counted in every process (default 4). */
   perMerchant?: number;
-  /** Where webhooks may go (default: the policy's defaults). */
-  destinations?: DestinationPolicy;
-  /** Host name resolution (default: DNS, see webhook-post.ts; tests give their own). */
-  resolve?: Resolve;
-  /** How an attempt is sent (default: a POST on the wire under the destination policy, webhook-post.ts). */
-  post?: WebhookPost;
+  /** How an attempt is sent: on the wire under the destination policy (webhook-post.ts), or to in-process listeners. */
+  post: WebhookPost;
   now?: () => Date;
   log?: (line: string) => void;
 }
@@ -79,13 +74,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perMerchant = options.perMerchant ?? DEFAULT_PER_MERCHANT;
   const { store } = options;
-  const post =
-    options.post ??
-    webhookPoster({
-      policy: options.destinations ?? destinationPolicy({}),
-      timeoutMs: schedule.timeoutMs,
-      resolve: options.resolve,
-    });
+  const { post } = options;
   let stopped = false;
   let claiming: Promise<void> | undefined;
   let again = false;

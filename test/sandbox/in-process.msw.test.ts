@@ -8,8 +8,8 @@
 // snapshot restored; two in-process sandboxes kept apart; a seeded one reproducible.
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../../packages/sandbox/src/in-process.js';
 import { sandboxHandlers } from '../../packages/sandbox/src/msw.js';
+import { createSandbox } from '../../packages/sandbox/src/node-sandbox.js';
 import type { InProcessSandbox, MerchantCredentials } from '../../packages/sandbox/src/types.js';
 import { createPaymentClient, type PaymentClient } from '../../src/client/index.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';

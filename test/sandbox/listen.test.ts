@@ -11,7 +11,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PREFIX, loadAdminDocument } from '../../sandbox/http/admin.js';
+import { loadAdminDocument } from '../../sandbox/documents.js';
+import { ADMIN_PREFIX } from '../../sandbox/http/admin.js';
 import type { MerchantCredentials } from '../../sandbox/server.js';
 import { constructEnhancedNotification } from '../../src/webhooks/index.js';
 import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/process/sandbox-command.js';

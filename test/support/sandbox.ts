@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { OperationId } from '../../generated/operations.js';
 import { type Contract, createContract } from '../../sandbox/contract/contract.js';
-import { ROOTS } from '../../sandbox/http/app.js';
+import { ROOTS } from '../../sandbox/http/core.js';
 import { readBundle } from '../../sandbox/platform/documents.js';
 import { type MerchantCredentials, type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/server.js';
 import { ISOLATED_ENV } from '../../tooling/process/sandbox-command.js';

@@ -8,7 +8,7 @@ import { nodePlatform } from '../../../sandbox/platform/node.js';
 installPlatform(nodePlatform);
 
 export { connectSandbox } from './admin.js';
-export { createSandbox } from './in-process.js';
+export { createSandbox } from './node-sandbox.js';
 export { startSandbox } from './process.js';
 export type {
   InProcessOptions,

@@ -1,5 +1,5 @@
 // What the admin API's handlers are given: the sandbox's parts (AdminDeps) and a validated request.
-import type { FastifyRequest } from 'fastify';
+
 import type { operations } from '../../../generated/admin/types.js';
 import type { TestClocks } from '../../app/clock.js';
 import type { Listeners } from '../../app/listeners.js';
@@ -8,6 +8,7 @@ import type { ExampleDeps } from '../../app/seed.js';
 import type { Merchant } from '../../domain/types.js';
 import type { Store } from '../../store/store.js';
 import type { AuthResult } from '../auth.js';
+import type { RequestHeaders } from '../exchange.js';
 import type { BodyOf, ParametersOf, Reply } from '../pipeline.js';
 import type { ProblemInput } from '../problems.js';
 import type { AdminDocument, AdminOperationId } from './document.js';
@@ -28,8 +29,9 @@ export interface AdminDeps {
   /** The merchants' listeners (`npm run sandbox -- listen`). */
   listeners: Listeners;
   /** A merchant's HTTP Basic credentials checked as the merchant roots check them (the listener operations'). */
-  authenticateMerchant(headers: FastifyRequest['headers']): Promise<AuthResult>;
-  document?: AdminDocument;
+  authenticateMerchant(headers: RequestHeaders): Promise<AuthResult>;
+  /** The admin API's document (sandbox/admin/openapi.yaml), prepared. */
+  document: AdminDocument;
 }
 
 /** A request of the admin operation `Id`, validated: its parameters and body have the operation's types. */
