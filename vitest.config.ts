@@ -50,7 +50,7 @@ const SERVICES = {
   prism: 'test/support/services/prism.ts',
 };
 const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
-  sandbox: [SERVICES.programs, SERVICES.postgres],
+  sandbox: [SERVICES.programs, SERVICES.postgres, SERVICES.chromium],
   e2e: [SERVICES.programs, SERVICES.chromium],
   mock: [SERVICES.programs, SERVICES.prism],
   sdk: [SERVICES.prism],

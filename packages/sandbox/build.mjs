@@ -1,8 +1,9 @@
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { parse as parseYaml } from 'yaml';
 import { emitDeclarations } from '../../tooling/package-declarations.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,6 +52,37 @@ await build({
   },
   logLevel: 'warning',
 });
+
+/** A YAML document imported by the browser build: parsed here, bundled as JSON. */
+const yamlAsJson = {
+  name: 'yaml-as-json',
+  setup(b) {
+    b.onLoad({ filter: /\.yaml$/ }, (args) => ({
+      contents: JSON.stringify(parseYaml(readFileSync(args.path, 'utf8'))),
+      loader: 'json',
+    }));
+  },
+};
+
+// The browser build (the exports map's `browser` condition): one module per entry, everything bundled
+// in but msw (the page's own), Node's Buffer from the `buffer` package, SQLite's WebAssembly beside it.
+await build({
+  entryPoints: { index: join(here, 'src/browser.ts'), msw: join(here, 'src/msw.ts') },
+  outdir: join(dist, 'browser'),
+  bundle: true,
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  external: ['msw'],
+  inject: [join(root, 'sandbox/platform/buffer-global.ts')],
+  plugins: [yamlAsJson],
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+copyFileSync(require.resolve('sql.js/dist/sql-wasm-browser.wasm'), join(dist, 'browser', 'sql-wasm-browser.wasm'));
+
 copyFileSync(join(root, 'generated/openapi.json'), join(dist, 'openapi.json'));
 copyFileSync(join(root, 'sandbox/admin/openapi.yaml'), join(dist, 'admin-openapi.yaml'));
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
@@ -60,6 +92,14 @@ emitDeclarations({
   packageDir: here,
   dist,
   entries: [join(here, 'src/index.ts'), join(here, 'src/msw.ts')],
-  publicFiles: ['index.d.ts', 'types.d.ts', 'admin.d.ts', 'process.d.ts', 'in-process.d.ts', 'msw.d.ts'],
+  publicFiles: [
+    'index.d.ts',
+    'types.d.ts',
+    'admin.d.ts',
+    'process.d.ts',
+    'in-process.d.ts',
+    'node-sandbox.d.ts',
+    'msw.d.ts',
+  ],
   lib: 'es2023,dom,dom.iterable',
 });

@@ -10,15 +10,21 @@
 // TypeScript consumer compiles against the declarations with --strict; in process, a Vitest file of
 // the project (msw installed there) drives createSandbox() behind msw/node with the SDK, creating,
 // capturing and refunding a payment and receiving a checkout's signed webhook, with listening and
-// connecting made to throw; and payment-verify, installed from its own tarball, passes against a
+// connecting made to throw; in a Chromium page, the same behind msw/browser's service worker with
+// the package's browser build (bundled by esbuild as a team's bundler would, SQLite's WebAssembly
+// fetched by the page); and payment-verify, installed from its own tarball, passes against a
 // startSandbox() with two merchants. One pack each, one install.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killGroup } from '../../tooling/process/server-process.js';
+import { connectBrowser } from '../support/browser.js';
 import { installedPackages, npm, pack, ROOT, run, toolchainAmong } from '../support/packed.js';
 
 const NAME = '@payment-service/sandbox';
@@ -162,6 +168,49 @@ describe('the packed sandbox', () => {
     expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
     expect(suite.stdout).toMatch(/Tests {2}2 passed \(2\)/);
   }, 180_000);
+
+  it('createSandbox() in a Chromium page behind msw/browser (its service worker), with the SDK made before the worker started: a payment created, captured and refunded and a checkout’s signed webhook received', async () => {
+    const www = join(project, 'www');
+    await mkdir(www, { recursive: true });
+    await writeFile(join(project, 'page.mjs'), BROWSER_PAGE);
+    // As a team's bundler builds the page: the packages' `browser` conditions, everything bundled.
+    await build({
+      entryPoints: [join(project, 'page.mjs')],
+      outfile: join(www, 'page.js'),
+      absWorkingDir: project,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      logLevel: 'error',
+    });
+    const modules = join(project, 'node_modules');
+    await copyFile(join(modules, NAME, 'dist', 'browser', 'sql-wasm-browser.wasm'), join(www, 'sql-wasm-browser.wasm'));
+    await copyFile(join(modules, 'msw', 'lib', 'mockServiceWorker.js'), join(www, 'mockServiceWorker.js'));
+    await writeFile(
+      join(www, 'index.html'),
+      '<!doctype html><title>checkout</title><script type="module" src="/page.js"></script>',
+    );
+    const server = await serveStatic(www);
+    const browser = await connectBrowser();
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await page.waitForFunction(() => (globalThis as { result?: unknown }).result !== undefined, undefined, {
+        timeout: 60_000,
+      });
+      const result = await page.evaluate(() => (globalThis as { result?: Record<string, unknown> }).result);
+      expect(result).toEqual({
+        controlled: true,
+        created: 'AUTHORIZED',
+        refunded: 'PARTIALLY_REFUNDED',
+        notified: 'CAPTURED',
+        refusedStatus: 422,
+      });
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  }, 120_000);
 
   it('payment-verify (its own tarball) passes against startSandbox() with two merchants: every check, exit 0', async () => {
     await writeFile(join(project, 'verified.mjs'), VERIFIED);
@@ -412,6 +461,71 @@ it('receives the signed webhook of a checkout paid on the hosted page', async ()
   const notification = await received;
   expect((await client.payments.retrieve(notification.payId)).state).toBe('CAPTURED');
 });
+`;
+
+/** Serves `dir` on 127.0.0.1 and a free port: the page, its bundle, SQLite's WebAssembly, MSW's worker. */
+function serveStatic(dir: string): Promise<Server> {
+  const types: Record<string, string> = { html: 'text/html', js: 'text/javascript', wasm: 'application/wasm' };
+  const server = createServer(async (request, response) => {
+    const name = new URL(request.url ?? '/', 'http://page').pathname.slice(1) || 'index.html';
+    try {
+      if (!/^[\w.-]+$/.test(name)) throw new Error('not a file of the page');
+      const body = await readFile(join(dir, name));
+      response.writeHead(200, { 'content-type': types[name.split('.').pop()!] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const BROWSER_PAGE = `import { createPaymentClient } from '@payment-service/api-v2';
+import { constructEnhancedNotification } from '@payment-service/api-v2/webhooks';
+import { createSandbox } from '@payment-service/sandbox';
+import { sandboxHandlers } from '@payment-service/sandbox/msw';
+import { setupWorker } from 'msw/browser';
+
+async function checkout() {
+  // The page's own origin: the sandbox answers there, through the service worker.
+  const sandbox = await createSandbox({ origin: location.origin, sqlWasmUrl: '/sql-wasm-browser.wasm' });
+  const merchant = await sandbox.createMerchant();
+  const client = createPaymentClient({ ...merchant, baseUrl: sandbox.baseUrl, maxAttempts: 1 });
+  const worker = setupWorker(...sandboxHandlers(sandbox));
+  await worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledRequest: 'error', quiet: true });
+  const payment = await client.payments.create({
+    transId: 'ORD-2026-000125',
+    amount: { value: 11900, currency: 'EUR' },
+    captureMethod: { type: 'MANUAL' },
+    paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
+  });
+  const created = (await client.payments.retrieve(payment.payId)).state;
+  await client.payments.capture(payment.payId, { transId: 'ORD-2026-000125-CAP1', amount: { value: 11900, currency: 'EUR' } });
+  await client.payments.refund(payment.payId, { transId: 'ORD-2026-000125-RFD1', amount: { value: 2500, currency: 'EUR' } });
+  const refunded = (await client.payments.retrieve(payment.payId)).state;
+  const refused = await client.payments
+    .refund(payment.payId, { transId: 'ORD-2026-000125-RFD2', amount: { value: 20000, currency: 'EUR' } })
+    .catch((error) => error);
+  const received = new Promise((resolve) =>
+    sandbox.onWebhook(async (request) =>
+      resolve(await constructEnhancedNotification(await request.text(), request.headers, merchant.webhookSecret)),
+    ),
+  );
+  const session = await client.checkoutSessions.create({
+    transId: 'ORD-2026-000126',
+    amount: { value: 4990, currency: 'EUR' },
+    urls: { return: location.origin + '/ok', cancel: location.origin + '/cancel', webhook: 'https://shop.test/hooks' },
+  });
+  await sandbox.hosted.pay(session._links.redirect.href);
+  const notification = await received;
+  const notified = (await client.payments.retrieve(notification.payId)).state;
+  return { controlled: navigator.serviceWorker.controller !== null, created, refunded, notified, refusedStatus: refused.status };
+}
+
+checkout().then(
+  (result) => (globalThis.result = result),
+  (error) => (globalThis.result = { error: String(error && error.stack ? error.stack : error) }),
+);
 `;
 
 const TS_CONSUMER = `import { connectSandbox, createSandbox, type InProcessSandbox, type RunningSandbox, type SandboxAdmin, SandboxAdminError, startSandbox } from '@payment-service/sandbox';

@@ -22,7 +22,8 @@ import { capturePayment, createPayment, type NewPayment } from '../../sandbox/do
 import type { Payment, Scope, WebhookDelivery } from '../../sandbox/domain/types.js';
 import { openPostgres } from '../../sandbox/store/dialects/postgres/open.js';
 import { tablesWithoutStatistics } from '../../sandbox/store/dialects/postgres/statistics.js';
-import { openWasmDatabase, type SqliteLike } from '../../sandbox/store/dialects/sqlite/wasm-driver.js';
+import type { SqliteLike } from '../../sandbox/store/dialects/sqlite/wasm-driver.js';
+import { openWasmDatabase } from '../../sandbox/store/dialects/sqlite/wasm-node.js';
 import { openStore, StoreOpenError } from '../../sandbox/store/index.js';
 import {
   type ClaimRequest,

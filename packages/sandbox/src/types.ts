@@ -120,8 +120,14 @@ export interface InProcessOptions {
   now?: string;
   /** The origin it answers as (default `http://sandbox.payment-service.test`). */
   origin?: string;
-  /** SQLite's build: native (`better-sqlite3`, when installed: the default then) or WebAssembly (bundled). */
+  /** SQLite's build: native (`better-sqlite3`, when installed: the default then) or WebAssembly (bundled). Node only. */
   sqliteDriver?: 'native' | 'wasm';
+  /**
+   * In a browser page: where it fetches SQLite's WebAssembly module, `sql-wasm-browser.wasm` of this
+   * package (`@payment-service/sandbox/sql-wasm-browser.wasm`); default: beside the module, which a
+   * bundler that follows `new URL(…, import.meta.url)` (Vite, webpack) copies for you.
+   */
+  sqlWasmUrl?: string;
 }
 
 /** An admin call the sandbox refused (or could not be reached for): its status and problem detail. */

@@ -1,7 +1,6 @@
 // SQLite's Idempotency-Key claims: one process owns the database, so a request in flight is known
 // in that process, and nothing is written before the work commits; the completed key is written by
 // complete(), in the work's transaction.
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Scope } from '../../../domain/types.js';
 import type { DialectIdempotency, Precompiled, StoreDialect } from '../../dialect.js';
@@ -70,7 +69,7 @@ export function inProcessClaims(
     /** In flight in this process, or completed in the database (read only). */
     async claim(request) {
       const { scope, key, now } = request;
-      const token = randomUUID();
+      const token = globalThis.crypto.randomUUID();
       const fields = claimFields(request, token);
       const k = claimKey(scope, key);
       if (!claims.take(k, token, fields)) return { outcome: 'conflict', reason: 'in_progress' };

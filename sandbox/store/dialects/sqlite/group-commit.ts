@@ -10,6 +10,10 @@ import type { SqliteStatement } from './precompile.js';
  * after its work is committed, so no acknowledged write can be lost. The savepoints are statements
  * of the batch's connection, run directly: Kysely's savepoint() makes a transaction object each time.
  */
+/** The next turn of the event loop, after its I/O (setImmediate); a browser page has none: a zero timeout. */
+const nextTurn: (work: () => void) => void =
+  typeof setImmediate === 'function' ? (work) => setImmediate(work) : (work) => setTimeout(work, 0);
+
 export class GroupCommit {
   private queue: Array<{
     work: (tx: Transaction<Database>) => Promise<unknown>;
@@ -36,7 +40,7 @@ export class GroupCommit {
       // their work (the writes themselves are synchronous: nothing would join a running batch).
       if (!this.running) {
         this.running = true;
-        setImmediate(() => void this.drain());
+        nextTurn(() => void this.drain());
       }
     });
   }

@@ -13,7 +13,9 @@ import type { Database as Tables } from '../../schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDialect } from './dialect.js';
 import { type OwnerLock, takeOwnerLock } from './owner-lock.js';
-import { openWasmDatabase, type SqliteLike } from './wasm-driver.js';
+import type { SqliteLike } from './wasm-driver.js';
+import { wasmMemoryDialect } from './wasm-memory.js';
+import { openWasmDatabase } from './wasm-node.js';
 
 /** Which build of SQLite holds the database: better-sqlite3's native module, or sql.js's WebAssembly. */
 export type SqliteDriver = 'native' | 'wasm';
@@ -67,6 +69,17 @@ export interface OpenSqliteOptions {
   driver?: SqliteDriver;
 }
 
+/** A `:memory:` database on sql.js; a failure to load or compile it is the store's to report. */
+async function openWasmMemory(): Promise<StoreDialect> {
+  try {
+    return await wasmMemoryDialect(await openWasmDatabase());
+  } catch (err) {
+    throw err instanceof StoreOpenError
+      ? err
+      : new StoreOpenError(`cannot open the SQLite database at :memory: on WebAssembly: ${(err as Error).message}`);
+  }
+}
+
 export async function openSqlite(path: string, options: OpenSqliteOptions = {}): Promise<StoreDialect> {
   const memory = path === ':memory:';
   const location = memory ? ':memory:' : resolve(path);
@@ -76,38 +89,28 @@ export async function openSqlite(path: string, options: OpenSqliteOptions = {}):
     throw new StoreOpenError(
       `the WebAssembly SQLite driver holds :memory: alone: a SQLite file (${location}) needs better-sqlite3`,
     );
-  const Database = driver === 'native' ? requireNative(location) : undefined;
+  if (driver === 'wasm') return openWasmMemory();
+  const Database = requireNative(location);
   let database: SqliteLike;
   let owner: OwnerLock | undefined;
   try {
-    if (!Database) {
-      database = await openWasmDatabase();
-      // sql.js keeps the database in a file of Emscripten's memory file system, which this connection
-      // alone opens: holding its lock spares each transaction a read of the file's change counter
-      // through JavaScript to check the page cache (statements ran three to four times faster).
-      // Nothing there is durable, so the journal stays in memory and nothing is synced.
-      database.pragma('locking_mode = EXCLUSIVE');
-      database.pragma('journal_mode = MEMORY');
-      database.pragma('synchronous = OFF');
-    } else {
-      if (!memory) {
-        mkdirSync(dirname(location), { recursive: true });
-        ownerOnly(location);
-        // By its real path: a symbolic link to the file is the same file, with the same owner.
-        owner = takeOwnerLock(realpathSync(location));
-        if (!owner) {
-          throw new StoreOpenError(
-            `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,
-          );
-        }
+    if (!memory) {
+      mkdirSync(dirname(location), { recursive: true });
+      ownerOnly(location);
+      // By its real path: a symbolic link to the file is the same file, with the same owner.
+      owner = takeOwnerLock(realpathSync(location));
+      if (!owner) {
+        throw new StoreOpenError(
+          `the SQLite database at ${location} is in use by another sandbox: a SQLite file has one owner, which keeps its in-flight idempotency keys and caches. Stop the other process, or give several processes one PostgreSQL database (--db postgres://…).`,
+        );
       }
-      database = new Database(location);
-      // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
-      // sandbox process loses nothing it answered; only a power loss could cost the last commits.
-      database.pragma('journal_mode = WAL');
-      database.pragma('synchronous = NORMAL');
-      database.pragma('busy_timeout = 5000');
     }
+    database = new Database(location);
+    // WAL with synchronous=NORMAL: a commit is in the WAL file before the call returns, so a killed
+    // sandbox process loses nothing it answered; only a power loss could cost the last commits.
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
     // Group commit runs each write in a savepoint: their statement journals stay in memory, not in a temp file per batch.
     database.pragma('temp_store = MEMORY');
@@ -127,7 +130,7 @@ export async function openSqlite(path: string, options: OpenSqliteOptions = {}):
     owner?.release();
     throw err;
   }
-  if (memory || !Database)
+  if (memory)
     return sqliteDialect(
       db,
       location,
