@@ -1,7 +1,7 @@
 // Payments as use cases: storing a decision of the payment state machine (the payment, its
 // operations, and the details document GET answers with), starting a payment with everything a
 // payment brings along (its customer, its stored card, its plan), and the changes a merchant makes.
-import { customerFromPayment, storedCard } from '../domain/customers.js';
+import { type CustomerSource, customerFromPayment, storedCard } from '../domain/customers.js';
 import { expirationProblem } from '../domain/expiration.js';
 import {
   capturePayment,
@@ -27,7 +27,7 @@ import {
   DEFAULT_TEST_CARD,
   pseudoNumberRecord,
 } from '../domain/services.js';
-import type { Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
+import type { Customer, Payment, PseudoNumberRecord, Schemas, Scope, StoredPaymentMethod } from '../domain/types.js';
 import { merchantUrlProblem } from '../domain/urls.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 import type { AppContext } from './context.js';
@@ -86,6 +86,13 @@ export async function persist(tx: StoreTransaction, decision: Decision, mode: 'i
 
 const AUTHORIZED: ReadonlySet<Payment['state']> = new Set(['AUTHORIZED', 'PARTIALLY_CAPTURED', 'CAPTURED']);
 
+/**
+ * Whether the decision authorized the payment (its creation, confirmation or the hosted page's):
+ * what credential on file brings comes then, not with a later capture or refund, which carries no card.
+ */
+const authorizes = (decision: Decision) =>
+  decision.operations.some((op) => op.status === 'OK' && (op.type === 'AUTHORIZATION' || op.type === 'CONFIRMATION'));
+
 /** What a payment brings along besides its request: credential on file and the card it was made with. */
 export interface PaymentExtras {
   credentialOnFile?: Schemas['CredentialOnFile'];
@@ -112,25 +119,57 @@ export async function startPayment(
   if (await tx.payments.getByTransId(ctx.scope, input.transId))
     return refused(duplicateTransaction(ctx.scope, input.transId, ctx.domain));
 
-  const info = input.details.customerInfo;
-  let customerId: string | undefined;
-  if (info?.merchantCustomerId !== undefined) {
-    const existing = await tx.customers.getByMerchantCustomerId(ctx.scope, info.merchantCustomerId);
-    const source = {
-      customerInfo: info,
-      billingAddress: input.details.billingAddress,
-      shipping: input.details.shipping,
-    };
-    const customer = customerFromPayment(existing, ctx.scope, source, ctx.domain)!;
-    if (existing) await tx.customers.update(customer);
-    else await tx.customers.insert(customer);
-    customerId = customer.id;
-  }
+  const customer = await keepCustomer(ctx, tx, {
+    customerInfo: input.details.customerInfo,
+    billingAddress: input.details.billingAddress,
+    shipping: input.details.shipping,
+  });
+  const customerId = customer?.id;
 
   // The payment's customer, when its request named one: added only then, so that the common
   // payment's input keeps its shape (an object that gains keys after a spread makes V8 maps of its own).
   const created = createDecision(customerId === undefined ? input : { ...input, customerId }, ctx.domain);
   return { decision: await settle(ctx, tx, created, 'insert', { credentialOnFile: extras.credentialOnFile, card }) };
+}
+
+/** The customer a payment's details name, created or brought up to date, stored; undefined when they name none. */
+export async function keepCustomer(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  source: CustomerSource,
+): Promise<Customer | undefined> {
+  const merchantCustomerId = source.customerInfo?.merchantCustomerId;
+  if (merchantCustomerId === undefined) return undefined;
+  const existing = await tx.customers.getByMerchantCustomerId(ctx.scope, merchantCustomerId);
+  const customer = customerFromPayment(existing, ctx.scope, source, ctx.domain)!;
+  if (existing) await tx.customers.update(customer);
+  else await tx.customers.insert(customer);
+  return customer;
+}
+
+/** The customer's stored method of the card `record` is the pseudo number of: the one stored, else a new one. */
+async function storedMethod(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  customerId: string,
+  record: PseudoNumberRecord,
+): Promise<StoredPaymentMethod> {
+  const stored = await tx.paymentMethods.getByPseudoNumber(ctx.scope, customerId, record.pseudoNumber);
+  if (stored) return stored;
+  const method = storedCard(customerId, record, ctx.domain);
+  await tx.paymentMethods.insert(method);
+  return method;
+}
+
+/** A card stored for a customer as a credential-on-file payment stores it: its pseudo number, and the method. */
+export async function storeCard(
+  ctx: AppContext,
+  tx: StoreTransaction,
+  customerId: string,
+  card: CardInput,
+): Promise<StoredPaymentMethod | undefined> {
+  const record = await cardRecord(ctx, tx, card);
+  return record && storedMethod(ctx, tx, customerId, record);
 }
 
 /** A card payment's pseudo number, kept by fingerprint: the same card is the same pseudo number. */
@@ -172,6 +211,7 @@ export async function settle(
   if (
     decision.outcome !== 'ok' ||
     !AUTHORIZED.has(payment.state) ||
+    !authorizes(decision) ||
     !credentialOnFile ||
     payment.paymentPlanId !== undefined
   ) {
@@ -181,13 +221,7 @@ export async function settle(
   let method: StoredPaymentMethod | undefined;
   if (payment.paymentMethodType === 'CARD') {
     const record = await cardRecord(ctx, tx, extras.card ?? {});
-    if (record && payment.customerId !== undefined) {
-      method = await tx.paymentMethods.getByPseudoNumber(ctx.scope, payment.customerId, record.pseudoNumber);
-      if (!method) {
-        method = storedCard(payment.customerId, record, ctx.domain);
-        await tx.paymentMethods.insert(method);
-      }
-    }
+    if (record && payment.customerId !== undefined) method = await storedMethod(ctx, tx, payment.customerId, record);
   }
   const merchantCustomerId = payment.details.customerInfo?.merchantCustomerId;
   const plan = planFromInitialPayment(
