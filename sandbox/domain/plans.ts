@@ -59,6 +59,29 @@ export function advance(date: Date, frequency: string | undefined): Date {
   return next;
 }
 
+/**
+ * The latest start (to the second) of a plan billed every `frequency` whose `billed`-th billing after
+ * its start falls at or before `now`: a plan that started then has its next billing still to come.
+ * (A month is 28 to 31 days and a day clamps at a month's end, so the start is searched, not computed.)
+ */
+export function startBilledBy(billed: number, frequency: string | undefined, now: Date): Date {
+  const lastBilling = (start: number) => {
+    let at = new Date(start);
+    for (let i = 0; i < billed; i++) at = advance(at, frequency);
+    return at.getTime();
+  };
+  // Invariant: a start at `early` has billed `billed` times by now, one at `late` has not.
+  let early = now.getTime() - (billed + 1) * 400 * 86_400_000;
+  let late = now.getTime();
+  if (lastBilling(late) <= late) return now;
+  while (late - early > 1000) {
+    const middle = Math.floor((early + late) / 2);
+    if (lastBilling(middle) <= now.getTime()) early = middle;
+    else late = middle;
+  }
+  return new Date(early);
+}
+
 /** An ISO date (YYYY-MM-DD) as the start of that day in UTC. */
 const day = (isoDate: string | undefined) => (isoDate ? new Date(`${isoDate}T00:00:00.000Z`) : undefined);
 
