@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Create a merchant
-         * @description Creates a merchant with no data (its own id, or one made for it), and answers its API key and webhook secret, once: the sandbox keeps only a keyed digest of the key and the secret sealed. With `examples: true` its test root gets the contract's examples in the same call. A test suite creates one per worker so that no worker sees another's data, and deletes it afterwards. An id that is taken is a 409.
+         * @description Creates a merchant with no data (its own id, or one made for it), and answers its API key and webhook secret, once: the sandbox keeps only a keyed digest of the key and the secret sealed. With `examples: true` its test root gets the contract's examples in the same call, and with `data` a data file (after the examples, when both are asked for). A test suite creates one per worker so that no worker sees another's data, and deletes it afterwards. An id that is taken is a 409; so is a data file whose ids collide with the examples. A data file the sandbox refuses (400, 409) leaves no merchant behind.
          */
         post: operations["createMerchant"];
         delete?: never;
@@ -94,6 +94,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/merchants/{merchantId}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a merchant a data file
+         * @description Makes, in one of the merchant's scopes (the test root unless the body names `live`), the customers, saved cards, payment plans and payments of a data file (`data.schema.json` beside this document), in one transaction, at the scope's time: each as requests would make it, each payment brought to its state through the lifecycle's transitions; nothing is notified. The file is checked first against its schema, then against the rules (references that resolve, amounts the lifecycle allows, ids unique): a 400 names each offending field by its JSON pointer in the body. Ids and transIds the scope holds already are a 409, naming each the same way. Either way nothing is written. A reset of the scope deletes what it made.
+         */
+        post: operations["loadData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/reset": {
         parameters: {
             query?: never;
@@ -105,7 +128,7 @@ export interface paths {
         put?: never;
         /**
          * Delete data
-         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants and their credentials stay as they are. Without a body, everything is deleted. With `examples: true`, the test root of each merchant the reset selected (or the environment it names) gets the contract's examples afterwards, in the same transaction: `examples` lists those scopes. Nothing comes back that the request does not ask for.
+         * @description Deletes the payments (with their operations), idempotency keys, checkout sessions, payment links and intents, plans and their payments, customers and their stored methods, pseudo numbers, webhook deliveries and the test clocks, of every merchant, of one merchant, of one environment, or of one scope, in one transaction. Merchants and their credentials stay as they are. Without a body, everything is deleted. With `examples: true`, the test root of each merchant the reset selected (or the environment it names) gets the contract's examples afterwards, in the same transaction: `examples` lists those scopes; with `data`, a data file (as loadData gives it; after the examples), listed in `data`. A data file the sandbox refuses (400, or 409 when it collides with the examples) leaves everything as it was. Nothing comes back that the request does not ask for.
          */
         post: operations["resetData"];
         delete?: never;
@@ -404,7 +427,13 @@ export interface components {
         ExamplesRequest: ExamplesRequest;
         /** @description The scope that got the contract's examples, and the objects made in it. */
         ExampleObjects: ExampleObjects;
-        /** @description One object of the merchant's data that the examples name. */
+        /** @description A data file's content, as the sandbox's own JSON Schema describes it: `data.schema.json` beside this document (`@payment-service/sandbox/data.schema.json`, and sandbox/admin/data.schema.json in the repository), which the sandbox checks it against before the rules: `customers` with their saved `cards`, `plans` and `payments`, each payment with the `state` it must reach. */
+        DataFile: DataFile;
+        /** @description The data file, and the scope of the merchant that gets it (default the test root). */
+        DataRequest: DataRequest;
+        /** @description The scope that got the data file, and the objects made in it. */
+        DataObjects: DataObjects;
+        /** @description One object of the merchant's data that the examples or a data file made. */
         ExampleObject: ExampleObject;
         /**
          * Format: int64
@@ -446,26 +475,12 @@ export interface components {
         ListenerAnswer: ListenerAnswer;
     };
     responses: {
-        /** @description A parameter or the body is invalid; `errors` names each offending field. */
+        /** @description A parameter or the body is invalid; `errors` names each offending field. A data file's fields are named by their JSON pointer in the body (`/data/payments/2/refunded`), which a client maps back to a line of the file. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://developer.payment-service.example/problems/validation-error",
-                 *       "title": "One or more validation errors occurred.",
-                 *       "status": 400,
-                 *       "detail": "See errors for the fields that failed validation.",
-                 *       "instance": "/_sandbox/clocks/demo_merchant/test/advance",
-                 *       "errors": {
-                 *         "seconds": [
-                 *           "must be >= 1"
-                 *         ]
-                 *       }
-                 *     }
-                 */
                 "application/problem+json": Problem;
             };
         };
@@ -527,7 +542,7 @@ export interface components {
                 "application/problem+json": Problem;
             };
         };
-        /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent; the scope holds data the contract's examples collide with; a merchant has 4 listeners alive; a listener's poll is open already; a claim no longer holds its delivery). */
+        /** @description The state does not allow it (a clock cannot go back; a pending delivery cannot be resent; the scope holds data the contract's examples collide with, or ids and transIds a data file gives, each named in `errors` by its JSON pointer in the body; a merchant has 4 listeners alive; a listener's poll is open already; a claim no longer holds its delivery). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -685,6 +700,7 @@ export type ResetRequest = {
     environment?: Environment;
     /** @description Give the reset scopes the contract's examples afterwards: each selected merchant's test root, or the environment named (default false: the scopes are left empty). */
     examples?: boolean;
+    data?: DataFile;
 };
 /** @description Which data to save. Without a field, every merchant's; without environment, both. */
 export type SnapshotRequest = {
@@ -706,6 +722,7 @@ export type MerchantRequest = {
     merchantId?: string;
     /** @description Give its test root the contract's examples (default false). */
     examples?: boolean;
+    data?: DataFile;
     /**
      * @description The notification its webhook URLs receive (default enhanced).
      * @enum {string}
@@ -727,6 +744,8 @@ export type CreatedMerchant = {
     createdAt: Instant;
     /** @description With `examples`, the objects made in its test root (as seedExamples answers them). */
     examples?: ExampleObject[];
+    /** @description With `data`, the objects the data file made in its test root (as loadData answers them). */
+    data?: ExampleObject[];
 };
 /** @description Which scope of the merchant gets the examples (default the test root). */
 export type ExamplesRequest = {
@@ -739,7 +758,23 @@ export type ExampleObjects = {
     /** @description Every object made, under the id its example names (or one of its own where none does). */
     objects: ExampleObject[];
 };
-/** @description One object of the merchant's data that the examples name. */
+/** @description A data file's content, as the sandbox's own JSON Schema describes it: `data.schema.json` beside this document (`@payment-service/sandbox/data.schema.json`, and sandbox/admin/data.schema.json in the repository), which the sandbox checks it against before the rules: `customers` with their saved `cards`, `plans` and `payments`, each payment with the `state` it must reach. */
+export type DataFile = {
+    [key: string]: unknown;
+};
+/** @description The data file, and the scope of the merchant that gets it (default the test root). */
+export type DataRequest = {
+    environment?: Environment;
+    data: DataFile;
+};
+/** @description The scope that got the data file, and the objects made in it. */
+export type DataObjects = {
+    merchantId: MerchantId;
+    environment: Environment;
+    /** @description Every object made: customers, their saved cards and pseudo numbers, then the plans and payments (a plan's initial and billed payments included), under the file's ids or ids of their own. */
+    objects: ExampleObject[];
+};
+/** @description One object of the merchant's data that the examples or a data file made. */
 export type ExampleObject = {
     /**
      * @description What it is.
@@ -764,6 +799,8 @@ export type ResetResult = {
     environment?: Environment;
     /** @description The scopes given the contract's examples after the reset (none unless asked for). */
     examples: Scope[];
+    /** @description The scopes given the data file after the reset (none without `data`). */
+    data?: Scope[];
     deleted: RowCounts;
 };
 /** @description Rows, by kind of record (deleted by a reset, held by a snapshot). */
@@ -1191,6 +1228,100 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    loadData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant of the scope. */
+                merchantId: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "environment": "test",
+                 *       "data": {
+                 *         "customers": [
+                 *           {
+                 *             "id": "cus_anna",
+                 *             "merchantCustomerId": "ANNA-1",
+                 *             "firstName": "Anna",
+                 *             "email": "anna@example.com",
+                 *             "cards": [
+                 *               {
+                 *                 "id": "pm_anna_visa",
+                 *                 "number": "4242424242424242"
+                 *               }
+                 *             ]
+                 *           }
+                 *         ],
+                 *         "payments": [
+                 *           {
+                 *             "transId": "ORDER-1",
+                 *             "amount": {
+                 *               "value": 2500,
+                 *               "currency": "EUR"
+                 *             },
+                 *             "state": "PARTIALLY_REFUNDED",
+                 *             "customer": "cus_anna",
+                 *             "card": "pm_anna_visa",
+                 *             "refunded": 500
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": DataRequest;
+            };
+        };
+        responses: {
+            /** @description The objects made, with their ids (a payment's transId and state, a plan's status). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "checkout_tests_w1",
+                     *       "environment": "test",
+                     *       "objects": [
+                     *         {
+                     *           "kind": "customer",
+                     *           "id": "cus_anna"
+                     *         },
+                     *         {
+                     *           "kind": "paymentMethod",
+                     *           "id": "pm_anna_visa"
+                     *         },
+                     *         {
+                     *           "kind": "pseudoNumber",
+                     *           "id": "pn_3f1c9a7e5b2d4c6a8e0f1b3d"
+                     *         },
+                     *         {
+                     *           "kind": "payment",
+                     *           "id": "019a4f3c2b1d7e6f5a4b3c2d1e0f9a8b",
+                     *           "transId": "ORDER-1",
+                     *           "state": "PARTIALLY_REFUNDED"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": DataObjects;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     resetData: {
         parameters: {
             query?: never;
@@ -1250,6 +1381,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

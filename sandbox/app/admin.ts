@@ -4,9 +4,12 @@
 import type { Environment, Merchant, Scope, WebhookDelivery } from '../domain/types.js';
 import type { DataFilter, ResetCounts, SnapshotInfo, Store, WebhookOutbox } from '../store/store.js';
 import type { TestClocks } from './clock.js';
+import type { CheckedData, DataErrors } from './data-file.js';
+import { DataConflict, loadData } from './data-load.js';
 import { notFound, type Rejection } from './outcomes.js';
 import { randomBytes } from './random.js';
 import { type ExampleDeps, seedExamples } from './seed.js';
+import type { SeedingDeps } from './seeding.js';
 
 export const listMerchants = (store: Store): Promise<Merchant[]> => store.merchants.list();
 
@@ -19,38 +22,56 @@ export async function merchantScope(
   return (await store.merchants.get(merchantId)) ? { merchantId, environment } : notFound('Merchant', merchantId);
 }
 
+/** What a reset gives the scopes it empties: the contract's examples, a team's data file, or both (examples first). */
+export interface ResetSeed {
+  examples?: ExampleDeps;
+  data?: { deps: SeedingDeps; file: CheckedData };
+}
+
 /**
  * Deletes every scoped record of the scopes `filter` selects (merchants and their credentials stay),
- * and with `examples` gives the contract's examples to the reset test roots (or the environment the
- * filter names), in one transaction; the clocks of this process forget their offsets.
+ * and with `examples` gives the contract's examples, with `data` a data file, to the reset test
+ * roots (or the environment the filter names), in one transaction; the clocks of this process
+ * forget their offsets. A data file that collides with what the examples made changes nothing.
  */
 export async function resetData(
   store: Store,
   clocks: Pick<TestClocks, 'refresh' | 'wall'>,
   filter: DataFilter,
-  seed: { examples?: ExampleDeps },
-): Promise<{ deleted: ResetCounts; examples: Scope[] } | Rejection> {
+  seed: ResetSeed,
+): Promise<{ deleted: ResetCounts; examples: Scope[]; data: Scope[] } | { dataConflict: DataErrors } | Rejection> {
   if (filter.merchantId !== undefined && !(await store.merchants.get(filter.merchantId)))
     return notFound('Merchant', filter.merchantId);
   const merchants = (await store.merchants.list()).filter(
     (m) => filter.merchantId === undefined || m.merchantId === filter.merchantId,
   );
-  const result = await store.transaction(async (tx) => {
+  const work = store.transaction(async (tx) => {
     const deleted = await tx.data.reset(filter);
-    const seeded: Scope[] = [];
-    if (!seed.examples) return { deleted, examples: seeded };
+    const given = { examples: [] as Scope[], data: [] as Scope[] };
     // The reset deleted the scopes' clocks too: their time is the wall clock's again.
     const now = clocks.wall();
     for (const merchant of merchants) {
       const scope: Scope = { merchantId: merchant.merchantId, environment: filter.environment ?? 'test' };
-      await seedExamples(seed.examples, tx, merchant, scope, now);
-      seeded.push(scope);
+      if (seed.examples) {
+        await seedExamples(seed.examples, tx, merchant, scope, now);
+        given.examples.push(scope);
+      }
+      if (seed.data) {
+        await loadData(seed.data.deps, tx, merchant, scope, now, seed.data.file);
+        given.data.push(scope);
+      }
     }
-    return { deleted, examples: seeded };
+    return { deleted, ...given };
   });
-  // This process's cached clock offsets; other processes re-read theirs on their next tick.
-  await clocks.refresh();
-  return result;
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof DataConflict) return { dataConflict: err.errors };
+    throw err;
+  } finally {
+    // This process's cached clock offsets; other processes re-read theirs on their next tick.
+    await clocks.refresh();
+  }
 }
 
 /** Saves the data of the scopes `filter` selects (not the merchants) as a snapshot, at the wall clock's time. */

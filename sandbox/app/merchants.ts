@@ -3,12 +3,15 @@
 // keeps only what the sandbox secret protects: a keyed digest of each API key, the webhook secrets
 // sealed, and for the demo merchant its API key sealed, so that a restart on the same data shows the
 // same credentials.
-import type { Merchant } from '../domain/types.js';
+import type { Merchant, Scope } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import type { CheckedData, DataErrors } from './data-file.js';
+import { DataConflict, loadData } from './data-load.js';
 import { notFound, type Rejection } from './outcomes.js';
 import { randomBytes } from './random.js';
 import { type SandboxSecrets, SecretMismatchError } from './secrets.js';
-import { type ExampleDeps, type ExampleObject, giveExamples } from './seed.js';
+import { type ExampleDeps, type ExampleObject, seedExamples } from './seed.js';
+import type { SeededObject, SeedingDeps } from './seeding.js';
 
 /** A merchant as the `--merchants` file gives it (the API key in clear: only its digest is stored). */
 export interface MerchantCredentials {
@@ -93,6 +96,8 @@ export interface NewMerchant {
   webhookKind?: 'basic' | 'enhanced';
   /** Its test root gets the contract's examples. */
   examples?: ExampleDeps;
+  /** Its test root gets a data file (after the examples, if both). */
+  data?: { deps: SeedingDeps; file: CheckedData };
 }
 
 /** A merchant just created: its credentials (shown once) and what the examples made. */
@@ -100,29 +105,43 @@ export interface CreatedMerchant {
   credentials: MerchantCredentials & { webhookSecret: string; webhookKind: 'basic' | 'enhanced' };
   createdAt: string;
   examples?: ExampleObject[];
+  /** What the data file made. */
+  data?: SeededObject[];
 }
 
 /**
- * Creates a merchant with new credentials, and with `examples` gives its test root the contract's
- * examples; a taken id is a conflict (nothing written).
+ * Creates a merchant with new credentials, and gives its test root the contract's examples
+ * (`examples`) and a data file (`data`) in one transaction; a taken id is a conflict, and a data
+ * file that collides with the examples a data conflict (nothing of the merchant is kept).
  */
 export async function createMerchant(
   store: Store,
   secrets: SandboxSecrets,
   wanted: NewMerchant,
   now: Date,
-): Promise<CreatedMerchant | { conflict: string }> {
+): Promise<CreatedMerchant | { conflict: string } | { dataConflict: DataErrors }> {
   const merchantId = wanted.merchantId ?? `merchant_${randomBytes(8).toString('hex')}`;
   const webhookKind = wanted.webhookKind ?? 'enhanced';
   const credentials = { ...newCredentials(merchantId), webhookKind };
   const createdAt = now.toISOString();
-  if (!(await store.merchants.insert(await merchantRecord(credentials, secrets, createdAt, false))))
+  const merchant = await merchantRecord(credentials, secrets, createdAt, false);
+  if (!(await store.merchants.insert(merchant)))
     return { conflict: `a merchant ${merchantId} exists; choose another merchantId, or delete that merchant first` };
-  if (!wanted.examples) return { credentials, createdAt };
-  const made = await giveExamples(store, wanted.examples, merchantId, 'test', now);
-  // A new merchant holds nothing the examples could collide with: a failure here is the contract's.
-  if (!('objects' in made)) throw new Error(`the contract's examples could not be given to ${merchantId}`);
-  return { credentials, createdAt, examples: made.objects };
+  if (!wanted.examples && !wanted.data) return { credentials, createdAt };
+  const scope: Scope = { merchantId, environment: 'test' };
+  try {
+    const made = await store.transaction(async (tx) => ({
+      ...(wanted.examples ? { examples: await seedExamples(wanted.examples, tx, merchant, scope, now) } : {}),
+      ...(wanted.data ? { data: await loadData(wanted.data.deps, tx, merchant, scope, now, wanted.data.file) } : {}),
+    }));
+    return { credentials, createdAt, ...made };
+  } catch (err) {
+    // The merchant goes too: a refused call leaves nothing behind.
+    await deleteMerchant(store, merchantId);
+    if (err instanceof DataConflict) return { dataConflict: err.errors };
+    // A new merchant holds nothing the examples could collide with: a failure here is the contract's.
+    throw err;
+  }
 }
 
 /** Deletes a merchant and all its data, in one transaction. */

@@ -50,6 +50,7 @@ describe('the admin document as the sandbox reads it', () => {
       'getWebhookDelivery',
       'listMerchants',
       'listWebhookDeliveries',
+      'loadData',
       'pollListener',
       'resendWebhookDelivery',
       'resetData',

@@ -1,10 +1,12 @@
 // The admin operations on merchants and their data: list, create and delete them, rotate an API key,
-// give a scope the contract's examples, reset data.
+// give a scope the contract's examples or a data file, reset data.
 import type { components } from '../../../generated/admin/types.js';
-import { listMerchants, resetData } from '../../app/admin.js';
+import { listMerchants, type ResetSeed, resetData } from '../../app/admin.js';
+import { giveData } from '../../app/data-load.js';
 import { createMerchant, deleteMerchant, rotateApiKey } from '../../app/merchants.js';
 import { isRejection } from '../../app/outcomes.js';
 import { giveExamples } from '../../app/seed.js';
+import { checkedData, dataConflict } from './data-files.js';
 import { rejectionReply } from './replies.js';
 import type { AdminDeps, AdminHandlersOf } from './types.js';
 
@@ -13,9 +15,20 @@ type Schemas = components['schemas'];
 export function merchantHandlers(
   deps: AdminDeps,
 ): AdminHandlersOf<
-  'listMerchants' | 'createMerchant' | 'deleteMerchant' | 'rotateMerchantApiKey' | 'seedExamples' | 'resetData'
+  | 'listMerchants'
+  | 'createMerchant'
+  | 'deleteMerchant'
+  | 'rotateMerchantApiKey'
+  | 'seedExamples'
+  | 'loadData'
+  | 'resetData'
 > {
   const { store, clocks } = deps;
+  /** A request's data file checked at `now`, ready for the use cases; or the 400 naming its faults. */
+  const dataOf = (r: Parameters<typeof checkedData>[0], data: object, now: Date) => {
+    const checked = checkedData(r, data, { tables: deps.examples.tables, now });
+    return 'reply' in checked ? checked : { data: { deps: deps.examples, file: checked.file } };
+  };
   return {
     async listMerchants() {
       const merchants = await listMerchants(store);
@@ -31,6 +44,9 @@ export function merchantHandlers(
 
     async createMerchant(r) {
       const wanted = r.body ?? {};
+      const now = clocks.wall();
+      const data = wanted.data === undefined ? undefined : dataOf(r, wanted.data, now);
+      if (data && 'reply' in data) return data.reply;
       const created = await createMerchant(
         store,
         deps.secrets,
@@ -38,9 +54,11 @@ export function merchantHandlers(
           merchantId: wanted.merchantId,
           webhookKind: wanted.webhookKind,
           examples: wanted.examples ? deps.examples : undefined,
+          data: data?.data,
         },
-        clocks.wall(),
+        now,
       );
+      if ('dataConflict' in created) return dataConflict(r, created.dataConflict);
       if ('conflict' in created)
         return r.problem(409, {
           title: 'The merchant id is taken.',
@@ -51,6 +69,7 @@ export function merchantHandlers(
         ...created.credentials,
         createdAt: created.createdAt,
         ...(created.examples ? { examples: created.examples } : {}),
+        ...(created.data ? { data: created.data } : {}),
       };
       return { status: 201, body };
     },
@@ -85,11 +104,32 @@ export function merchantHandlers(
       return { status: 201, body };
     },
 
+    async loadData(r) {
+      const scope = { merchantId: r.path.merchantId, environment: r.body.environment ?? 'test' };
+      const now = clocks.now(scope);
+      const data = dataOf(r, r.body.data, now);
+      if ('reply' in data) return data.reply;
+      const made = await giveData(store, deps.examples, scope, now, data.data.file);
+      if (isRejection(made)) return rejectionReply(r, made);
+      if ('dataConflict' in made) return dataConflict(r, made.dataConflict);
+      const body: Schemas['DataObjects'] = { ...scope, objects: made.objects };
+      return { status: 201, body };
+    },
+
     async resetData(r) {
-      const { examples, ...filter } = r.body ?? {};
-      const reset = await resetData(store, clocks, filter, { examples: examples ? deps.examples : undefined });
+      const { examples, data: given, ...filter } = r.body ?? {};
+      const seed: ResetSeed = { examples: examples ? deps.examples : undefined };
+      if (given !== undefined) {
+        // The reset scopes' clocks go back to the wall clock: the file is checked at its time.
+        const data = dataOf(r, given, clocks.wall());
+        if ('reply' in data) return data.reply;
+        seed.data = data.data;
+      }
+      const reset = await resetData(store, clocks, filter, seed);
       if (isRejection(reset)) return rejectionReply(r, reset);
-      const body: Schemas['ResetResult'] = { ...filter, ...reset };
+      if ('dataConflict' in reset) return dataConflict(r, reset.dataConflict);
+      const { data, ...rest } = reset;
+      const body: Schemas['ResetResult'] = { ...filter, ...rest, ...(given !== undefined ? { data } : {}) };
       return { status: 200, body };
     },
   };
