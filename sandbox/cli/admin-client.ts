@@ -2,6 +2,7 @@
 // (generated/admin/types.ts). Every failure becomes a CliError with one line that says what to do.
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/admin/types.js';
+import { type DataFileSource, dataFileFindings } from './data-findings.js';
 
 /** A failure the CLI reports in one line, exiting 1. */
 export class CliError extends Error {
@@ -33,11 +34,13 @@ export function unreachable(url: string, err: unknown): CliError {
 
 /**
  * The data of an admin call, or a CliError: unreachable, a refused admin key (401), or the
- * problem's title, detail and fields.
+ * problem's title, detail and fields; the faults of the data file `dataFile` (a call that sent one)
+ * one per line, at their line in the file.
  */
 export async function admin<T>(
   url: string,
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  dataFile?: DataFileSource,
 ): Promise<T> {
   let result: Awaited<typeof call>;
   try {
@@ -52,12 +55,13 @@ export async function admin<T>(
       `the sandbox at ${url} refused the admin key (401): pass --admin-key or SANDBOX_ADMIN_KEY (\`npm run sandbox\` prints it and writes it to .sandbox/cli.json)`,
     );
   const problem = (result.error ?? {}) as Problem;
+  const summary = `${status} ${problem.title ?? result.response.statusText}${problem.detail ? ` ${problem.detail}` : ''}`;
+  const findings = dataFileFindings(problem.errors, dataFile);
+  if (findings) throw new CliError([summary, ...findings].join('\n  '));
   const fields = problem.errors
     ? ` (${Object.entries(problem.errors)
         .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
         .join(', ')})`
     : '';
-  throw new CliError(
-    `${status} ${problem.title ?? result.response.statusText}${problem.detail ? ` ${problem.detail}` : ''}${fields}`,
-  );
+  throw new CliError(`${summary}${fields}`);
 }

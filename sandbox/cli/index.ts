@@ -7,6 +7,7 @@ import type { components } from '../../generated/admin/types.js';
 import { createPaymentClient, PaymentError } from '../../src/client/index.js';
 import { type AdminClient, admin, CliError, createAdminClient, unreachable } from './admin-client.js';
 import { CLI_CONFIG_PATH, type CliConfig, cliConfigPath, DEFAULT_URL, readCliConfig } from './config.js';
+import { DataFileError, type DataFileSource, readDataFile } from './data-file.js';
 import { EVENTS, FIXTURES, runTrigger } from './fixtures.js';
 import { listen, listenCredentials } from './listen.js';
 import { PROGRAM, SERVE_COMMAND } from './program.js';
@@ -25,12 +26,16 @@ Every command takes:
 
 export const CLI_USAGE = `usage: ${PROGRAM} <command> [options]
 
-  seed [--merchant ID] [--environment test|live]
+  seed [--merchant ID] [--environment test|live] [--data FILE]
       give a merchant (default: the first) the objects the contract's examples name, under their
-      own ids, so that the documentation's code samples run as written (test root by default)
-  reset [--merchant ID] [--environment test|live] [--examples]
+      own ids, so that the documentation's code samples run as written (test root by default);
+      with --data, a data file of your own instead (YAML or JSON: customers, saved cards, plans,
+      payments in given states; its schema is sandbox/admin/data.schema.json): a bad file is
+      refused with each fault as FILE:LINE:COLUMN FIELD: MESSAGE, and nothing is written
+  reset [--merchant ID] [--environment test|live] [--examples] [--data FILE]
       delete the sandbox's data (all of it without options); merchants and their credentials stay;
-      with --examples, the reset test roots (or the environment named) get the contract's examples
+      with --examples, the reset test roots (or the environment named) get the contract's examples,
+      with --data a data file (after the examples)
   clock [--merchant ID] [--environment test|live]
       show a scope's test clock (default: the first merchant, test)
   clock advance (--seconds N | --hours N | --days N | --to ISO-8601) [--merchant ID] [--environment E]
@@ -79,12 +84,13 @@ const OPTIONS = {
   'forward-to': { type: 'string' },
   'merchant-id': { type: 'string' },
   examples: { type: 'boolean' },
+  data: { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 /** Which options each command (and sub-action) accepts: a misplaced one is an error, not ignored. */
 const ACCEPTS: Record<string, ReadonlyArray<keyof typeof OPTIONS>> = {
-  seed: ['merchant', 'environment'],
-  reset: ['merchant', 'environment', 'examples'],
+  seed: ['merchant', 'environment', 'data'],
+  reset: ['merchant', 'environment', 'examples', 'data'],
   clock: ['merchant', 'environment'],
   'clock advance': ['merchant', 'environment', 'seconds', 'hours', 'days', 'to'],
   deliveries: ['status', 'pay-id', 'merchant', 'environment', 'limit'],
@@ -177,7 +183,8 @@ interface Context {
   io: Io;
   config: CliConfig | undefined;
   client: AdminClient;
-  call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T>;
+  /** An admin call's data, or a CliError; `dataFile`: the data file the call sent, whose faults are named by line. */
+  call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>, dataFile?: DataFileSource): Promise<T>;
   print(json: unknown, text: () => string): void;
 }
 
@@ -204,7 +211,7 @@ function context(values: Values, io: Io): Context {
     io,
     config,
     client,
-    call: (request) => admin(url, request),
+    call: (request, dataFile) => admin(url, request, dataFile),
     print: (json, text) => io.out(values.json ? JSON.stringify(json, null, 2) : text()),
   };
 }
@@ -281,24 +288,44 @@ function positiveInteger(name: string, value: string): number {
 
 // ---------------------------------------------------------------------------------------------
 
+/** The data file --data names, read and parsed (a fault in it is a CliError naming its line). */
+function dataFileOf(values: Values): DataFileSource | undefined {
+  if (values.data === undefined) return undefined;
+  try {
+    return readDataFile(values.data);
+  } catch (err) {
+    if (err instanceof DataFileError) throw new CliError(`the data file cannot be used:\n  ${err.lines.join('\n  ')}`);
+    throw err;
+  }
+}
+
 async function reset(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values);
-  const body = { merchantId: values.merchant, environment, examples: values.examples === true };
-  const result = await ctx.call(ctx.client.POST('/_sandbox/reset', { body }));
+  const file = dataFileOf(values);
+  const body = {
+    merchantId: values.merchant,
+    environment,
+    examples: values.examples === true,
+    ...(file ? { data: file.data as Schemas['DataFile'] } : {}),
+  };
+  const result = await ctx.call(ctx.client.POST('/_sandbox/reset', { body }), file);
   ctx.print(result, () => {
     const what = [result.merchantId ?? 'every merchant', result.environment ?? 'test and live'].join(', ');
     const counts = Object.entries(result.deleted)
       .filter(([, n]) => n > 0)
       .map(([kind, n]) => `${n} ${kind}`);
     const examples = result.examples.map((s) => `${s.merchantId} (${s.environment})`);
-    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}${examples.length > 0 ? `; the contract's examples given to ${examples.join(', ')}` : ''}`;
+    const data = (result.data ?? []).map((s) => `${s.merchantId} (${s.environment})`);
+    return `reset ${what}: deleted ${counts.length > 0 ? counts.join(', ') : 'nothing'}${examples.length > 0 ? `; the contract's examples given to ${examples.join(', ')}` : ''}${data.length > 0 ? `; ${values.data} given to ${data.join(', ')}` : ''}`;
   });
   return 0;
 }
 
 async function seed(ctx: Context, values: Values): Promise<number> {
   const environment = environmentOf(values) ?? 'test';
+  const file = dataFileOf(values);
   const merchantId = await merchantOf(ctx, values);
+  if (file) return seedData(ctx, merchantId, environment, file);
   const result = await ctx.call(
     ctx.client.POST('/_sandbox/merchants/{merchantId}/examples', {
       params: { path: { merchantId } },
@@ -308,6 +335,32 @@ async function seed(ctx: Context, values: Values): Promise<number> {
   ctx.print(result, () =>
     [
       `${merchantId} (${environment}): the contract's examples, under their own ids`,
+      ...table([
+        ['KIND', 'ID', 'TRANSID', 'STATE'],
+        ...result.objects.map((o) => [o.kind, o.id, o.transId ?? '-', o.state ?? '-']),
+      ]).map((line) => `  ${line}`),
+    ].join('\n'),
+  );
+  return 0;
+}
+
+/** `seed --data`: the data file given to the merchant's scope, and what it made. */
+async function seedData(
+  ctx: Context,
+  merchantId: string,
+  environment: Environment,
+  file: DataFileSource,
+): Promise<number> {
+  const result = await ctx.call(
+    ctx.client.POST('/_sandbox/merchants/{merchantId}/data', {
+      params: { path: { merchantId } },
+      body: { environment, data: file.data as Schemas['DataFile'] },
+    }),
+    file,
+  );
+  ctx.print(result, () =>
+    [
+      `${merchantId} (${environment}): ${file.path}`,
       ...table([
         ['KIND', 'ID', 'TRANSID', 'STATE'],
         ...result.objects.map((o) => [o.kind, o.id, o.transId ?? '-', o.state ?? '-']),

@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 describe('the packed sandbox', () => {
-  it('holds the bundled command and Node API, their declarations, the two documents and SQLite in WebAssembly, and nothing of src/', () => {
+  it('holds the bundled command and Node API, their declarations, the two documents, the data file schema and SQLite in WebAssembly, and nothing of src/', () => {
     for (const file of [
       'LICENSE',
       'README.md',
@@ -80,6 +80,7 @@ describe('the packed sandbox', () => {
       'dist/types.d.ts',
       'dist/openapi.json',
       'dist/admin-openapi.yaml',
+      'dist/data.schema.json',
       'dist/sql-wasm.wasm',
     ])
       expect(files).toContain(file);

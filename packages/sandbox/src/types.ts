@@ -15,7 +15,17 @@ export interface MerchantOptions {
   examples?: boolean;
   /** The notification its webhook URLs receive (default enhanced: signed). */
   webhookKind?: 'basic' | 'enhanced';
+  /** Give its test root a data file (after the examples, if both): see DataFile. */
+  data?: DataFile;
 }
+
+/**
+ * A data file (the package's `data.schema.json`): customers with saved cards, payment plans and
+ * payments in given states. A string is the path of a YAML or JSON file (relative to the working
+ * directory), whose faults the SandboxAdminError names as `file:line:column field: message`; an
+ * object is the file's content, whose faults are named by JSON pointer.
+ */
+export type DataFile = string | object;
 
 /** A merchant's test or live root, each with its own data and clock. */
 export interface Scope {
@@ -35,9 +45,14 @@ export interface SandboxAdmin {
   /**
    * Deletes the data of a scope, of a merchant (both environments), or of every merchant; credentials
    * stay. With `examples: true` the reset test roots (or the environment named) get the contract's
-   * examples again.
+   * examples again, with `data` a data file (after the examples, if both).
    */
-  reset(scope?: Scope, seed?: { examples?: boolean }): Promise<void>;
+  reset(scope?: Scope, seed?: { examples?: boolean; data?: DataFile }): Promise<void>;
+  /**
+   * Gives a scope a data file, beside the data it holds: an id or transId the scope holds already
+   * rejects (409), and nothing is written.
+   */
+  loadData(scope: Scope, data: DataFile): Promise<void>;
   /** Moves a scope's test clock forward by `seconds` or to the instant `to`, running what falls due. */
   advanceClock(scope: Scope, by: { seconds?: number; to?: string }): Promise<void>;
   /**
@@ -130,12 +145,17 @@ export interface InProcessOptions {
   sqlWasmUrl?: string;
 }
 
-/** An admin call the sandbox refused (or could not be reached for): its status and problem detail. */
+/**
+ * An admin call the sandbox refused (or could not be reached for): its status and problem detail.
+ * For a data file, `findings` holds one line per fault (`data.yaml:12:7 /payments/1/refunded: …`),
+ * which the message repeats.
+ */
 export class SandboxAdminError extends Error {
   constructor(
     message: string,
     readonly status: number | undefined,
     readonly problem?: unknown,
+    readonly findings: string[] = [],
   ) {
     super(message);
     this.name = 'SandboxAdminError';
