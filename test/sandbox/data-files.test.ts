@@ -4,7 +4,7 @@
 // merchant API, state by state and amount by amount; a bad file refused with its faults at their
 // lines, and nothing written; a file whose ids the scope holds refused the same way; a reset that
 // gives the file again; and the in-process sandbox taking a file as an object.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,7 @@ async function adminChecked(request: Request): Promise<Response> {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'data-files-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** A data file of `text` in a scratch folder: its path. */
 function dataFile(name: string, text: string): string {
   const path = join(scratch, name);

@@ -3,10 +3,10 @@
 // the schema's, the rules' (ids, references, fields of another state or plan type, card numbers) and
 // the lifecycle's, found by trying each payment and plan on the domain's state machines. Then the
 // client's side (sandbox/cli/data-file.ts): a file's faults at their lines.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { dataChecker } from '../../sandbox/app/data-check.js';
@@ -206,6 +206,7 @@ describe('the data file checker', () => {
 
 describe("a data file's faults at their lines (the client's side)", () => {
   const folder = mkdtempSync(join(tmpdir(), 'data-file-unit-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
   const file = (name: string, text: string) => {
     const path = join(folder, name);
     writeFileSync(path, text);
