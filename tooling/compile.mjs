@@ -78,7 +78,9 @@ export async function run(program, entry = 'main') {
 }
 
 async function sourceKey() {
-  const hash = createHash('sha256').update(`node ${process.version}\n`);
+  // The checkout's own path too: a compiled program names its source files by their URLs, so the same
+  // code in another worktree (sharing node_modules) compiles a program of its own.
+  const hash = createHash('sha256').update(`node ${process.version}\n${REPO_ROOT}\n`);
   const trees = await Promise.all(
     SOURCES.map((dir) => readdir(join(REPO_ROOT, dir), { recursive: true, withFileTypes: true }).catch(() => [])),
   );
