@@ -1,7 +1,6 @@
 // Node's Buffer in a browser page (the browser build injects it): the sandbox encodes ids, keys and
 // digests as hex, base64 and base64url through it. The `buffer` package predates base64url (Node
 // 15.7), so it is taught that one encoding here, as base64 with the URL-safe alphabet and no padding.
-// biome-ignore lint/style/useNodejsImportProtocol: the npm package `buffer` (a page has no node:buffer)
 import { Buffer } from 'buffer';
 
 type Encoding = Parameters<typeof Buffer.prototype.toString>[0];
