@@ -8,9 +8,9 @@
 // create a merchant through `connectSandbox()` and drive it with the SDK: the same transId in every
 // worker is a new payment (no worker sees another's data), created, captured and refunded; and a
 // TypeScript consumer compiles against the declarations with --strict; in process, a Vitest file of
-// the project (msw installed there) drives createSandbox() behind msw/node with the SDK, creating,
-// capturing and refunding a payment and receiving a checkout's signed webhook, with listening and
-// connecting made to throw; in a Chromium page, the same behind msw/browser's service worker with
+// the project (msw installed there), under Node's globals and under jsdom's, drives createSandbox()
+// behind msw/node with the SDK, creating, capturing and refunding a payment and receiving a
+// checkout's signed webhook, with listening and connecting made to throw; in a Chromium page, the same behind msw/browser's service worker with
 // the package's browser build (bundled by esbuild as a team's bundler would, SQLite's WebAssembly
 // fetched by the page); and payment-verify, installed from its own tarball, passes against a
 // startSandbox() with two merchants. One pack each, one install.
@@ -39,6 +39,8 @@ const MSW = (
   JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
 ).devDependencies.msw!;
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+/** The DOM a component test runs under (the consumer's own; not a dependency of this repository). */
+const JSDOM = '26.1.0';
 
 let dir: string;
 let project: string;
@@ -59,7 +61,11 @@ beforeAll(async () => {
   installed = await installedPackages(project);
   const size = await run('du', ['-sm', join(project, 'node_modules')], project);
   console.log(`${NAME} with the SDK: ${installed.length} packages, ${size.stdout.split('\t')[0]} MB`);
-  const dev = await npm(['install', '--save-dev', `vitest@${VITEST}`, `msw@${MSW}`, verify.tarball], project, 180_000);
+  const dev = await npm(
+    ['install', '--save-dev', `vitest@${VITEST}`, `msw@${MSW}`, `jsdom@${JSDOM}`, verify.tarball],
+    project,
+    180_000,
+  );
   expect(dev.code, dev.stderr).toBe(0);
 }, 400_000);
 
@@ -159,7 +165,7 @@ describe('the packed sandbox', () => {
     expect(workers.size).toBe(4);
   }, 180_000);
 
-  it('createSandbox() behind msw/node with the SDK (its client made before MSW started): a payment created, captured and refunded and a checkout’s signed webhook received, no socket opened', async () => {
+  it('createSandbox() behind msw/node with the SDK (its client made before MSW started), under Node and under jsdom: a payment created, captured and refunded and a checkout’s signed webhook received, no socket opened', async () => {
     await writeFile(join(project, 'vitest.in-process.config.mjs'), IN_PROCESS_CONFIG);
     await writeFile(join(project, 'no-sockets.mjs'), NO_SOCKETS);
     await writeFile(join(project, 'in-process.test.mjs'), IN_PROCESS_TEST);
@@ -167,7 +173,7 @@ describe('the packed sandbox', () => {
       timeoutMs: 120_000,
     });
     expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
-    expect(suite.stdout).toMatch(/Tests {2}2 passed \(2\)/);
+    expect(suite.stdout).toMatch(/Tests {2}4 passed \(4\)/);
   }, 180_000);
 
   it('createSandbox() in a Chromium page behind msw/browser (its service worker), with the SDK made before the worker started: a payment created, captured and refunded and a checkout’s signed webhook received', async () => {
@@ -398,7 +404,11 @@ console.log(JSON.stringify(runs));
 
 const IN_PROCESS_CONFIG = `import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['in-process.test.mjs'], setupFiles: ['./no-sockets.mjs'] } });
+// The same file under Node's globals and under jsdom's (a component test's environment).
+const project = (environment) => ({
+  test: { name: environment, environment, include: ['in-process.test.mjs'], setupFiles: ['./no-sockets.mjs'] },
+});
+export default defineConfig({ test: { projects: [project('node'), project('jsdom')] } });
 `;
 
 // What "no socket" means, held in the consumer's own suite: listening or connecting throws.
