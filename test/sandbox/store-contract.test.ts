@@ -451,6 +451,22 @@ for (const kind of KINDS) {
           merchants: [m],
         });
       });
+
+      it('restore more rows than one batch insert holds (120 payments and their operations): every one as it was', async () => {
+        const m = unique('snapmany');
+        await store.merchants.upsert(merchant(m));
+        const scope: Scope = { merchantId: m, environment: 'test' };
+        const payments = [];
+        for (let i = 0; i < 120; i++) payments.push(await storedPayment(store, scope, { value: 100 + i }));
+        const before = await Promise.all(payments.map((p) => store.paymentDocument(scope, p.payId)));
+        const counts = await store.transaction((tx) =>
+          tx.snapshots.take({ id: `snap_${m}`, filter: scope, createdAt: iso(Date.now()) }),
+        );
+        expect(counts.payments).toBe(120);
+        await store.transaction((tx) => tx.data.reset({ merchantId: m }));
+        expect(await store.transaction((tx) => tx.snapshots.restore(`snap_${m}`))).toEqual(counts);
+        expect(await Promise.all(payments.map((p) => store.paymentDocument(scope, p.payId)))).toEqual(before);
+      });
     });
 
     describe('duplicate keys', () => {
