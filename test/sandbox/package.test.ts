@@ -113,7 +113,7 @@ describe('the packed sandbox', () => {
     expect(manifest.version).toBe(MANIFEST.version);
   });
 
-  it('npx payment-sandbox --port 0 serves on the port it took (in memory, nothing written but its CLI file), and trigger checkout.paid plays a checkout against it', async () => {
+  it('npx payment-sandbox --port 0 serves on the port it took (in memory, nothing written but its CLI file), trigger checkout.paid plays a checkout against it, and seed --data loads a data file (a bad one named at its line)', async () => {
     const server = spawn('npx', ['payment-sandbox', '--port', '0'], {
       cwd: project,
       detached: true,
@@ -141,6 +141,19 @@ describe('the packed sandbox', () => {
       const json = await run('npx', ['payment-sandbox', 'trigger', 'payment.refunded', '--json'], project);
       expect(json.code, json.stderr).toBe(0);
       expect(JSON.parse(json.stdout)).toMatchObject({ event: 'payment.refunded' });
+
+      // A team's own fixtures: the example data file loads; a bad one is named at its line, exit 1.
+      await copyFile(join(ROOT, 'sandbox', 'admin', 'examples', 'data.yaml'), join(project, 'data.yaml'));
+      const seeded = await run('npx', ['payment-sandbox', 'seed', '--data', 'data.yaml'], project);
+      expect(seeded.code, seeded.stderr).toBe(0);
+      expect(seeded.stdout).toMatch(/ORDER-2001/);
+      await writeFile(
+        join(project, 'bad.yaml'),
+        'payments:\n  - amount: { value: 1, currency: eur }\n    state: CAPTURED\n',
+      );
+      const refused = await run('npx', ['payment-sandbox', 'seed', '--data', 'bad.yaml'], project);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/bad\.yaml:2:\d+ \/payments\/0\/amount\/currency: must match pattern/);
     } finally {
       killGroup(server.pid!, 'SIGTERM');
       await closed;
