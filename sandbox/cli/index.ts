@@ -335,14 +335,18 @@ async function seed(ctx: Context, values: Values): Promise<number> {
   ctx.print(result, () =>
     [
       `${merchantId} (${environment}): the contract's examples, under their own ids`,
-      ...table([
-        ['KIND', 'ID', 'TRANSID', 'STATE'],
-        ...result.objects.map((o) => [o.kind, o.id, o.transId ?? '-', o.state ?? '-']),
-      ]).map((line) => `  ${line}`),
+      ...objectRows(result.objects),
     ].join('\n'),
   );
   return 0;
 }
+
+/** What a seed made, a row each under its heading (indented beneath the scope's line). */
+const objectRows = (objects: ReadonlyArray<{ kind: string; id: string; transId?: string; state?: string }>) =>
+  table([
+    ['KIND', 'ID', 'TRANSID', 'STATE'],
+    ...objects.map((o) => [o.kind, o.id, o.transId ?? '-', o.state ?? '-']),
+  ]).map((line) => `  ${line}`);
 
 /** `seed --data`: the data file given to the merchant's scope, and what it made. */
 async function seedData(
@@ -358,15 +362,7 @@ async function seedData(
     }),
     file,
   );
-  ctx.print(result, () =>
-    [
-      `${merchantId} (${environment}): ${file.path}`,
-      ...table([
-        ['KIND', 'ID', 'TRANSID', 'STATE'],
-        ...result.objects.map((o) => [o.kind, o.id, o.transId ?? '-', o.state ?? '-']),
-      ]).map((line) => `  ${line}`),
-    ].join('\n'),
-  );
+  ctx.print(result, () => [`${merchantId} (${environment}): ${file.path}`, ...objectRows(result.objects)].join('\n'));
   return 0;
 }
 

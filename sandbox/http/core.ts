@@ -12,7 +12,7 @@ import { ADMIN_PREFIX, type AdminOperationId } from './admin/document.js';
 import { type AdminApi, type AdminDeps, adminApi } from './admin.js';
 import { createAuthenticator } from './auth.js';
 import { sandboxCors } from './cors.js';
-import { type ExchangeRequest, type ExchangeResponse, pathOf, type RequestHead } from './exchange.js';
+import { type ExchangeRequest, type ExchangeResponse, pathMatcher, pathOf, type RequestHead } from './exchange.js';
 import {
   type Failure,
   Failures,
@@ -150,7 +150,12 @@ export function createSandboxCore(options: SandboxCoreOptions): SandboxCore {
     ...hostedRoutes(deps, () => options.onWebhookQueued?.()),
     ...(admin ? adminRoutes(admin) : []),
   ];
-  return { routes, match: routeMatcher(routes), failures, notFound };
+  const matcher = pathMatcher(routes.map((route) => ({ method: route.method, path: route.path, value: route })));
+  const match = (method: string, path: string) => {
+    const found = matcher(method, path);
+    return found && { route: found.value, raw: found.raw };
+  };
+  return { routes, match, failures, notFound };
 }
 
 const passed = (pass: unknown = undefined): Promise<BeforeBody> => Promise.resolve({ pass });
@@ -284,31 +289,4 @@ export async function answer(route: Route, request: ExchangeRequest, pass: unkno
     logFailure(request, error);
     return route.fail(request, 500, (error as Error).message ?? String(error));
   }
-}
-
-/**
- * The routes' matcher: static segments before parameters (`/payments/refunds` before
- * `/payments/{id}`), as a router orders them; a parameter is one segment.
- */
-function routeMatcher(routes: readonly Route[]) {
-  const compiled = routes.map((route) => {
-    const names: string[] = [];
-    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    return { route, names, pattern: new RegExp(`^${source}$`) };
-  });
-  compiled.sort((a, b) => a.names.length - b.names.length);
-  return (method: string, path: string) => {
-    for (const { route, names, pattern } of compiled) {
-      if (route.method !== method) continue;
-      const groups = pattern.exec(path);
-      if (!groups) continue;
-      const raw: Record<string, string> = Object.create(null);
-      names.forEach((name, i) => (raw[name] = groups[i + 1]!));
-      return { route, raw };
-    }
-    return undefined;
-  };
 }

@@ -7,6 +7,7 @@
 // `{ type, title, status, detail }` as application/problem+json. Never a 5xx for a client's fault.
 import { newId } from '../app/ids.js';
 import type { ApiDocument, OperationContract } from '../contract/api-document.js';
+import { pathMatcher, pathOf } from './exchange.js';
 import { renderHostedMessage } from './hosted-page.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
 import { instanceOf, type ProblemInput, problemBody, problemType } from './problems.js';
@@ -30,14 +31,6 @@ export interface FailureInput {
 export interface Served {
   document: ApiDocument<string>;
   prefixes: readonly string[];
-}
-
-interface Matcher {
-  method: string;
-  pattern: RegExp;
-  names: string[];
-  operation: OperationContract<string>;
-  document: ApiDocument<string>;
 }
 
 /** The hosted page's address: /hosted/{kind}/{environment}/{merchantId}/{id}. */
@@ -88,25 +81,22 @@ export function hostedFailure(status: number, unknownAddress = false): Failure {
 
 /** How failures are answered for the documents served. */
 export class Failures {
-  readonly #matchers: Matcher[];
+  readonly #match: ReturnType<
+    typeof pathMatcher<{ operation: OperationContract<string>; document: ApiDocument<string> }>
+  >;
 
   constructor(served: readonly Served[]) {
-    this.#matchers = served.flatMap(({ document, prefixes }) =>
-      prefixes.flatMap((prefix) =>
-        [...document.operations.values()].map((operation) => {
-          const names: string[] = [];
-          const source = (prefix + operation.path)
-            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-            .replace(/\{([^}]+)\}/g, (_m, name: string) => {
-              names.push(name);
-              return '([^/]+)';
-            });
-          return { method: operation.method, pattern: new RegExp(`^${source}$`), names, operation, document };
-        }),
+    this.#match = pathMatcher(
+      served.flatMap(({ document, prefixes }) =>
+        prefixes.flatMap((prefix) =>
+          [...document.operations.values()].map((operation) => ({
+            method: operation.method,
+            path: prefix + operation.path,
+            value: { operation, document },
+          })),
+        ),
       ),
     );
-    // Static segments first (`/payments/refunds` before `/payments/{id}`), as the router does.
-    this.#matchers.sort((a, b) => a.names.length - b.names.length);
   }
 
   /** The operation a request addresses, with its path parameters as sent (not decoded), or undefined. */
@@ -114,17 +104,8 @@ export class Failures {
     method: string,
     url: string,
   ): { operation: OperationContract<string>; document: ApiDocument<string>; raw: Record<string, string> } | undefined {
-    const path = url.split('?')[0]!;
-    const lower = method.toLowerCase();
-    for (const m of this.#matchers) {
-      if (m.method !== lower) continue;
-      const groups = m.pattern.exec(path);
-      if (!groups) continue;
-      const raw: Record<string, string> = Object.create(null);
-      m.names.forEach((name, i) => (raw[name] = groups[i + 1]!));
-      return { operation: m.operation, document: m.document, raw };
-    }
-    return undefined;
+    const found = this.#match(method, pathOf(url));
+    return found && { ...found.value, raw: found.raw };
   }
 
   /** The answer to a request `method url` that failed with `input` (`unknownAddress`: its URL could not be routed). */
