@@ -14,7 +14,6 @@ import { createAuthenticator } from './auth.js';
 import { sandboxCors } from './cors.js';
 import { type ExchangeRequest, type ExchangeResponse, pathMatcher, pathOf, type RequestHead } from './exchange.js';
 import {
-  type Failure,
   Failures,
   genericFailure,
   hostedFailure,
@@ -161,7 +160,6 @@ export function createSandboxCore(options: SandboxCoreOptions): SandboxCore {
 const passed = (pass: unknown = undefined): Promise<BeforeBody> => Promise.resolve({ pass });
 const logFailure = (request: RequestHead, error: unknown) =>
   console.error(`sandbox: ${request.method} ${redactedUrl(request.url)} failed:`, error);
-const answered = (failure: Failure): ExchangeResponse => failure;
 
 /** Every operation of the contract under each root, and the CORS preflights of those a browser may call. */
 function operationRoutes(
@@ -172,21 +170,19 @@ function operationRoutes(
 ): Route[] {
   const cors = sandboxCors(deps.contract.document, options.corsOrigins ?? [], options.consoleOrigins ?? []);
   const failure = (request: RequestHead, status: RequestFailureStatus, message: string, mediaType?: string) =>
-    answered(
-      failures.answer(request.method, request.url, {
-        status,
-        ...requestFailureText(status, mediaType),
-        field: {
-          name: '(body)',
-          message:
-            status === 413
-              ? `must not be larger than ${BODY_LIMIT_BYTES} bytes`
-              : status === 415
-                ? 'is of a media type the operation does not take'
-                : `could not be read: ${message}`,
-        },
-      }),
-    );
+    failures.answer(request.method, request.url, {
+      status,
+      ...requestFailureText(status, mediaType),
+      field: {
+        name: '(body)',
+        message:
+          status === 413
+            ? `must not be larger than ${BODY_LIMIT_BYTES} bytes`
+            : status === 415
+              ? 'is of a media type the operation does not take'
+              : `could not be read: ${message}`,
+      },
+    });
   const routes: Route[] = [];
   for (const { root, environment } of ROOTS) {
     for (const operation of deps.contract.operations.values()) {
@@ -243,7 +239,7 @@ function hostedRoutes(deps: PipelineDeps, onDelivery: () => void): Route[] {
     fingerprint: deps.secrets.fingerprint,
     onDelivery,
   });
-  const fail = (_request: RequestHead, status: RequestFailureStatus) => answered(hostedFailure(status));
+  const fail = (_request: RequestHead, status: RequestFailureStatus) => hostedFailure(status);
   return [
     {
       method: 'GET',

@@ -63,73 +63,65 @@ const payment = (transId: string, value = 11_900) =>
     captureMethod: { type: 'MANUAL' },
     paymentMethods: { integrationType: 'DIRECT', type: 'CARD' },
   });
+/** A request of the merchant's: a JSON body (or none), `extra` headers on top; its path may depend on earlier steps. */
+const asMerchant =
+  (method: string, path: string | ((p: Play) => string), body?: string, extra: Record<string, string> = {}) =>
+  (p: Play) => ({
+    method,
+    path: typeof path === 'string' ? path : path(p),
+    headers: json(p, extra),
+    ...(body !== undefined ? { body } : {}),
+  });
 const errorsOf = (a: Answer) => Object.keys((a.json as { errors?: Record<string, unknown> }).errors ?? {});
 
 const SCENARIOS: Record<string, Step[]> = {
   'a payment authorized, captured in part, refunded, read back': [
     {
-      request: (p) => ({ method: 'POST', path: '/api/v2/payments', headers: json(p), body: payment('ORD-BT-1') }),
+      request: asMerchant('POST', '/api/v2/payments', payment('ORD-BT-1')),
       status: 201,
       keep: (a) => ({ payId: (a.json as { payId: string }).payId }),
     },
     {
-      request: (p) => ({
-        method: 'POST',
-        path: `/api/v2/payments/${p.kept.payId}/captures`,
-        headers: json(p),
-        body: JSON.stringify({ transId: 'ORD-BT-1-CAP', amount: { value: 10_000, currency: 'EUR' } }),
-      }),
+      request: asMerchant(
+        'POST',
+        (p) => `/api/v2/payments/${p.kept.payId}/captures`,
+        JSON.stringify({ transId: 'ORD-BT-1-CAP', amount: { value: 10_000, currency: 'EUR' } }),
+      ),
       status: 200,
     },
     {
-      request: (p) => ({
-        method: 'POST',
-        path: `/api/v2/payments/${p.kept.payId}/refunds`,
-        headers: json(p),
-        body: JSON.stringify({ transId: 'ORD-BT-1-RFD', amount: { value: 20_000, currency: 'EUR' } }),
-      }),
+      request: asMerchant(
+        'POST',
+        (p) => `/api/v2/payments/${p.kept.payId}/refunds`,
+        JSON.stringify({ transId: 'ORD-BT-1-RFD', amount: { value: 20_000, currency: 'EUR' } }),
+      ),
       // More than was captured: the rules refuse it.
       status: 422,
     },
     {
-      request: (p) => ({ method: 'GET', path: `/api/v2/payments/getByPayId/${p.kept.payId}`, headers: json(p) }),
+      request: asMerchant('GET', (p) => `/api/v2/payments/getByPayId/${p.kept.payId}`),
       status: 200,
       expect: (a) => expect(a.json).toMatchObject({ state: 'PARTIALLY_CAPTURED' }),
     },
     {
-      request: (p) => ({ method: 'HEAD', path: `/api/v2/payments/getByPayId/${p.kept.payId}`, headers: json(p) }),
+      request: asMerchant('HEAD', (p) => `/api/v2/payments/getByPayId/${p.kept.payId}`),
       status: 200,
       expect: (a) => expect(a.text).toBe(''),
     },
   ],
   'idempotency: a replay is marked, a different body under the same key conflicts': [
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p, { 'idempotency-key': 'bt-key-1' }),
-        body: payment('ORD-BT-2'),
-      }),
+      request: asMerchant('POST', '/api/v2/payments', payment('ORD-BT-2'), { 'idempotency-key': 'bt-key-1' }),
       status: 201,
       expect: (a) => expect(a.headers.get('idempotent-replayed')).toBeNull(),
     },
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p, { 'idempotency-key': 'bt-key-1' }),
-        body: payment('ORD-BT-2'),
-      }),
+      request: asMerchant('POST', '/api/v2/payments', payment('ORD-BT-2'), { 'idempotency-key': 'bt-key-1' }),
       status: 201,
       expect: (a) => expect(a.headers.get('idempotent-replayed')).toBe('true'),
     },
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p, { 'idempotency-key': 'bt-key-1' }),
-        body: payment('ORD-BT-2', 500),
-      }),
+      request: asMerchant('POST', '/api/v2/payments', payment('ORD-BT-2', 500), { 'idempotency-key': 'bt-key-1' }),
       status: 409,
     },
   ],
@@ -154,17 +146,16 @@ const SCENARIOS: Record<string, Step[]> = {
   ],
   'input: a field, malformed JSON, a media type, a required body, a deep body, a body over the limit': [
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p),
-        body: JSON.stringify({ transId: 'ORD-BT-4', amount: { value: -1, currency: 'EURO' } }),
-      }),
+      request: asMerchant(
+        'POST',
+        '/api/v2/payments',
+        JSON.stringify({ transId: 'ORD-BT-4', amount: { value: -1, currency: 'EURO' } }),
+      ),
       status: 400,
       expect: (a) => expect(errorsOf(a).length).toBeGreaterThan(0),
     },
     {
-      request: (p) => ({ method: 'POST', path: '/api/v2/payments', headers: json(p), body: '{"transId":' }),
+      request: asMerchant('POST', '/api/v2/payments', '{"transId":'),
       status: 400,
       expect: (a) => expect(errorsOf(a)).toEqual(['(body)']),
     },
@@ -178,60 +169,49 @@ const SCENARIOS: Record<string, Step[]> = {
       status: 415,
     },
     {
-      request: (p) => ({ method: 'POST', path: '/api/v2/payments', headers: json(p) }),
+      request: asMerchant('POST', '/api/v2/payments'),
       status: 400,
       expect: (a) => expect(errorsOf(a)).toEqual(['(body)']),
     },
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p),
-        body: `${'['.repeat(200)}${']'.repeat(200)}`,
-      }),
+      request: asMerchant('POST', '/api/v2/payments', `${'['.repeat(200)}${']'.repeat(200)}`),
       status: 400,
     },
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p),
-        body: JSON.stringify({ transId: 'ORD-BT-4b', metadata: { pad: 'p'.repeat(1_100_000) } }),
-      }),
+      request: asMerchant(
+        'POST',
+        '/api/v2/payments',
+        JSON.stringify({ transId: 'ORD-BT-4b', metadata: { pad: 'p'.repeat(1_100_000) } }),
+      ),
       // Over the body limit: refused before it is parsed.
       status: 413,
     },
   ],
   'routing: no such operation, a trailing slash, case, a bad escape, an overlong parameter': [
-    { request: (p) => ({ method: 'GET', path: '/api/v2/nothing-here', headers: json(p) }), status: 404 },
-    { request: (p) => ({ method: 'GET', path: '/api/v2/payments/getByPayId/abc/', headers: json(p) }), status: 404 },
-    { request: (p) => ({ method: 'GET', path: '/API/v2/payments/getByPayId/abc', headers: json(p) }), status: 404 },
+    { request: asMerchant('GET', '/api/v2/nothing-here'), status: 404 },
+    { request: asMerchant('GET', '/api/v2/payments/getByPayId/abc/'), status: 404 },
+    { request: asMerchant('GET', '/API/v2/payments/getByPayId/abc'), status: 404 },
     {
-      request: (p) => ({ method: 'GET', path: '/api/v2/payments/getByPayId/%E0%A4%A', headers: json(p) }),
+      request: asMerchant('GET', '/api/v2/payments/getByPayId/%E0%A4%A'),
       status: 400,
       expect: (a) => expect(errorsOf(a)).toEqual(['id']),
     },
     {
-      request: (p) => ({ method: 'GET', path: `/api/v2/payments/getByPayId/${'a'.repeat(3_000)}`, headers: json(p) }),
+      request: asMerchant('GET', `/api/v2/payments/getByPayId/${'a'.repeat(3_000)}`),
       status: 400,
       expect: (a) => expect(errorsOf(a)).toEqual(['id']),
     },
     {
-      request: (p) => ({
-        method: 'GET',
-        path: '/api/v2/payments/getByPayId/0000000000000000000000000000dead',
-        headers: json(p),
-      }),
+      request: asMerchant('GET', '/api/v2/payments/getByPayId/0000000000000000000000000000dead'),
       status: 404,
     },
   ],
   'the hosted page: a checkout session shown, paid, used': [
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments/sessions',
-        headers: json(p),
-        body: JSON.stringify({
+      request: asMerchant(
+        'POST',
+        '/api/v2/payments/sessions',
+        JSON.stringify({
           transId: 'ORD-BT-5',
           amount: { value: 4_990, currency: 'EUR' },
           urls: {
@@ -240,7 +220,7 @@ const SCENARIOS: Record<string, Step[]> = {
             webhook: 'https://shop.example/hook',
           },
         }),
-      }),
+      ),
       status: 202,
       keep: (a) => ({
         page: new URL((a.json as { _links: { redirect: { href: string } } })._links.redirect.href).pathname,
@@ -282,15 +262,14 @@ const SCENARIOS: Record<string, Step[]> = {
   ],
   'the clock and the admin API: a delayed capture happens when the clock passes it': [
     {
-      request: (p) => ({
-        method: 'POST',
-        path: '/api/v2/payments',
-        headers: json(p),
-        body: JSON.stringify({
+      request: asMerchant(
+        'POST',
+        '/api/v2/payments',
+        JSON.stringify({
           ...JSON.parse(payment('ORD-BT-6')),
           captureMethod: { type: 'DELAYED', delayed: { delayedHours: 2 } },
         }),
-      }),
+      ),
       status: 201,
       keep: (a) => ({ payId: (a.json as { payId: string }).payId }),
     },
@@ -313,7 +292,7 @@ const SCENARIOS: Record<string, Step[]> = {
       status: 200,
     },
     {
-      request: (p) => ({ method: 'GET', path: `/api/v2/payments/getByPayId/${p.kept.payId}`, headers: json(p) }),
+      request: asMerchant('GET', (p) => `/api/v2/payments/getByPayId/${p.kept.payId}`),
       status: 200,
       expect: (a) => expect((a.json as { state: string }).state).toBe('CAPTURED'),
     },

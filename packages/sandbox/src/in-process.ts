@@ -3,7 +3,7 @@
 // (sandbox/http/core.ts: routing, validation, auth, rules, problems, idempotency, the clock, every
 // answer held to the contract), carried a web Request by the fetch adapter instead of fastify, with
 // its data in memory. Webhooks go to the listeners of onWebhook as the signed Request a receiver
-// would get, instead of onto the wire. No Node API: createSandbox of node.ts and of browser.ts give
+// would get, instead of onto the wire. No Node API: createSandbox of node-sandbox.ts and of browser.ts give
 // it the runtime's store and documents.
 import { csprngBytes, seededStream, withRandom } from '../../../sandbox/app/random.js';
 import { deriveSecrets, ephemeralSecret } from '../../../sandbox/app/secrets.js';
