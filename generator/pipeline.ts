@@ -18,6 +18,7 @@ export const STEPS = [
   'resources',
   'samples',
   'admin',
+  'data-schema',
   'docs',
   'admin-docs',
 ] as const;

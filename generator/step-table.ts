@@ -14,7 +14,9 @@
 //  - The settings: what the output says of the run's paths (the bundle's header names its root),
 //    in `values`. A key hashes contents, not where they are: a copy of the project has the keys of
 //    the original, and a step's files are the same wherever they are written.
-import { relative, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { JsonObject } from '../tooling/openapi/walker.js';
 import { lintConfiguration } from './lint/configuration.js';
 import type { PipelinePaths, StepContext, StepName, StepResult } from './pipeline.js';
 import type { StepInputs } from './support/inputs.js';
@@ -70,6 +72,9 @@ function docsInputs(paths: PipelinePaths): StepInputs {
 
 /** The admin document is one file read as it is; as a contract, a `$ref` added to it would be followed too. */
 const adminInputs = (paths: PipelinePaths) => inputs({ contracts: [paths.adminRoot] });
+
+/** The data file schema's source, beside the admin document. */
+const dataSchemaSource = (paths: PipelinePaths) => join(dirname(paths.adminRoot), 'data-file.schema.json');
 
 export const STEP_TABLE: Record<StepName, StepDefinition> = {
   lint: {
@@ -180,6 +185,22 @@ export const STEP_TABLE: Record<StepName, StepDefinition> = {
     async work({ admin }) {
       const { renderAdminTypes } = await import('./steps/admin.js');
       return { artifacts: [{ path: 'admin/types.ts', content: await renderAdminTypes(await admin()) }] };
+    },
+  },
+  // The JSON Schema of the sandbox's data files: its source with the contract's schemas it names.
+  'data-schema': {
+    source: 'contract',
+    waitsFor: 'bundle',
+    inputs: (paths) => {
+      const bundle = bundleInputs(paths);
+      return inputs({ ...bundle, files: [...bundle.files, dataSchemaSource(paths)] });
+    },
+    async work({ paths, document }) {
+      const { renderDataSchema } = await import('./steps/data-schema.js');
+      const path = dataSchemaSource(paths);
+      const text = await readFile(path, 'utf8');
+      const content = renderDataSchema({ path, text }, (await document()).document as JsonObject);
+      return { artifacts: [{ path: 'admin/data.schema.json', content }] };
     },
   },
   docs: {

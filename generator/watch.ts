@@ -61,11 +61,12 @@ interface WatchPaths {
 
 // What each kind of change re-runs. Contract (and the lint configuration): every step but the
 // admin ones (and `guides`, which lint includes), so that a step added to the pipeline runs on
-// contract changes too; what did not change comes from the step cache.
+// contract changes too; what did not change comes from the step cache. The data file's schema is
+// made from both: its source sits beside the admin document.
 const STEPS_FOR: Record<Kind, readonly StepName[]> = {
   contract: STEPS.filter((s) => s !== 'guides' && s !== 'admin' && s !== 'admin-docs'),
   guides: ['guides', 'docs'],
-  admin: ['admin', 'admin-docs'],
+  admin: ['admin', 'data-schema', 'admin-docs'],
 };
 
 function stepsFor(changes: Changes): StepName[] {

@@ -210,7 +210,6 @@ const RULES: Rule[] = [
       folder === undefined ||
       inFolders(target, [
         'sandbox/http/',
-        'sandbox/admin/data.schema.json',
         'sandbox/app/',
         'sandbox/contract/',
         'sandbox/domain/',

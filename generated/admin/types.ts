@@ -427,7 +427,7 @@ export interface components {
         ExamplesRequest: ExamplesRequest;
         /** @description The scope that got the contract's examples, and the objects made in it. */
         ExampleObjects: ExampleObjects;
-        /** @description A data file's content, as the sandbox's own JSON Schema describes it: `data.schema.json` beside this document (`@payment-service/sandbox/data.schema.json`, and sandbox/admin/data.schema.json in the repository), which the sandbox checks it against before the rules: `customers` with their saved `cards`, `plans` and `payments`, each payment with the `state` it must reach. */
+        /** @description A data file's content, as the sandbox's own JSON Schema describes it: `@payment-service/sandbox/data.schema.json` (generated/admin/data.schema.json in the repository), which the sandbox checks it against before the rules: `customers` with their saved `cards`, `plans` and `payments`, each payment with the `state` it must reach. */
         DataFile: DataFile;
         /** @description The data file, and the scope of the merchant that gets it (default the test root). */
         DataRequest: DataRequest;
@@ -758,7 +758,7 @@ export type ExampleObjects = {
     /** @description Every object made, under the id its example names (or one of its own where none does). */
     objects: ExampleObject[];
 };
-/** @description A data file's content, as the sandbox's own JSON Schema describes it: `data.schema.json` beside this document (`@payment-service/sandbox/data.schema.json`, and sandbox/admin/data.schema.json in the repository), which the sandbox checks it against before the rules: `customers` with their saved `cards`, `plans` and `payments`, each payment with the `state` it must reach. */
+/** @description A data file's content, as the sandbox's own JSON Schema describes it: `@payment-service/sandbox/data.schema.json` (generated/admin/data.schema.json in the repository), which the sandbox checks it against before the rules: `customers` with their saved `cards`, `plans` and `payments`, each payment with the `state` it must reach. */
 export type DataFile = {
     [key: string]: unknown;
 };

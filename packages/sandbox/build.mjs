@@ -85,8 +85,8 @@ copyFileSync(require.resolve('sql.js/dist/sql-wasm-browser.wasm'), join(dist, 'b
 
 copyFileSync(join(root, 'generated/openapi.json'), join(dist, 'openapi.json'));
 copyFileSync(join(root, 'sandbox/admin/openapi.yaml'), join(dist, 'admin-openapi.yaml'));
-// Beside the admin document, where the sandbox reads it (http/admin/data-files.ts) and a team's editor finds it.
-copyFileSync(join(root, 'sandbox/admin/data.schema.json'), join(dist, 'data.schema.json'));
+// Where a team's editor finds it (the sandbox reads its own copy, bundled: http/admin/data-files.ts).
+copyFileSync(join(root, 'generated/admin/data.schema.json'), join(dist, 'data.schema.json'));
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 
 // The public API's declarations only; the sources reach the sandbox's, which use es2023 and the DOM's fetch types.

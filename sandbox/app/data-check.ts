@@ -36,7 +36,7 @@ export type DataChecker = (
   context: { tables: ContractTables; now: Date },
 ) => { data: CheckedData } | { errors: DataErrors };
 
-/** The checker of files of `schema` (sandbox/admin/data.schema.json, as parsed). */
+/** The checker of files of `schema` (generated/admin/data.schema.json, as parsed). */
 export function dataChecker(schema: object): DataChecker {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);

@@ -1,4 +1,4 @@
-// A team's data file (sandbox/admin/data.schema.json), as the sandbox reads it: customers with saved
+// A team's data file (generated/admin/data.schema.json), as the sandbox reads it: customers with saved
 // cards, payment plans and payments in given states, as the schema describes them; and the same
 // file once checked (data-check.ts), each object with its JSON pointer and its references resolved,
 // as data-load.ts makes it.

@@ -30,7 +30,7 @@ export const CLI_USAGE = `usage: ${PROGRAM} <command> [options]
       give a merchant (default: the first) the objects the contract's examples name, under their
       own ids, so that the documentation's code samples run as written (test root by default);
       with --data, a data file of your own instead (YAML or JSON: customers, saved cards, plans,
-      payments in given states; its schema is sandbox/admin/data.schema.json): a bad file is
+      payments in given states; its schema is generated/admin/data.schema.json): a bad file is
       refused with each fault as FILE:LINE:COLUMN FIELD: MESSAGE, and nothing is written
   reset [--merchant ID] [--environment test|live] [--examples] [--data FILE]
       delete the sandbox's data (all of it without options); merchants and their credentials stay;

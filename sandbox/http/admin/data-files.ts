@@ -1,9 +1,9 @@
 // Data files in the admin API (`data` in createMerchant and resetData, and loadData): the checker
-// compiled from their schema (sandbox/admin/data.schema.json, bundled as an object like the
+// compiled from their schema (generated/admin/data.schema.json, bundled as an object like the
 // documents, so that Node and a browser page read it alike; the package publishes the file too),
 // and the problems that name each offending field by its JSON pointer in the body.
 
-import DATA_SCHEMA from '../../admin/data.schema.json' with { type: 'json' };
+import DATA_SCHEMA from '../../../generated/admin/data.schema.json' with { type: 'json' };
 import { type DataChecker, dataChecker } from '../../app/data-check.js';
 import type { CheckedData, DataErrors } from '../../app/data-file.js';
 import type { ContractTables } from '../../contract/contract.js';
