@@ -214,10 +214,14 @@ const payOnProcessPage = (baseUrl: string, id: string, webhook: string) =>
     },
   );
 
-async function until(what: string, check: () => boolean, timeoutMs = 20_000) {
+/** Polls `check` until it holds; on a timeout the error ends with what the sandbox processes printed. */
+async function until(what: string, check: () => boolean, processes: ServerProcess[], timeoutMs = 30_000) {
   const end = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out waiting for ${what}; the sandbox printed:\n${processes.map((p) => p.output().slice(-2000)).join('\n---\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -230,12 +234,12 @@ describe('webhook delivery across processes', () => {
       const options = ['--webhook-timeout-ms', '1000', '--webhook-retry-ms', '100'];
       const victim = await sandboxProcess(database, options);
       const payId = await payOnProcessPage(victim.baseUrl, `KILL-HOOK-${Date.now()}`, receiver.url);
-      await until('the first attempt', () => receiver.received.length === 1);
+      await until('the first attempt', () => receiver.received.length === 1, [victim]);
       killGroup(victim.pid, 'SIGKILL');
       await victim.exited;
       // The outbox row survived; the restarted sandbox takes it once the dead process's hold ends.
       const restarted = await sandboxProcess(database, options);
-      await until('the delivery after the restart', () => receiver.received.length >= 2);
+      await until('the delivery after the restart', () => receiver.received.length >= 2, [victim, restarted]);
       expect(receiver.received.map((r) => r.payId)).toEqual([payId, payId]);
       await restarted.stop();
     } finally {
@@ -253,7 +257,7 @@ describe('webhook delivery across processes', () => {
         payIds.push(
           await payOnProcessPage(i % 2 === 0 ? a.baseUrl : b.baseUrl, `TWO-HOOK-${Date.now()}-${i}`, receiver.url),
         );
-      await until('ten deliveries', () => receiver.received.length >= 10);
+      await until('ten deliveries', () => receiver.received.length >= 10, [a, b]);
       await new Promise((r) => setTimeout(r, 1_000)); // a duplicate would arrive meanwhile
       expect(receiver.received.map((r) => r.payId).sort()).toEqual([...payIds].sort());
       await Promise.all([a.stop(), b.stop()]);
