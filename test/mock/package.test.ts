@@ -18,9 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { deref, type JsonObject, operationById } from '../../tooling/openapi/walker.js';
 import { killGroup } from '../../tooling/process/server-process.js';
-import { run as runCommand } from '../support/packed.js';
+import { freshProject, installedPackages, packed, ROOT, run as runCommand } from '../support/packed.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/mock';
 const PRISM = '@stoplight/prism-cli';
@@ -82,7 +81,6 @@ const ENV = {
 /** A command in the project, as test/support/packed.ts runs it, with ENV. */
 const run = (command: string, args: string[], cwd: string, timeoutMs = 180_000) =>
   runCommand(command, args, cwd, { timeoutMs, env: { PAYMENT_API_CORS_ORIGINS: '' } });
-const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
 
 /** `npx payment-mock args…` running in a process group of its own (its pid is the group's id). */
 interface Command {
@@ -146,29 +144,14 @@ let size: { packages: number; megabytes: number; tarballKb: number; seconds: num
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mock-package-'));
   project = join(dir, 'project');
-  const pack = await run('npm', ['run', '--silent', 'pack:mock', '--', '--json', '--destination', dir], ROOT);
-  expect(pack.code, pack.stderr).toBe(0);
-  const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{
-    filename: string;
-    size: number;
-    files: Array<{ path: string }>;
-  }>;
-  tarball = join(dir, result!.filename);
-  files = result!.files.map((f) => f.path).sort();
-  await mkdir(project);
-  expect((await npm(['init', '-y'], project)).code).toBe(0);
-  const startedAt = Date.now();
-  const install = await npm(['install', tarball], project);
-  expect(install.code, install.stderr).toBe(0);
-  const seconds = (Date.now() - startedAt) / 1000;
-  const lock = JSON.parse(await readFile(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as {
-    packages: Record<string, unknown>;
-  };
+  const pack = await packed('mock');
+  ({ tarball, files } = pack);
+  const { seconds } = await freshProject(project, [tarball]);
   const du = await run('du', ['-sk', join(project, 'node_modules')], project);
   size = {
-    packages: Object.keys(lock.packages).filter(Boolean).length,
+    packages: (await installedPackages(project)).length,
     megabytes: Number.parseInt(du.stdout, 10) / 1024,
-    tarballKb: result!.size / 1000,
+    tarballKb: pack.size / 1000,
     seconds,
   };
   console.log(

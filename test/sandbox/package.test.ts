@@ -25,7 +25,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killGroup } from '../../tooling/process/server-process.js';
 import { connectBrowser } from '../support/browser.js';
-import { installedPackages, npm, pack, ROOT, run, toolchainAmong } from '../support/packed.js';
+import { freshProject, installedPackages, npm, packed, ROOT, run, toolchainAmong } from '../support/packed.js';
 
 const NAME = '@payment-service/sandbox';
 const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'sandbox', 'package.json'), 'utf8')) as {
@@ -51,13 +51,9 @@ let installed: string[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sandbox-package-'));
   project = join(dir, 'project');
-  const [sandbox, sdk, verify] = await Promise.all([pack('sandbox', dir), pack('sdk', dir), pack('verify', dir)]);
+  const [sandbox, sdk, verify] = await Promise.all([packed('sandbox'), packed('sdk'), packed('verify')]);
   files = sandbox.files;
-  await mkdir(project);
-  expect((await npm(['init', '-y'], project)).code).toBe(0);
-  expect((await npm(['pkg', 'set', 'type=module'], project)).code).toBe(0);
-  const install = await npm(['install', sandbox.tarball, sdk.tarball], project, 180_000);
-  expect(install.code, install.stderr).toBe(0);
+  await freshProject(project, [sandbox.tarball, sdk.tarball], { type: 'module' });
   installed = await installedPackages(project);
   const size = await run('du', ['-sm', join(project, 'node_modules')], project);
   console.log(`${NAME} with the SDK: ${installed.length} packages, ${size.stdout.split('\t')[0]} MB`);

@@ -6,7 +6,6 @@
 // checked too), a CommonJS TypeScript project, and TypeScript's old `node10` resolution (types
 // through typesVersions). The consumer README is the tarball's README; errors by meaning and the
 // response metadata reach a consumer project.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -14,32 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
+import { freshProject, npm, packed, ROOT, run } from '../support/packed.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/api-v2';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
 
 let dir: string;
 let tarball: string;
@@ -48,14 +25,7 @@ let api: FakeApi;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sdk-package-'));
-  const pack = await run('npm', ['run', '--silent', 'pack:sdk', '--', '--json', '--destination', dir], ROOT);
-  expect(pack.code, pack.stderr).toBe(0);
-  const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{
-    filename: string;
-    files: Array<{ path: string }>;
-  }>;
-  tarball = join(dir, result!.filename);
-  files = result!.files.map((f) => f.path).sort();
+  ({ tarball, files } = await packed('sdk'));
   api = await startFakeApi((req) =>
     req.path === '/payment-plans/pp_1'
       ? reply(
@@ -82,10 +52,7 @@ let installed: Promise<string> | undefined;
 function installation(): Promise<string> {
   installed ??= (async () => {
     const cwd = join(dir, 'installed');
-    await mkdir(cwd);
-    expect((await npm(['init', '-y'], cwd)).code).toBe(0);
-    const install = await npm(['install', tarball, '--prefer-offline'], cwd);
-    expect(install.code, install.stderr).toBe(0);
+    await freshProject(cwd, [tarball]);
     return join(cwd, 'node_modules');
   })();
   return installed;
@@ -141,7 +108,7 @@ describe('the packed SDK', { timeout: 120_000 }, () => {
       join(cwd, 'index.mjs'),
       CALL(`import { createPaymentClient } from '${NAME}';\nimport { signWebhook } from '${NAME}/webhooks';`),
     );
-    const out = await run(process.execPath, ['index.mjs'], cwd, { BASE_URL: api.baseUrl });
+    const out = await run(process.execPath, ['index.mjs'], cwd, { env: { BASE_URL: api.baseUrl } });
     expect(out.stderr).toBe('');
     expect(JSON.parse(out.stdout)).toEqual({
       plan: { id: 'pp_1', planStatus: 'ACTIVE', auth: 'undefined' },
@@ -154,11 +121,11 @@ describe('the packed SDK', { timeout: 120_000 }, () => {
   });
 
   it('has the consumer README as its README; a plain npm pack of the repository is refused', async () => {
-    const packed = await run('tar', ['-xzf', tarball, '-O', 'package/README.md'], dir);
-    expect(packed.code, packed.stderr).toBe(0);
-    expect(packed.stdout).toBe(await readFile(join(ROOT, 'packages', 'sdk', 'README.md'), 'utf8'));
-    expect(packed.stdout).toMatch(/^# @payment-service\/api-v2\n/);
-    expect(packed.stdout).toContain('ValidationError');
+    const readme = await run('tar', ['-xzf', tarball, '-O', 'package/README.md'], dir);
+    expect(readme.code, readme.stderr).toBe(0);
+    expect(readme.stdout).toBe(await readFile(join(ROOT, 'packages', 'sdk', 'README.md'), 'utf8'));
+    expect(readme.stdout).toMatch(/^# @payment-service\/api-v2\n/);
+    expect(readme.stdout).toContain('ValidationError');
     expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(
       /^# Payment Service API v2 — contract and toolchain\n/,
     );
@@ -232,7 +199,7 @@ console.log(JSON.stringify({
 }));
 `,
     );
-    const out = await run(process.execPath, ['index.mjs'], cwd, { BASE_URL: api.baseUrl });
+    const out = await run(process.execPath, ['index.mjs'], cwd, { env: { BASE_URL: api.baseUrl } });
     expect(out.stderr).toBe('');
     const result = JSON.parse(out.stdout);
     expect(result.missing).toEqual({
@@ -285,7 +252,7 @@ void main();
     );
     const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
-    const out = await run(process.execPath, [join('out', 'index.js')], cwd, { BASE_URL: api.baseUrl });
+    const out = await run(process.execPath, [join('out', 'index.js')], cwd, { env: { BASE_URL: api.baseUrl } });
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe('pp_1\ntrue\n');
   });
@@ -296,7 +263,7 @@ void main();
       join(cwd, 'index.cjs'),
       `const { createPaymentClient } = require('${NAME}');\nconst { signWebhook } = require('${NAME}/webhooks');\n(async () => {${CALL('').replace(/\n/g, '\n  ')}})();\n`,
     );
-    const out = await run(process.execPath, ['index.cjs'], cwd, { BASE_URL: api.baseUrl });
+    const out = await run(process.execPath, ['index.cjs'], cwd, { env: { BASE_URL: api.baseUrl } });
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout).plan.id).toBe('pp_1');
   });
@@ -333,7 +300,7 @@ export const neverCalled = () => client.paymentPlans.retrieve(42);
     const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(compile.code).toBe(0);
-    const out = await run(process.execPath, [join('out', 'index.js')], cwd, { BASE_URL: api.baseUrl });
+    const out = await run(process.execPath, [join('out', 'index.js')], cwd, { env: { BASE_URL: api.baseUrl } });
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout).signed).toBe(true);
   });

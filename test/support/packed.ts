@@ -1,9 +1,12 @@
 // What the tests of a shipped package share: commands run in a process group of their own (killed
-// whole when they end or time out), `npm run pack:<name>` into a folder, and the packages a fresh
-// project's install holds, checked against the toolchain's own.
+// whole when they end or time out), `npm run pack:<name>` once per test run, a fresh project made by
+// `npm init -y` with tarballs installed, and the packages such an install holds, checked against the
+// toolchain's own.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { killGroup } from '../../tooling/process/server-process.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -51,8 +54,17 @@ export function run(
 export const npm = (args: string[], cwd: string, timeoutMs?: number) =>
   run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd, { timeoutMs });
 
-/** `npm run pack:<name>` into `destination`: the tarball's path and the files it holds, sorted. */
-export async function pack(name: string, destination: string): Promise<{ tarball: string; files: string[] }> {
+export interface Packed {
+  /** The tarball's path. */
+  tarball: string;
+  /** The files it holds, sorted. */
+  files: string[];
+  /** Its size in bytes. */
+  size: number;
+}
+
+/** `npm run pack:<name>` into `destination`. */
+async function packInto(name: string, destination: string): Promise<Packed> {
   const packed = await run(
     'npm',
     ['run', '--silent', `pack:${name}`, '--', '--json', '--destination', destination],
@@ -61,9 +73,74 @@ export async function pack(name: string, destination: string): Promise<{ tarball
   if (packed.code !== 0) throw new Error(`npm run pack:${name} failed: ${packed.stderr}`);
   const [result] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
     filename: string;
+    size: number;
     files: Array<{ path: string }>;
   }>;
-  return { tarball: join(destination, result!.filename), files: result!.files.map((f) => f.path).sort() };
+  return {
+    tarball: join(destination, result!.filename),
+    files: result!.files.map((f) => f.path).sort(),
+    size: result!.size,
+  };
+}
+
+/** How long a file waits for another worker's pack of the same package before it gives up. */
+const PACK_WAIT_MS = 300_000;
+
+/**
+ * `npm run pack:<name>`, once per test run however many files (in however many workers) ask: the
+ * first packs into the run's folder (`packedDir`, made by the root's global setup) while holding a
+ * lock folder, the others wait for its result. A pack that failed leaves no result: the next asker
+ * packs again and fails with its own message.
+ */
+export async function packed(name: 'sdk' | 'verify' | 'sandbox' | 'mock'): Promise<Packed> {
+  const dir = join(inject('packedDir'), name);
+  const result = join(dir, 'result.json');
+  const lock = `${dir}.lock`;
+  for (const deadline = Date.now() + PACK_WAIT_MS; Date.now() < deadline; ) {
+    if (existsSync(result)) return JSON.parse(await readFile(result, 'utf8')) as Packed;
+    const mine = await mkdir(lock).then(
+      () => true,
+      () => false,
+    );
+    if (!mine) {
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
+    try {
+      if (!existsSync(result)) {
+        await mkdir(dir, { recursive: true });
+        const made = await packInto(name, dir);
+        await writeFile(`${result}.tmp`, JSON.stringify(made));
+        await rename(`${result}.tmp`, result);
+      }
+    } finally {
+      await rmdir(lock);
+    }
+  }
+  throw new Error(`no pack of ${name} within ${PACK_WAIT_MS / 1000} s (another test file holds ${lock})`);
+}
+
+/**
+ * A fresh project at `cwd` made by `npm init -y` (with `fields` set in its package.json), the
+ * `tarballs` installed: what a team that installs the packages alone has. Returns how long the
+ * install took, in seconds.
+ */
+export async function freshProject(
+  cwd: string,
+  tarballs: string[],
+  fields: Record<string, string> = {},
+): Promise<{ seconds: number }> {
+  await mkdir(cwd, { recursive: true });
+  const init = await npm(['init', '-y'], cwd);
+  if (init.code !== 0) throw new Error(`npm init -y failed in ${cwd}: ${init.stderr}`);
+  for (const [field, value] of Object.entries(fields)) {
+    const set = await npm(['pkg', 'set', `${field}=${value}`], cwd);
+    if (set.code !== 0) throw new Error(`npm pkg set ${field} failed in ${cwd}: ${set.stderr}`);
+  }
+  const startedAt = Date.now();
+  const install = await npm(['install', ...tarballs], cwd, 180_000);
+  if (install.code !== 0) throw new Error(`npm install ${tarballs.join(' ')} failed in ${cwd}: ${install.stderr}`);
+  return { seconds: (Date.now() - startedAt) / 1000 };
 }
 
 /** The names of the packages a project's node_modules holds (npm's hidden lockfile). */

@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
 import { freePort, type ServerProcess } from '../../tooling/process/server-process.js';
-import { npm, run } from '../support/packed.js';
+import { freshProject, installedPackages, packed, ROOT, run, toolchainAmong } from '../support/packed.js';
 import { startMockCommand } from '../support/prism.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/contract-verify';
 const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'verify', 'package.json'), 'utf8')) as {
@@ -19,17 +18,6 @@ const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'verify', 'pac
   dependencies: Record<string, string>;
 };
 const CHECKS: readonly string[] = CHECK_NAMES;
-
-/** The toolchain's own packages, none of which a consumer's install may bring (the verifier's three dependencies aside). */
-const TOOLCHAIN = [
-  ...Object.keys(
-    (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
-      .devDependencies,
-  ).filter((name) => !(name in MANIFEST.dependencies)),
-  'playwright',
-  '@payment-service/api-v2',
-];
-const TOOLCHAIN_SCOPES = ['@redocly/', '@stoplight/', '@vitest/', '@biomejs/', '@types/', '@esbuild/'];
 
 const merchant = (name: string) => ({
   merchantId: `verify_${name}`,
@@ -58,26 +46,16 @@ beforeAll(async () => {
   project = join(dir, 'project');
   const merchants = join(dir, 'merchants.json');
   await writeFile(merchants, JSON.stringify([A, B]));
-  const packed = (async () => {
-    const pack = await run('npm', ['run', '--silent', 'pack:verify', '--', '--json', '--destination', dir], ROOT);
-    expect(pack.code, pack.stderr).toBe(0);
-    const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{
-      filename: string;
-      files: Array<{ path: string }>;
-    }>;
-    tarball = join(dir, result!.filename);
-    files = result!.files.map((f) => f.path).sort();
-    await mkdir(project);
-    expect((await npm(['init', '-y'], project)).code).toBe(0);
-    const install = await npm(['install', tarball], project);
-    expect(install.code, install.stderr).toBe(0);
+  const installed = (async () => {
+    ({ tarball, files } = await packed('verify'));
+    await freshProject(project, [tarball]);
   })();
   // Started while it packs; each is stopped in afterAll whatever happened here.
   const servers = [
     startSandboxProcess({ database: ':memory:', merchantsFile: merchants }).then((s) => (sandbox = s)),
     startMockCommand().then((m) => (mock = m)),
   ];
-  const settled = await Promise.allSettled([packed, ...servers]);
+  const settled = await Promise.allSettled([installed, ...servers]);
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
 }, 240_000);
 
@@ -114,18 +92,12 @@ describe('the packed verifier', () => {
 
   it('installs alone from the tarball: its dependencies from the registry, none of the toolchain', async () => {
     const installed = join(project, 'node_modules');
-    const lock = JSON.parse(await readFile(join(installed, '.package-lock.json'), 'utf8')) as {
-      packages: Record<string, { version?: string }>;
-    };
-    const names = Object.keys(lock.packages)
-      .filter(Boolean)
-      .map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    const names = await installedPackages(project);
     expect(names).toContain(NAME);
     for (const dependency of Object.keys(MANIFEST.dependencies)) expect(names).toContain(dependency);
-    const toolchain = names.filter(
-      (name) => TOOLCHAIN.includes(name) || TOOLCHAIN_SCOPES.some((scope) => name.startsWith(scope)),
-    );
-    expect(toolchain).toEqual([]);
+    // none of the toolchain's packages (the verifier's own dependencies aside), nor the SDK
+    expect(await toolchainAmong(names, Object.keys(MANIFEST.dependencies))).toEqual([]);
+    expect(names).not.toContain('@payment-service/api-v2');
     const manifest = JSON.parse(await readFile(join(installed, NAME, 'package.json'), 'utf8')) as Record<
       string,
       unknown
