@@ -93,9 +93,16 @@ copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.
 emitDeclarations({
   packageDir: here,
   dist,
-  entries: [join(here, 'src/index.ts'), join(here, 'src/msw.ts')],
+  // the browser entry's documents: its YAML import typed as the browser build bundles it
+  entries: [
+    join(here, 'src/index.ts'),
+    join(here, 'src/msw.ts'),
+    join(here, 'src/browser.ts'),
+    join(root, 'sandbox/platform/yaml.d.ts'),
+  ],
   publicFiles: [
     'index.d.ts',
+    'browser.d.ts',
     'types.d.ts',
     'admin.d.ts',
     'process.d.ts',

@@ -79,6 +79,7 @@ describe('the packed sandbox', () => {
       'dist/cli.d.ts',
       'dist/index.js',
       'dist/index.d.ts',
+      'dist/browser.d.ts',
       'dist/types.d.ts',
       'dist/openapi.json',
       'dist/admin-openapi.yaml',
@@ -281,6 +282,31 @@ describe('the packed sandbox', () => {
     const refused = await strict('wrong.ts');
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toMatch(/wrong\.ts.*TS2322/);
+  }, 60_000);
+
+  it("types a page's code by the browser build's declarations under the browser condition: no startSandbox there", async () => {
+    const page = (file: string) =>
+      run(
+        process.execPath,
+        [
+          TSC,
+          ...['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable'],
+          ...['--module', 'esnext', '--moduleResolution', 'bundler', '--customConditions', 'browser', file],
+        ],
+        project,
+      );
+    await writeFile(join(project, 'page.ts'), PAGE_CONSUMER);
+    const compiled = await page('page.ts');
+    expect(compiled.code, compiled.stdout).toBe(0);
+    await writeFile(
+      join(project, 'page-node-only.ts'),
+      `import { startSandbox } from '@payment-service/sandbox';\nexport const started = startSandbox;\n`,
+    );
+    const refused = await page('page-node-only.ts');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toMatch(
+      /page-node-only\.ts.*TS2305: Module '"@payment-service\/sandbox"' has no exported member 'startSandbox'/,
+    );
   }, 60_000);
 });
 
@@ -546,6 +572,19 @@ checkout().then(
   (result) => (globalThis.result = result),
   (error) => (globalThis.result = { error: String(error && error.stack ? error.stack : error) }),
 );
+`;
+
+/** A page's code: the browser build's createSandbox with its WebAssembly's URL, served by msw/browser's worker. */
+const PAGE_CONSUMER = `import { connectSandbox, createSandbox, type InProcessSandbox } from '@payment-service/sandbox';
+import { sandboxHandlers } from '@payment-service/sandbox/msw';
+
+export async function inPage(): Promise<number> {
+  const sqlWasmUrl = new URL('/sql-wasm-browser.wasm', location.href).href;
+  const sandbox: InProcessSandbox = await createSandbox({ seed: 1, sqlWasmUrl });
+  const handlers = sandboxHandlers(sandbox);
+  const admin = connectSandbox({ origin: sandbox.origin, adminKey: 'key' });
+  return handlers.length + (typeof admin.createMerchant === 'function' ? 1 : 0);
+}
 `;
 
 const TS_CONSUMER = `import { connectSandbox, createSandbox, type InProcessSandbox, type RunningSandbox, type SandboxAdmin, SandboxAdminError, startSandbox } from '@payment-service/sandbox';
