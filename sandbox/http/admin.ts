@@ -11,7 +11,7 @@ import { clockHandlers } from './admin/clocks.js';
 import { deliveryHandlers } from './admin/deliveries.js';
 import { ADMIN_PREFIX, type AdminDocument, type AdminOperationId, LISTENER_SCHEME } from './admin/document.js';
 import { listenerHandlers } from './admin/listeners.js';
-import { merchantHandlers } from './admin/merchants.js';
+import { merchantHandlers, scopeDataHandlers } from './admin/merchants.js';
 import { snapshotHandlers } from './admin/snapshots.js';
 import type { AdminDeps, AdminHandlers, AdminRequest } from './admin/types.js';
 import type { ExchangeRequest, ExchangeResponse, RequestHead, RequestHeaders } from './exchange.js';
@@ -51,6 +51,7 @@ export function adminApi(deps: AdminDeps): AdminApi {
   const operations = [...document.operations.values()];
   const handlers: AdminHandlers = {
     ...merchantHandlers(deps),
+    ...scopeDataHandlers(deps),
     ...snapshotHandlers(deps),
     ...clockHandlers(deps),
     ...deliveryHandlers(deps),

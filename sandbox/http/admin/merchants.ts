@@ -12,23 +12,17 @@ import type { AdminDeps, AdminHandlersOf } from './types.js';
 
 type Schemas = components['schemas'];
 
+/** A request's data file checked at `now`, ready for the use cases; or the 400 naming its faults. */
+function dataOf(deps: AdminDeps, r: Parameters<typeof checkedData>[0], data: object, now: Date) {
+  const checked = checkedData(r, data, { tables: deps.examples.tables, now });
+  return 'reply' in checked ? checked : { data: { deps: deps.examples, file: checked.file } };
+}
+
+/** The merchants themselves: list, create (with examples or a data file), delete, rotate an API key. */
 export function merchantHandlers(
   deps: AdminDeps,
-): AdminHandlersOf<
-  | 'listMerchants'
-  | 'createMerchant'
-  | 'deleteMerchant'
-  | 'rotateMerchantApiKey'
-  | 'seedExamples'
-  | 'loadData'
-  | 'resetData'
-> {
+): AdminHandlersOf<'listMerchants' | 'createMerchant' | 'deleteMerchant' | 'rotateMerchantApiKey'> {
   const { store, clocks } = deps;
-  /** A request's data file checked at `now`, ready for the use cases; or the 400 naming its faults. */
-  const dataOf = (r: Parameters<typeof checkedData>[0], data: object, now: Date) => {
-    const checked = checkedData(r, data, { tables: deps.examples.tables, now });
-    return 'reply' in checked ? checked : { data: { deps: deps.examples, file: checked.file } };
-  };
   return {
     async listMerchants() {
       const merchants = await listMerchants(store);
@@ -45,7 +39,7 @@ export function merchantHandlers(
     async createMerchant(r) {
       const wanted = r.body ?? {};
       const now = clocks.wall();
-      const data = wanted.data === undefined ? undefined : dataOf(r, wanted.data, now);
+      const data = wanted.data === undefined ? undefined : dataOf(deps, r, wanted.data, now);
       if (data && 'reply' in data) return data.reply;
       const created = await createMerchant(
         store,
@@ -89,7 +83,13 @@ export function merchantHandlers(
       const body: Schemas['RotatedApiKey'] = { merchantId: r.path.merchantId, apiKey: rotated.apiKey };
       return { status: 200, body };
     },
+  };
+}
 
+/** A merchant's data: the contract's examples or a data file given to a scope, data reset. */
+export function scopeDataHandlers(deps: AdminDeps): AdminHandlersOf<'seedExamples' | 'loadData' | 'resetData'> {
+  const { store, clocks } = deps;
+  return {
     async seedExamples(r) {
       const scope = { merchantId: r.path.merchantId, environment: r.body?.environment ?? 'test' };
       const made = await giveExamples(store, deps.examples, scope.merchantId, scope.environment, clocks.now(scope));
@@ -107,7 +107,7 @@ export function merchantHandlers(
     async loadData(r) {
       const scope = { merchantId: r.path.merchantId, environment: r.body.environment ?? 'test' };
       const now = clocks.now(scope);
-      const data = dataOf(r, r.body.data, now);
+      const data = dataOf(deps, r, r.body.data, now);
       if ('reply' in data) return data.reply;
       const made = await giveData(store, deps.examples, scope, now, data.data.file);
       if (isRejection(made)) return rejectionReply(r, made);
@@ -121,7 +121,7 @@ export function merchantHandlers(
       const seed: ResetSeed = { examples: examples ? deps.examples : undefined };
       if (given !== undefined) {
         // The reset scopes' clocks go back to the wall clock: the file is checked at its time.
-        const data = dataOf(r, given, clocks.wall());
+        const data = dataOf(deps, r, given, clocks.wall());
         if ('reply' in data) return data.reply;
         seed.data = data.data;
       }
