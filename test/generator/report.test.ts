@@ -408,7 +408,9 @@ const withoutPos = {
 };
 const majorBump = { 'openapi.yaml': (t: string) => t.replace(/^( {2}version:) 2\.\d+\.\d+$/m, '$1 3.0.0') };
 
-describe.concurrent('breaking changes in the report', () => {
+// Each report bundles a copy of the contract and diffs it (CPU-bound, two at once): on a loaded machine
+// it takes several times its idle time, and only a hang should fail it.
+describe.concurrent('breaking changes in the report', { timeout: 120_000 }, () => {
   let baseline: string;
   beforeAll(async () => {
     baseline = join(dir, 'baseline.json');

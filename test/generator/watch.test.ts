@@ -214,7 +214,7 @@ describe('watch mode: a save during a rebuild supersedes it', () => {
     // build's), forced: nothing from the cache the watcher filled
     const oneShot = join(project, 'one-shot');
     const log: string[] = [];
-    const steps: StepName[] = ['bundle', 'types', 'operations', 'resources', 'samples', 'docs'];
+    const steps: StepName[] = ['bundle', 'types', 'operations', 'resources', 'samples', 'data-schema', 'docs'];
     expect(
       await generate({ ...paths(), out: oneShot, force: true, steps, log: (l) => log.push(l) }),
       log.join('\n'),
