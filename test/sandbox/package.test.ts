@@ -253,56 +253,36 @@ describe('the packed sandbox', () => {
     expect(first!.clock.now).toBe('2026-03-01T09:00:00.000Z');
   }, 90_000);
 
+  /** tsc --strict with `flags` on `text` written to `file` in the project: its exit code and output. */
+  const typeCheck = (flags: string[]) => async (file: string, text: string) => {
+    await writeFile(join(project, file), text);
+    const strict = ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022'];
+    return run(process.execPath, [TSC, ...strict, ...flags, file], project);
+  };
+
   it('compiles a TypeScript consumer with --strict against its declarations', async () => {
-    const strict = (file: string) =>
-      run(
-        process.execPath,
-        [
-          TSC,
-          '--strict',
-          '--noEmit',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--target',
-          'es2022',
-          '--skipLibCheck',
-          file,
-        ],
-        project,
-      );
-    await writeFile(join(project, 'consumer.ts'), TS_CONSUMER);
-    const tsc = await strict('consumer.ts');
-    expect(tsc.code, tsc.stdout).toBe(0);
-    await writeFile(
-      join(project, 'wrong.ts'),
+    const check = typeCheck(['--module', 'nodenext', '--moduleResolution', 'nodenext']);
+    const compiled = await check('consumer.ts', TS_CONSUMER);
+    expect(compiled.code, compiled.stdout).toBe(0);
+    const refused = await check(
+      'wrong.ts',
       `${TS_CONSUMER}\nconst wrong: string = (await startSandbox()).merchants;\n`,
     );
-    const refused = await strict('wrong.ts');
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toMatch(/wrong\.ts.*TS2322/);
   }, 60_000);
 
   it("types a page's code by the browser build's declarations under the browser condition: no startSandbox there", async () => {
-    const page = (file: string) =>
-      run(
-        process.execPath,
-        [
-          TSC,
-          ...['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable'],
-          ...['--module', 'esnext', '--moduleResolution', 'bundler', '--customConditions', 'browser', file],
-        ],
-        project,
-      );
-    await writeFile(join(project, 'page.ts'), PAGE_CONSUMER);
-    const compiled = await page('page.ts');
+    const check = typeCheck([
+      ...['--lib', 'es2023,dom,dom.iterable', '--module', 'esnext', '--moduleResolution', 'bundler'],
+      ...['--customConditions', 'browser'],
+    ]);
+    const compiled = await check('page.ts', PAGE_CONSUMER);
     expect(compiled.code, compiled.stdout).toBe(0);
-    await writeFile(
-      join(project, 'page-node-only.ts'),
+    const refused = await check(
+      'page-node-only.ts',
       `import { startSandbox } from '@payment-service/sandbox';\nexport const started = startSandbox;\n`,
     );
-    const refused = await page('page-node-only.ts');
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toMatch(
       /page-node-only\.ts.*TS2305: Module '"@payment-service\/sandbox"' has no exported member 'startSandbox'/,
