@@ -1,9 +1,8 @@
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { parse as parseYaml } from 'yaml';
 import { emitDeclarations } from '../../tooling/package-declarations.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -53,17 +52,6 @@ await build({
   logLevel: 'warning',
 });
 
-/** A YAML document imported by the browser build: parsed here, bundled as JSON. */
-const yamlAsJson = {
-  name: 'yaml-as-json',
-  setup(b) {
-    b.onLoad({ filter: /\.yaml$/ }, (args) => ({
-      contents: JSON.stringify(parseYaml(readFileSync(args.path, 'utf8'))),
-      loader: 'json',
-    }));
-  },
-};
-
 // The browser build (the exports map's `browser` condition): one module per entry, everything bundled
 // in but msw (the page's own), Node's Buffer from the `buffer` package, SQLite's WebAssembly beside it.
 await build({
@@ -77,14 +65,15 @@ await build({
   target: 'es2022',
   external: ['msw'],
   inject: [join(root, 'sandbox/platform/buffer-global.ts')],
-  plugins: [yamlAsJson],
   legalComments: 'none',
   logLevel: 'warning',
 });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm-browser.wasm'), join(dist, 'browser', 'sql-wasm-browser.wasm'));
 
 copyFileSync(join(root, 'generated/openapi.json'), join(dist, 'openapi.json'));
+// The admin document: its YAML for a team to read, its JSON for the sandbox to read at its start.
 copyFileSync(join(root, 'sandbox/admin/openapi.yaml'), join(dist, 'admin-openapi.yaml'));
+copyFileSync(join(root, 'generated/admin/openapi.json'), join(dist, 'admin-openapi.json'));
 // Where a team's editor finds it (the sandbox reads its own copy, bundled: http/admin/data-files.ts).
 copyFileSync(join(root, 'generated/admin/data.schema.json'), join(dist, 'data.schema.json'));
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
@@ -93,13 +82,7 @@ copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.
 emitDeclarations({
   packageDir: here,
   dist,
-  // the browser entry's documents: its YAML import typed as the browser build bundles it
-  entries: [
-    join(here, 'src/index.ts'),
-    join(here, 'src/msw.ts'),
-    join(here, 'src/browser.ts'),
-    join(root, 'sandbox/platform/yaml.d.ts'),
-  ],
+  entries: [join(here, 'src/index.ts'), join(here, 'src/msw.ts'), join(here, 'src/browser.ts')],
   publicFiles: [
     'index.d.ts',
     'browser.d.ts',

@@ -4,28 +4,22 @@
 // so that a browser page hands it the documents it bundled instead. Where the files lie is
 // contract/assets.ts (the package build swaps it for its own: packages/sandbox/build.mjs).
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { JsonObject, OpenAPI3 } from '../../tooling/openapi/walker.js';
 import { ADMIN_DOCUMENT_PATH, BUNDLE_PATH } from '../contract/assets.js';
 
 export type OpenApiDocument = OpenAPI3 & JsonObject;
 
 /** The contract's bundle (generated/openapi.json). Throws naming the file when it is missing or broken. */
-export function readBundle(path: URL | string = BUNDLE_PATH): OpenApiDocument {
+export const readBundle = (path: URL | string = BUNDLE_PATH): OpenApiDocument => readGenerated(path);
+
+/** The admin API's document (generated/admin/openapi.json). Throws naming the file when it is missing or broken. */
+export const readAdminDocument = (path: URL | string = ADMIN_DOCUMENT_PATH): OpenApiDocument => readGenerated(path);
+
+/** A document npm run generate writes as JSON. */
+function readGenerated(path: URL | string): OpenApiDocument {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as OpenApiDocument;
   } catch (err) {
-    throw new Error(
-      `cannot read the contract bundle ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`,
-    );
-  }
-}
-
-/** A one-file OpenAPI document in YAML or JSON (by default the admin API's). Throws naming the file when it is unusable. */
-export function readApiDocument(path: URL | string = ADMIN_DOCUMENT_PATH): OpenApiDocument {
-  try {
-    return parseYaml(readFileSync(path, 'utf8')) as OpenApiDocument;
-  } catch (err) {
-    throw new Error(`cannot read the OpenAPI document ${String(path)}: ${(err as Error).message}`);
+    throw new Error(`cannot read ${String(path)}: ${(err as Error).message} (run \`npm run generate\`)`);
   }
 }

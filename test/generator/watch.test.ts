@@ -220,7 +220,7 @@ describe('watch mode: a save during a rebuild supersedes it', () => {
       log.join('\n'),
     ).toBe(true);
     const files = filesUnder(oneShot);
-    const admin = ['admin/types.ts', 'docs/sandbox-admin.html', 'docs/sandbox-admin.yaml'];
+    const admin = ['admin/types.ts', 'admin/openapi.json', 'docs/sandbox-admin.html', 'docs/sandbox-admin.yaml'];
     expect(filesUnder(out).filter((f) => !admin.includes(f))).toEqual(files);
     for (const file of files)
       expect((await readFile(join(out, file))).equals(await readFile(join(oneShot, file))), file).toBe(true);

@@ -83,6 +83,7 @@ describe('the packed sandbox', () => {
       'dist/types.d.ts',
       'dist/openapi.json',
       'dist/admin-openapi.yaml',
+      'dist/admin-openapi.json',
       'dist/data.schema.json',
       'dist/sql-wasm.wasm',
     ])
