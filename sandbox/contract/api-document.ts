@@ -238,9 +238,12 @@ function parameterValidation(
   parameters: readonly DeclaredParameter[],
   schemas: SchemaCompilers,
 ): OperationContract['validateParameters'] {
-  const validators = (['path', 'query', 'header'] as const).map(
-    (location) => [location, schemas.compileCoercing(parameterSchema(parameters, location))] as const,
-  );
+  // Compiled on first use, as the bodies' validators are: a start compiles none of them.
+  const validators = (['path', 'query', 'header'] as const).map((location) => {
+    const schema = parameterSchema(parameters, location);
+    let compiled: ValidateFunction | undefined;
+    return [location, () => (compiled ??= schemas.compileCoercing(schema))] as const;
+  });
   const headerNames = new Map(parameters.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p.name]));
   return (input) => {
     // Copies: Ajv coerces in place (query strings to integers), and the request's objects are fastify's.
@@ -254,7 +257,8 @@ function parameterValidation(
     for (const name of headerNames.keys())
       if (input.headers[name] !== undefined) values.headers[name] = input.headers[name];
     let errors: FieldErrors | undefined;
-    for (const [location, validate] of validators) {
+    for (const [location, validator] of validators) {
+      const validate = validator();
       const target = location === 'path' ? values.path : location === 'query' ? values.query : values.headers;
       if (!validate(target))
         errors = mergeFieldErrors(
