@@ -86,7 +86,7 @@ export function runCommand(
 export interface HoldingReceiver {
   /** `http://127.0.0.1:<port>/hooks` */
   url: string;
-  /** Every request, as it arrived (held or not), each held to the contract's webhooks first. */
+  /** Every request, as it arrived (held or not); each is held to the contract's webhooks, a violation thrown at the next look once its check has ended. */
   readonly received: ReadonlyArray<{ payId: string; at: number; headers: IncomingHttpHeaders; body: string }>;
   /** Closes it; throws WebhookConformanceError if a delivery broke the contract and was not reported yet. */
   close(): Promise<void>;
@@ -105,23 +105,29 @@ export async function holdingReceiver(options: {
 }): Promise<HoldingReceiver> {
   const received: Array<HoldingReceiver['received'][number]> = [];
   const checks = new DeliveryChecks(options.secrets);
+  const checking = new Set<Promise<void>>();
   let held = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', async () => {
       const body = Buffer.concat(chunks);
-      await checks.check(request.url ?? '/', {
-        method: request.method ?? '',
-        headers: request.headers,
-        body: body.toString('utf8'),
-      });
+      // Recorded as it arrives: a check that takes long (its validators compiled on first use) must
+      // not let a later attempt be seen first, or two together.
       received.push({
         payId: (JSON.parse(body.toString('utf8')) as { payId: string }).payId,
         at: Date.now(),
         headers: request.headers,
         body: body.toString('utf8'),
       });
+      const check = checks.check(request.url ?? '/', {
+        method: request.method ?? '',
+        headers: request.headers,
+        body: body.toString('utf8'),
+      });
+      checking.add(check);
+      await check;
+      checking.delete(check);
       if (held < options.hold) {
         held++;
         return;
@@ -146,6 +152,7 @@ export async function holdingReceiver(options: {
     close: async () => {
       server.closeAllConnections(); // the held requests too
       await new Promise<void>((r) => server.close(() => r()));
+      await Promise.all(checking);
       checks.assertConforming();
     },
   };
