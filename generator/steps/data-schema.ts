@@ -73,7 +73,7 @@ export function renderDataSchema(source: { path: string; text: string }, contrac
   const need = (ref: string, where: () => string) => {
     if (!ref.startsWith(DEFINITIONS)) return;
     // a name, or a place inside the named definition: #/$defs/CardSummary/properties/cardHolderName
-    const name = parsePointer(ref)[1]!;
+    const [, name, ...inside] = parsePointer(ref) as [string, string, ...string[]];
     if (!own.has(name) && !copied.has(name)) {
       const schema = contractSchemas[name];
       if (!isObject(schema))
@@ -84,7 +84,7 @@ export function renderDataSchema(source: { path: string; text: string }, contrac
       copied.set(name, definition);
       for (const inner of referencesIn(definition, [])) need(inner.ref, where);
     }
-    if (getAt({ $defs: { ...value.$defs, ...Object.fromEntries(copied) } }, ref) === undefined)
+    if (getAt(copied.get(name) ?? value.$defs[name], inside) === undefined)
       throw new StepError(`${where()} error data-schema ${ref} names nothing in ${name}`);
   };
   // the root schema's subschemas include its $defs
