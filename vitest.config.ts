@@ -48,14 +48,15 @@ const SERVICES = {
   postgres: 'test/support/services/postgres.ts',
   chromium: 'test/support/services/chromium.ts',
   prism: 'test/support/services/prism.ts',
+  mockCommand: 'test/support/services/mock-command.ts',
 };
 const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
   sandbox: [SERVICES.programs, SERVICES.postgres, SERVICES.chromium],
   e2e: [SERVICES.programs, SERVICES.chromium],
-  mock: [SERVICES.programs, SERVICES.prism],
+  mock: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand],
   sdk: [SERVICES.prism],
   generator: [SERVICES.programs],
-  verify: [SERVICES.programs, SERVICES.prism],
+  verify: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand],
 };
 
 /**

@@ -3,22 +3,15 @@
 // accepts (RFC 9110 §11.6.1), the token response `Cache-Control: no-store` and `Pragma: no-cache`
 // (RFC 6749 §5.1), and no answer carries `Idempotent-Replayed` (only a replay does; the mock
 // keeps no state and never replays).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { operations } from '../../tooling/openapi/walker.js';
-import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { loadBundle } from '../support/openapi.js';
-import { startMockCommand } from '../support/prism.js';
+import { sharedMockCommand } from '../support/prism.js';
 
 const doc = loadBundle();
 const challenges = challengesByOperation(doc);
-let mock: ServerProcess | undefined;
-beforeAll(async () => {
-  mock = await startMockCommand();
-}, 90_000);
-afterAll(async () => {
-  await mock?.stop();
-});
+const mock = { baseUrl: sharedMockCommand() };
 
 const basic = `Basic ${Buffer.from('merchant:key').toString('base64')}`;
 
@@ -36,7 +29,7 @@ describe('npm run mock: required and replay-only headers', () => {
     ['confirmPaymentIntent', 'POST', '/payment-intents/pi_1/confirm', { integrationType: 'DIRECT', type: 'CARD' }],
     ['createAccessToken', 'POST', '/authorization/oauth/token', undefined],
   ] as const)('%s: a 401 names the schemes the operation accepts', async (operationId, method, path, body) => {
-    const r = await fetch(`${mock!.baseUrl}${path}`, {
+    const r = await fetch(`${mock.baseUrl}${path}`, {
       method,
       ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
     });
@@ -55,7 +48,7 @@ describe('npm run mock: required and replay-only headers', () => {
   });
 
   it('the token response is not to be cached', async () => {
-    const r = await fetch(`${mock!.baseUrl}/authorization/oauth/token`, {
+    const r = await fetch(`${mock.baseUrl}/authorization/oauth/token`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=client_credentials',
@@ -66,7 +59,7 @@ describe('npm run mock: required and replay-only headers', () => {
   });
 
   it('no answer carries Idempotent-Replayed, although the contract gives the header an example', async () => {
-    const session = await fetch(`${mock!.baseUrl}/payments/sessions`, {
+    const session = await fetch(`${mock.baseUrl}/payments/sessions`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/json', 'idempotency-key': 'k-1' },
       body: JSON.stringify({
@@ -77,7 +70,7 @@ describe('npm run mock: required and replay-only headers', () => {
     });
     expect(session.status).toBe(202);
     expect(session.headers.has('idempotent-replayed')).toBe(false);
-    const notFound = await fetch(`${mock!.baseUrl}/payments/pay_1/refunds`, {
+    const notFound = await fetch(`${mock.baseUrl}/payments/pay_1/refunds`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/json', prefer: 'code=404' },
       body: JSON.stringify({ transId: 't-2', amount: { value: 100, currency: 'EUR' } }),

@@ -62,6 +62,19 @@ export async function startPrism(options: Omit<StartPrismOptions, 'specPath'> = 
 }
 
 /**
+ * The run's `npm run mock` with its default options: `http://127.0.0.1:<port>`. Its project lists
+ * test/support/services/mock-command.ts in its globalSetup.
+ */
+export function sharedMockCommand(): string {
+  const baseUrl = inject('mockCommand');
+  if (!baseUrl)
+    throw new Error(
+      "this test's project has no shared npm run mock: list test/support/services/mock-command.ts in its globalSetup",
+    );
+  return baseUrl;
+}
+
+/**
  * `npm run mock` itself (mock/launch.mjs, as the package script runs it: its front, its CORS
  * rule, Prism behind it) on a free port of 127.0.0.1, in a process group of its own, with `--quiet`
  * and `args`. It mocks the committed bundle (generated/openapi.json), as the command does. `env`

@@ -9,7 +9,7 @@ import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
 import { freePort, type ServerProcess } from '../../tooling/process/server-process.js';
 import { freshProject, installedPackages, packed, ROOT, run, toolchainAmong } from '../support/packed.js';
-import { startMockCommand } from '../support/prism.js';
+import { sharedMockCommand } from '../support/prism.js';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/contract-verify';
@@ -39,7 +39,8 @@ let project: string;
 let tarball: string;
 let files: string[];
 let sandbox: ServerProcess | undefined;
-let mock: ServerProcess | undefined;
+/** The run's `npm run mock`: the verifier only sends it requests. */
+const mock = { baseUrl: sharedMockCommand() };
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'verify-package-'));
@@ -50,17 +51,14 @@ beforeAll(async () => {
     ({ tarball, files } = await packed('verify'));
     await freshProject(project, [tarball]);
   })();
-  // Started while it packs; each is stopped in afterAll whatever happened here.
-  const servers = [
-    startSandboxProcess({ database: ':memory:', merchantsFile: merchants }).then((s) => (sandbox = s)),
-    startMockCommand().then((m) => (mock = m)),
-  ];
-  const settled = await Promise.allSettled([installed, ...servers]);
+  // Started while it packs; stopped in afterAll whatever happened here.
+  const server = startSandboxProcess({ database: ':memory:', merchantsFile: merchants }).then((s) => (sandbox = s));
+  const settled = await Promise.allSettled([installed, server]);
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
 }, 240_000);
 
 afterAll(async () => {
-  await Promise.all([sandbox?.stop(), mock?.stop()]);
+  await sandbox?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -148,7 +146,7 @@ describe('the packed verifier', () => {
 
   it.concurrent('npx payment-verify against npm run mock: exit 1, and stderr says why in words', async ({ expect }) => {
     const out = await verifyIn(project, [
-      ...['--base-url', mock!.baseUrl],
+      ...['--base-url', mock.baseUrl],
       ...['--merchant-id', A.merchantId, '--api-key', A.apiKey],
       ...['--second-merchant-id', B.merchantId, '--second-api-key', B.apiKey],
       ...['--markdown', 'mock.md'],

@@ -1,0 +1,24 @@
+// Global setup of the projects that call `npm run mock` as a team runs it, with its default options
+// (its front, CORS closed, Prism behind it): one such process per run (see shared.ts), shared by the
+// files that only send it requests. It keeps no state. test/support/prism.ts gives it to tests; a
+// file that needs other options, its output or its end starts its own (startMockCommand).
+import type { TestProject } from 'vitest/node';
+import { startMockCommand } from '../prism.js';
+import { useShared } from './shared.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's `npm run mock`: `http://127.0.0.1:<port>`, paths without `/api/v2`. */
+    mockCommand: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const { value, release } = await useShared(
+    'mock-command',
+    () => startMockCommand(),
+    (mock) => mock.stop(),
+  );
+  project.provide('mockCommand', value.baseUrl);
+  return release;
+}
