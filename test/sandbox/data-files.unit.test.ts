@@ -12,6 +12,7 @@ import { dataChecker } from '../../sandbox/app/data-check.js';
 import { DataFileError, readDataFile } from '../../sandbox/cli/data-file.js';
 import { dataFileFindings } from '../../sandbox/cli/data-findings.js';
 import { codeTables } from '../../sandbox/domain/context.js';
+import { TARGET_STATES } from '../../sandbox/domain/payment-paths.js';
 import { contractCodeTables, T0 } from '../support/domain.js';
 
 const SCHEMA_PATH = join(REPO_ROOT, 'generated', 'admin', 'data.schema.json');
@@ -36,6 +37,8 @@ describe('the data file schema', () => {
     const states = 'data' in checked ? checked.data.payments.map((p) => p.given.state).sort() : [];
     const stateEnum = (schema.$defs.payment as { properties: { state: { enum: string[] } } }).properties.state.enum;
     expect(states).toEqual([...stateEnum].sort());
+    // the schema's states are the lifecycle's paths (sandbox/domain/payment-paths.ts), no more, no fewer
+    expect(stateEnum).toEqual([...TARGET_STATES]);
   });
 });
 

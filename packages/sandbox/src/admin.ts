@@ -96,7 +96,7 @@ export function connectSandbox(options: {
     async createMerchant(wanted: MerchantOptions = {}): Promise<MerchantCredentials> {
       const { data, ...rest } = wanted;
       const given = data === undefined ? undefined : dataOf(data);
-      const body: Schemas['MerchantRequest'] = { ...rest, ...(given ? { data: given.data } : {}) };
+      const body: Schemas['MerchantRequest'] = { ...rest, data: given?.data };
       const created = await call<Schemas['CreatedMerchant']>('POST', '/merchants', body, given?.file);
       return { merchantId: created.merchantId, apiKey: created.apiKey, webhookSecret: created.webhookSecret };
     },
@@ -108,7 +108,7 @@ export function connectSandbox(options: {
       const body: Schemas['ResetRequest'] = {
         ...scope,
         ...(seed?.examples ? { examples: true } : {}),
-        ...(given ? { data: given.data } : {}),
+        data: given?.data,
       };
       await call<Schemas['ResetResult']>('POST', '/reset', body, given?.file);
     },

@@ -62,8 +62,8 @@ export function merchantHandlers(
       const body: Schemas['CreatedMerchant'] = {
         ...created.credentials,
         createdAt: created.createdAt,
-        ...(created.examples ? { examples: created.examples } : {}),
-        ...(created.data ? { data: created.data } : {}),
+        examples: created.examples,
+        data: created.data,
       };
       return { status: 201, body };
     },
@@ -129,7 +129,7 @@ export function scopeDataHandlers(deps: AdminDeps): AdminHandlersOf<'seedExample
       if (isRejection(reset)) return rejectionReply(r, reset);
       if ('dataConflict' in reset) return dataConflict(r, reset.dataConflict);
       const { data, ...rest } = reset;
-      const body: Schemas['ResetResult'] = { ...filter, ...rest, ...(given !== undefined ? { data } : {}) };
+      const body: Schemas['ResetResult'] = { ...filter, ...rest, data: given === undefined ? undefined : data };
       return { status: 200, body };
     },
   };
