@@ -7,8 +7,9 @@
 // no file system.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { escapeToken } from '../../tooling/openapi/walker.js';
 import type { ContractTables } from '../contract/contract.js';
-import { noFieldErrors } from '../contract/field-errors.js';
+import { ajvFinding, noFieldErrors } from '../contract/field-errors.js';
 import { stepsTo, type TargetState, WAITING_TARGETS } from '../domain/payment-paths.js';
 import { MULTI_STEP_METHODS } from '../domain/payments.js';
 import { cardInputProblem } from '../domain/services.js';
@@ -71,24 +72,13 @@ class Findings {
   }
 }
 
-const escapeToken = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1');
-
-/** One of the schema's findings: a missing or unknown field is named itself, not its object. */
+/** One of the schema's findings at its field's pointer (a plain RFC 6901 pointer, as the file's others). */
 function schemaFinding(e: ErrorObject): Finding {
-  const params = e.params as Record<string, unknown>;
-  const field = (name: unknown) => `${e.instancePath}/${escapeToken(String(name))}`;
-  switch (e.keyword) {
-    case 'required':
-      return { at: field(params.missingProperty), message: 'is required' };
-    case 'additionalProperties':
-      return { at: field(params.additionalProperty), message: 'is not a field of the data file' };
-    case 'unevaluatedProperties':
-      return { at: field(params.unevaluatedProperty), message: 'is not a field of the data file' };
-    case 'enum':
-      return { at: e.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).join(', ')}` };
-    default:
-      return { at: e.instancePath, message: e.message ?? 'is invalid' };
-  }
+  const { tokens, kind, message } = ajvFinding(e);
+  return {
+    at: tokens.map((token) => `/${escapeToken(token)}`).join(''),
+    message: kind === 'unknown' ? 'is not a field of the data file' : message,
+  };
 }
 
 /** Which states take which fields: a field the state does not use is a mistake, not ignored. */

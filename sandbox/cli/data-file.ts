@@ -4,6 +4,7 @@
 // (data-findings.ts). Node only.
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { parsePointer } from '../../tooling/openapi/walker.js';
 import { DataFileError, type DataFileSource } from './data-findings.js';
 
 export { DataFileError, type DataFileSource } from './data-findings.js';
@@ -35,14 +36,6 @@ export function readDataFile(path: string): DataFileSource {
     positionOf: (pointer) => at(offsetOf(document.contents, parsePointer(pointer))),
   };
 }
-
-const parsePointer = (pointer: string): string[] =>
-  pointer === ''
-    ? []
-    : pointer
-        .split('/')
-        .slice(1)
-        .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
 
 /**
  * Where the field `tokens` name begins: a map's field at its key, an item at itself; a field that is

@@ -22,24 +22,53 @@ export function mergeFieldErrors(...maps: Array<FieldErrors | undefined>): Field
   return out;
 }
 
+/** What one Ajv error finds, and where: a missing or unknown field is named itself, not its object. */
+export interface AjvFinding {
+  /** The field's reference tokens from the validated value's root. */
+  tokens: string[];
+  /** `unknown`: a field the schema does not declare (additional or unevaluated). */
+  kind: 'missing' | 'unknown' | 'invalid';
+  message: string;
+}
+
+/** The finding of one Ajv error (its instancePath is a plain RFC 6901 pointer: nothing percent-decoded). */
+export function ajvFinding(e: ErrorObject): AjvFinding {
+  const tokens = parsePointer(e.instancePath);
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return { tokens: [...tokens, String(params.missingProperty)], kind: 'missing', message: 'is required' };
+    case 'additionalProperties':
+      return {
+        tokens: [...tokens, String(params.additionalProperty)],
+        kind: 'unknown',
+        message: 'is not a known field',
+      };
+    case 'unevaluatedProperties':
+      return {
+        tokens: [...tokens, String(params.unevaluatedProperty)],
+        kind: 'unknown',
+        message: 'is not a known field',
+      };
+    case 'enum':
+      return {
+        tokens,
+        kind: 'invalid',
+        message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`,
+      };
+    default:
+      return { tokens, kind: 'invalid', message: e.message ?? 'is invalid' };
+  }
+}
+
 /** Ajv errors as the contract's `errors` map: `amount.currency`, `urls.webhook`, `order.items[0].taxRate`. */
 export function fieldErrors(errors: ErrorObject[], name: (path: string) => string): FieldErrors {
   const out = noFieldErrors();
   for (const e of errors) {
     // `if` only says that a `then` failed; the `then` errors are reported themselves.
     if (e.keyword === 'if') continue;
-    const segments = e.instancePath === '' ? [] : parsePointer(e.instancePath);
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      segments.push(String((e.params as { missingProperty: string }).missingProperty));
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      segments.push(String((e.params as { additionalProperty: string }).additionalProperty));
-      message = 'is not a known field';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
-    }
-    const path = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
+    const { tokens, message } = ajvFinding(e);
+    const path = tokens.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
     const field = name(path) || '(body)';
     out[field] ??= [];
     const list = out[field];

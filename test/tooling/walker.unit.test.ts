@@ -1,12 +1,13 @@
 // The OpenAPI walker's traversal of every object (tooling/openapi/walker.ts, walkObjects): what it
 // visits, where, in which order, and which data it leaves alone; its map of one kind of components;
 // the properties, required names and alternatives of a composed schema, and the schema an instance
-// location falls under; runtime expressions (the values of links).
+// location falls under; JSON pointers in both forms; runtime expressions (the values of links).
 import { describe, expect, it } from 'vitest';
 import {
   branchesOf,
   componentsOf,
   type JsonObject,
+  parsePointer,
   parseRuntimeExpression,
   propertiesOf,
   requiredOf,
@@ -58,6 +59,25 @@ const document: JsonObject = {
     examples: { Big: { description: 'A big one', 'x-provenance': 'inferred', value: { amount: { value: 99 } } } },
   },
 };
+
+describe("parsePointer: both of RFC 6901's forms", () => {
+  it('decodes percent-encoding in a URI fragment, and unescapes `~1` and `~0`', () => {
+    expect(parsePointer('#/paths/~1payments~1%7BpayId%7D/get')).toEqual(['paths', '/payments/{payId}', 'get']);
+    expect(parsePointer('#/a~0b')).toEqual(['a~b']);
+    expect(parsePointer('#')).toEqual([]);
+  });
+
+  it('takes a plain pointer as it is: a `%` is a `%`, even one that does not decode', () => {
+    expect(parsePointer('/labels/b%41/a%zz')).toEqual(['labels', 'b%41', 'a%zz']);
+    expect(parsePointer('/a~1b/c~0d')).toEqual(['a/b', 'c~d']);
+    expect(parsePointer('')).toEqual([]);
+  });
+
+  it('refuses what is neither form, and a fragment whose percent-encoding is broken', () => {
+    expect(() => parsePointer('paths/x')).toThrow(/not a JSON pointer: paths\/x/);
+    expect(() => parsePointer('#/a%zz')).toThrow(URIError);
+  });
+});
 
 describe('walkObjects', () => {
   it('visits every object where it lives, parent first, in document order, with its tokens (array items by index)', () => {

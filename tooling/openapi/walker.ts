@@ -63,14 +63,20 @@ export function toPointer(tokens: PointerTokens): string {
 }
 
 /**
- * The tokens of a local pointer: `#/a/b~1c`, or the fragment of a `$ref` (percent-encoded
- * characters decoded, as in a URI fragment). Throws on anything that is not a local pointer.
+ * The tokens of a pointer in either of RFC 6901's forms: a URI fragment (`#/a/b~1c`, the fragment
+ * of a `$ref`: percent-encoded characters decoded) or a plain string (`/a/b~1c`, as Ajv's
+ * instancePath and a data file's findings: taken as it is, a `%` is a `%`). Throws on anything
+ * else, and on a fragment whose percent-encoding is broken.
  */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '#' || pointer === '') return [];
-  const body = pointer.startsWith('#/') ? pointer.slice(2) : pointer.startsWith('/') ? pointer.slice(1) : undefined;
-  if (body === undefined) throw new Error(`not a local JSON pointer: ${pointer}`);
-  return body.split('/').map((raw) => unescapeToken(raw.includes('%') ? decodeURIComponent(raw) : raw));
+  if (pointer.startsWith('#/'))
+    return pointer
+      .slice(2)
+      .split('/')
+      .map((raw) => unescapeToken(raw.includes('%') ? decodeURIComponent(raw) : raw));
+  if (pointer.startsWith('/')) return pointer.slice(1).split('/').map(unescapeToken);
+  throw new Error(`not a JSON pointer: ${pointer}`);
 }
 
 /** The value at a location, or undefined when any step is missing. */
