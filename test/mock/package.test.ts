@@ -10,17 +10,22 @@
 // declarations. The install's size (packages, MB of node_modules) is printed.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { deref, type JsonObject, operationById } from '../../tooling/openapi/walker.js';
 import { killGroup } from '../../tooling/process/server-process.js';
-import { freshProject, installedPackages, packed, ROOT, run as runCommand } from '../support/packed.js';
+import {
+  compileConsumer,
+  freshProject,
+  installedPackages,
+  packed,
+  ROOT,
+  run as runCommand,
+} from '../support/packed.js';
 
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/mock';
 const PRISM = '@stoplight/prism-cli';
 const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'mock', 'package.json'), 'utf8')) as {
@@ -409,28 +414,7 @@ export const wrong: StartMockOptions = { port: '4010' };
 `,
       ...Object.fromEntries(blocks.map((block, i) => [`readme-${i}.mts`, `${block}\nexport {};\n`])),
     };
-    const cwd = join(dir, 'typescript');
-    await mkdir(cwd);
-    for (const [name, text] of Object.entries(sources)) await writeFile(join(cwd, name), text);
-    await writeFile(
-      join(cwd, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'es2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          lib: ['es2023', 'dom'],
-          types: [],
-        },
-        files: Object.keys(sources),
-      }),
-    );
-    await writeFile(join(cwd, 'package.json'), '{"private": true}\n');
-    await symlink(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
-    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const compile = await compileConsumer(project, join(dir, 'typescript'), sources);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(compile.code).toBe(0);
   }, 60_000);

@@ -1,10 +1,11 @@
 // What the tests of a shipped package share: commands run in a process group of their own (killed
 // whole when they end or time out), `npm run pack:<name>` once per test run, a fresh project made by
 // `npm init -y` with tarballs installed, and the packages such an install holds, checked against the
-// toolchain's own.
+// toolchain's own; and a consumer's TypeScript compiled against such a project.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { killGroup } from '../../tooling/process/server-process.js';
@@ -166,4 +167,35 @@ export async function toolchainAmong(names: string[], allowed: readonly string[]
   );
   const toolchain = new Set([...devDependencies.filter((name) => !allowed.includes(name)), 'playwright']);
   return names.filter((name) => toolchain.has(name) || TOOLCHAIN_SCOPES.some((scope) => name.startsWith(scope)));
+}
+
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/**
+ * `sources` (file name → text) compiled with --strict as a consumer's ES module code (module
+ * nodenext, Node's and the DOM's libraries, no @types) in a folder `cwd` beside `project`, whose
+ * node_modules it sees as its own: tsc's result.
+ */
+export async function compileConsumer(project: string, cwd: string, sources: Record<string, string>): Promise<Run> {
+  await mkdir(cwd);
+  for (const [name, text] of Object.entries(sources)) await writeFile(join(cwd, name), text);
+  await writeFile(
+    join(cwd, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        lib: ['es2023', 'dom'],
+        types: [],
+      },
+      files: Object.keys(sources),
+    }),
+  );
+  await writeFile(join(cwd, 'package.json'), '{"private": true}\n');
+  await symlink(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
+  return run(process.execPath, [TSC, '-p', '.'], cwd);
 }

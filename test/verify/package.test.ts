@@ -1,17 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../../packages/verify/src/types.js';
 import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
 import { freePort, type ServerProcess } from '../../tooling/process/server-process.js';
-import { freshProject, installedPackages, packed, ROOT, run, toolchainAmong } from '../support/packed.js';
+import {
+  compileConsumer,
+  freshProject,
+  installedPackages,
+  packed,
+  ROOT,
+  run,
+  toolchainAmong,
+} from '../support/packed.js';
 import { sharedMockCommand } from '../support/prism.js';
 
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/contract-verify';
 const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'verify', 'package.json'), 'utf8')) as {
   version: string;
@@ -209,29 +215,7 @@ export const wrong: VerifyOptions = { ...options, checks: ['no-such-check'] };
         ]),
       ),
     };
-    const cwd = join(dir, 'typescript');
-    await mkdir(cwd);
-    for (const [name, text] of Object.entries(sources)) await writeFile(join(cwd, name), text);
-    await writeFile(
-      join(cwd, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'es2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          lib: ['es2023', 'dom'],
-          types: [],
-        },
-        files: Object.keys(sources),
-      }),
-    );
-    // the project's node_modules, as a consumer's own
-    await writeFile(join(cwd, 'package.json'), '{"private": true}\n');
-    await symlink(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
-    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const compile = await compileConsumer(project, join(dir, 'typescript'), sources);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(compile.code).toBe(0);
   }, 120_000);
