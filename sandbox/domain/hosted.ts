@@ -54,37 +54,31 @@ export function hostedAvailability(target: HostedTarget, now: Date): HostedAvail
         },
       };
     }
-    case 'sessions': {
-      const s = target.session;
-      if (s.status !== 'OPEN') return { open: false, reason: s.status === 'EXPIRED' ? 'expired' : 'used' };
-      if (expired(s.expiresAt, now)) return { open: false, reason: 'expired' };
-      const r = s.request;
-      return {
-        open: true,
-        offer: {
-          amount: { value: r.amount.value, currency: r.amount.currency },
-          reference: r.transId,
-          methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS,
-          urls: r.urls,
-        },
-      };
-    }
-    case 'links': {
-      const l = target.link;
-      if (l.status !== 'ACTIVE') return { open: false, reason: l.status === 'EXPIRED' ? 'expired' : 'used' };
-      if (expired(l.expiresAt, now)) return { open: false, reason: 'expired' };
-      const r = l.request;
-      return {
-        open: true,
-        offer: {
-          amount: { value: r.amount.value, currency: r.amount.currency },
-          reference: r.transId,
-          methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS,
-          urls: r.urls ?? {},
-        },
-      };
-    }
+    case 'sessions':
+      return requestAvailability(target.session, 'OPEN', now);
+    case 'links':
+      return requestAvailability(target.link, 'ACTIVE', now);
   }
+}
+
+/** A checkout session's or a payment link's page: open while it has its open status and has not expired. */
+function requestAvailability(
+  record: CheckoutSession | PaymentLink,
+  openStatus: 'OPEN' | 'ACTIVE',
+  now: Date,
+): HostedAvailability {
+  if (record.status !== openStatus) return { open: false, reason: record.status === 'EXPIRED' ? 'expired' : 'used' };
+  if (expired(record.expiresAt, now)) return { open: false, reason: 'expired' };
+  const r = record.request;
+  return {
+    open: true,
+    offer: {
+      amount: { value: r.amount.value, currency: r.amount.currency },
+      reference: r.transId,
+      methods: r.allowedPaymentMethods ?? DEFAULT_HOSTED_METHODS,
+      urls: r.urls ?? {},
+    },
+  };
 }
 
 /** The payment a checkout session or a payment link becomes when the customer pays or declines (HOSTED, pending until decided). */
