@@ -7,9 +7,8 @@
 // no file system.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { escapeToken } from '../../tooling/openapi/walker.js';
 import type { ContractTables } from '../contract/contract.js';
-import { ajvFinding, noFieldErrors } from '../contract/field-errors.js';
+import { ajvFinding, jsonPointer, noFieldErrors } from '../contract/field-errors.js';
 import { stepsTo, type TargetState, WAITING_TARGETS } from '../domain/payment-paths.js';
 import { MULTI_STEP_METHODS } from '../domain/payments.js';
 import { cardInputProblem } from '../domain/services.js';
@@ -76,7 +75,7 @@ class Findings {
 function schemaFinding(e: ErrorObject): Finding {
   const { tokens, kind, message } = ajvFinding(e);
   return {
-    at: tokens.map((token) => `/${escapeToken(token)}`).join(''),
+    at: jsonPointer(tokens),
     message: kind === 'unknown' ? 'is not a field of the data file' : message,
   };
 }

@@ -1,6 +1,6 @@
 // Validation errors as the contract's problems name them: field → messages.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { parsePointer } from '../../tooling/openapi/walker.js';
+import { escapeToken, parsePointer } from '../../tooling/openapi/walker.js';
 
 /**
  * Field → messages, the `errors` map of the contract's validation problems. Its keys are the
@@ -30,6 +30,10 @@ export interface AjvFinding {
   kind: 'missing' | 'unknown' | 'invalid';
   message: string;
 }
+
+/** A field's reference tokens as a plain RFC 6901 pointer (`/a/b~1c`; the root is ''), as Ajv's instancePath. */
+export const jsonPointer = (tokens: readonly string[]): string =>
+  tokens.map((token) => `/${escapeToken(token)}`).join('');
 
 /** The finding of one Ajv error (its instancePath is a plain RFC 6901 pointer: nothing percent-decoded). */
 export function ajvFinding(e: ErrorObject): AjvFinding {

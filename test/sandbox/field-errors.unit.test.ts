@@ -3,7 +3,8 @@
 // whatever characters that name holds.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { ajvFinding, fieldErrors } from '../../sandbox/contract/field-errors.js';
+import { ajvFinding, fieldErrors, jsonPointer } from '../../sandbox/contract/field-errors.js';
+import { parsePointer } from '../../tooling/openapi/walker.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validate = ajv.compile({
@@ -66,5 +67,14 @@ describe('ajvFinding', () => {
         { tokens: ['labels', 'a/b'], kind: 'invalid', message: 'must be string' },
       ]),
     );
+  });
+});
+
+describe('jsonPointer', () => {
+  it('makes the plain pointer Ajv would, and parsePointer reads it back', () => {
+    expect(jsonPointer([])).toBe('');
+    expect(jsonPointer(['labels', 'a/b', 'c~d', '%41'])).toBe('/labels/a~1b/c~0d/%41');
+    for (const tokens of [[], ['a'], ['x/y', '~', '%zz', '']])
+      expect(parsePointer(jsonPointer(tokens))).toEqual(tokens);
   });
 });
