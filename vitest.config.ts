@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
  * - `unit`: the tests that need no process, socket or database (`*.unit.test.ts`, wherever their
  *   area), run alone by `npm run test:unit`; test/support/unit-guard.ts makes each of those throw.
  * - an area (`test/<area>/`): its other files. The servers an area's files share are started once
- *   per run by the global setups it lists (test/support/services/): PostgreSQL, Chromium, Prism.
+ *   per run by the global setups it lists (test/support/services/): PostgreSQL, Chromium, Prism, the
+ *   other Node.js lines.
  * - `in-process`: files that install an in-process mock of the network (`*.msw.test.ts`: Mock Service
  *   Worker patches fetch and node:http for the whole process), each in a worker of its own so that no
  *   other file runs under it; they spawn nothing and open no socket, listening or connecting
@@ -49,11 +50,12 @@ const SERVICES = {
   chromium: 'test/support/services/chromium.ts',
   prism: 'test/support/services/prism.ts',
   mockCommand: 'test/support/services/mock-command.ts',
+  nodeLines: 'test/support/services/node-lines.ts',
 };
 const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
-  sandbox: [SERVICES.programs, SERVICES.postgres, SERVICES.chromium],
+  sandbox: [SERVICES.programs, SERVICES.postgres, SERVICES.chromium, SERVICES.nodeLines],
   e2e: [SERVICES.programs, SERVICES.chromium],
-  mock: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand],
+  mock: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand, SERVICES.nodeLines],
   sdk: [SERVICES.prism],
   generator: [SERVICES.programs],
   verify: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand],

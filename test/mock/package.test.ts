@@ -17,12 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { deref, type JsonObject, operationById } from '../../tooling/openapi/walker.js';
 import { killGroup } from '../../tooling/process/server-process.js';
+import { nodeLines, runOn } from '../support/node-lines.js';
 import {
   compileConsumer,
   freshProject,
   installedPackages,
   packed,
   ROOT,
+  type Run,
   run as runCommand,
 } from '../support/packed.js';
 
@@ -138,6 +140,47 @@ function startCommand(args: string[]): Command {
 async function prismProcesses(): Promise<string[]> {
   const ps = await run('ps', ['-eo', 'pid=,args='], project);
   return ps.stdout.split('\n').filter((line) => line.includes(join(project, 'node_modules', PRISM)));
+}
+
+/** A script of the project's that drives the Node API: what it answers, as JSON on stdout. */
+const API_SCRIPT = `import { startMock } from '${NAME}';
+
+const mock = await startMock({ port: 0, corsOrigins: ['${ALLOWED}'] });
+const plan = await fetch(\`\${mock.baseUrl}/payment-plans/${PLAN}\`, { headers: { authorization: '${basic}' } });
+const preflight = await fetch(\`\${mock.baseUrl}/payment-intents/pi_1/confirm\`, {
+  method: 'OPTIONS',
+  headers: { origin: '${ALLOWED}', 'access-control-request-method': 'POST' },
+});
+const refused = (promise) => promise.then((other) => other.stop().then(() => 'started'), (error) => error.message);
+const taken = await refused(startMock({ port: Number(new URL(mock.origin).port) }));
+const wildcard = await refused(startMock({ port: 0, corsOrigins: ['*'] }));
+console.log(JSON.stringify({
+  node: process.version,
+  origin: mock.origin,
+  baseUrl: mock.baseUrl,
+  status: plan.status,
+  body: await plan.json(),
+  preflight: [preflight.status, preflight.headers.get('access-control-allow-origin')],
+  taken,
+  wildcard,
+}));
+await mock.stop();
+`;
+
+/** What the Node API script printed: the mock answered, refused a taken port and a wildcard origin, and left nothing running. */
+async function expectNodeApi(out: Run, version = process.version): Promise<void> {
+  expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
+  const result = JSON.parse(out.stdout) as Record<string, unknown>;
+  expect(result.node).toBe(version);
+  expect(result.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(result.baseUrl).toBe(result.origin);
+  expect(result.status).toBe(200);
+  expect(result.body).toEqual(example('getPaymentPlan'));
+  expect(result.preflight).toEqual([204, ALLOWED]);
+  expect(result.taken).toMatch(/^cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
+  expect(result.wildcard).toMatch(/wildcards are not accepted/);
+  // the script ended on its own once stopped, and took Prism with it
+  expect(await prismProcesses()).toEqual([]);
 }
 
 let dir: string;
@@ -359,42 +402,19 @@ describe('the packed mock', () => {
   }, 60_000);
 
   it('the Node API: startMock({ port: 0 }) from a script in the project answers, refuses a taken port and a bad origin, and stop() leaves nothing running', async () => {
-    const script = `import { startMock } from '${NAME}';
-
-const mock = await startMock({ port: 0, corsOrigins: ['${ALLOWED}'] });
-const plan = await fetch(\`\${mock.baseUrl}/payment-plans/${PLAN}\`, { headers: { authorization: '${basic}' } });
-const preflight = await fetch(\`\${mock.baseUrl}/payment-intents/pi_1/confirm\`, {
-  method: 'OPTIONS',
-  headers: { origin: '${ALLOWED}', 'access-control-request-method': 'POST' },
-});
-const refused = (promise) => promise.then((other) => other.stop().then(() => 'started'), (error) => error.message);
-const taken = await refused(startMock({ port: Number(new URL(mock.origin).port) }));
-const wildcard = await refused(startMock({ port: 0, corsOrigins: ['*'] }));
-console.log(JSON.stringify({
-  origin: mock.origin,
-  baseUrl: mock.baseUrl,
-  status: plan.status,
-  body: await plan.json(),
-  preflight: [preflight.status, preflight.headers.get('access-control-allow-origin')],
-  taken,
-  wildcard,
-}));
-await mock.stop();
-`;
-    await writeFile(join(project, 'api.mjs'), script);
-    const out = await run(process.execPath, ['api.mjs'], project, 60_000);
-    expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
-    const result = JSON.parse(out.stdout) as Record<string, unknown>;
-    expect(result.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(result.baseUrl).toBe(result.origin);
-    expect(result.status).toBe(200);
-    expect(result.body).toEqual(example('getPaymentPlan'));
-    expect(result.preflight).toEqual([204, ALLOWED]);
-    expect(result.taken).toMatch(/^cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
-    expect(result.wildcard).toMatch(/wildcards are not accepted/);
-    // the script ended on its own once stopped, and took Prism with it
-    expect(await prismProcesses()).toEqual([]);
+    await writeFile(join(project, 'api.mjs'), API_SCRIPT);
+    await expectNodeApi(await run(process.execPath, ['api.mjs'], project, 60_000));
   }, 90_000);
+
+  for (const line of nodeLines())
+    it(`the Node API on Node ${line.version}, a line its users run: the same script, the same answers`, async () => {
+      await writeFile(join(project, 'api.mjs'), API_SCRIPT);
+      const out = await runOn(line, 'node', ['api.mjs'], project, {
+        timeoutMs: 60_000,
+        env: { PAYMENT_API_CORS_ORIGINS: '' },
+      });
+      await expectNodeApi(out, line.version);
+    }, 90_000);
 
   it("compiles a TypeScript consumer and the package README's example with --strict (module nodenext)", async () => {
     const readme = await readFile(join(project, 'node_modules', NAME, 'README.md'), 'utf8');

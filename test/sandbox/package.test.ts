@@ -25,7 +25,17 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killGroup } from '../../tooling/process/server-process.js';
 import { connectBrowser } from '../support/browser.js';
-import { freshProject, installedPackages, npm, packed, ROOT, run, toolchainAmong } from '../support/packed.js';
+import { nodeLines, runOn } from '../support/node-lines.js';
+import {
+  freshProject,
+  installedPackages,
+  npm,
+  packed,
+  ROOT,
+  type Run,
+  run,
+  toolchainAmong,
+} from '../support/packed.js';
 
 const NAME = '@payment-service/sandbox';
 const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'sandbox', 'package.json'), 'utf8')) as {
@@ -63,7 +73,23 @@ beforeAll(async () => {
     180_000,
   );
   expect(dev.code, dev.stderr).toBe(0);
+  await writeProjectFiles();
 }, 400_000);
+
+/** The project's own tests and scripts (the Vitest suites, payment-verify's run), as a team writes them. */
+async function writeProjectFiles(): Promise<void> {
+  const texts: Record<string, string> = {
+    'vitest.config.mjs': VITEST_CONFIG,
+    'global-setup.mjs': GLOBAL_SETUP,
+    'merchant-per-worker.mjs': MERCHANT_PER_WORKER,
+    'vitest.in-process.config.mjs': IN_PROCESS_CONFIG,
+    'no-sockets.mjs': NO_SOCKETS,
+    'in-process.test.mjs': IN_PROCESS_TEST,
+    'verified.mjs': VERIFIED,
+  };
+  for (const n of [1, 2, 3, 4]) texts[`checkout-${n}.test.mjs`] = `import './merchant-per-worker.mjs';\n`;
+  for (const [name, text] of Object.entries(texts)) await writeFile(join(project, name), text);
+}
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -160,11 +186,6 @@ describe('the packed sandbox', () => {
   }, 120_000);
 
   it("a Vitest suite of the project's own: startSandbox() in its global setup, a merchant per worker through connectSandbox(), four workers at once, none sees another's data", async () => {
-    await writeFile(join(project, 'vitest.config.mjs'), VITEST_CONFIG);
-    await writeFile(join(project, 'global-setup.mjs'), GLOBAL_SETUP);
-    await writeFile(join(project, 'merchant-per-worker.mjs'), MERCHANT_PER_WORKER);
-    for (const n of [1, 2, 3, 4])
-      await writeFile(join(project, `checkout-${n}.test.mjs`), `import './merchant-per-worker.mjs';\n`);
     const suite = await run('npx', ['vitest', 'run', '--reporter', 'verbose'], project, { timeoutMs: 120_000 });
     expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
     expect(suite.stdout).toMatch(/Test Files {2}4 passed \(4\)/);
@@ -177,14 +198,9 @@ describe('the packed sandbox', () => {
   }, 180_000);
 
   it('createSandbox() behind msw/node with the SDK (its client made before MSW started), under Node and under jsdom: a payment created, captured and refunded and a checkout’s signed webhook received, no socket opened', async () => {
-    await writeFile(join(project, 'vitest.in-process.config.mjs'), IN_PROCESS_CONFIG);
-    await writeFile(join(project, 'no-sockets.mjs'), NO_SOCKETS);
-    await writeFile(join(project, 'in-process.test.mjs'), IN_PROCESS_TEST);
-    const suite = await run('npx', ['vitest', 'run', '--config', 'vitest.in-process.config.mjs'], project, {
-      timeoutMs: 120_000,
-    });
-    expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
-    expect(suite.stdout).toMatch(/Tests {2}4 passed \(4\)/);
+    expectInProcessSuite(
+      await run('npx', ['vitest', 'run', '--config', 'vitest.in-process.config.mjs'], project, { timeoutMs: 120_000 }),
+    );
   }, 180_000);
 
   it('createSandbox() in a Chromium page behind msw/browser (its service worker), with the SDK made before the worker started: a payment created, captured and refunded and a checkout’s signed webhook received', async () => {
@@ -231,13 +247,25 @@ describe('the packed sandbox', () => {
   }, 120_000);
 
   it('payment-verify (its own tarball) passes against startSandbox() with two merchants: every check, exit 0', async () => {
-    await writeFile(join(project, 'verified.mjs'), VERIFIED);
-    const out = await run(process.execPath, ['verified.mjs'], project, { timeoutMs: 150_000 });
-    expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
-    const report = JSON.parse(out.stdout) as { code: number; summary: string };
-    expect(report.code, report.summary).toBe(0);
-    expect(report.summary).toMatch(/^# payment-verify: ✅ the server keeps the contract/);
+    expectVerified(await run(process.execPath, ['verified.mjs'], project, { timeoutMs: 150_000 }));
   }, 180_000);
+
+  for (const line of nodeLines())
+    describe(`on Node ${line.version}, a line its users run`, () => {
+      it('createSandbox() behind msw/node with the SDK, under Node and under jsdom: the same suite passes', async () => {
+        const versions = await runOn(line, 'npx', ['--no-install', 'node', '--version'], project);
+        expect(versions.stdout.trim(), 'npx runs the line’s node').toBe(line.version);
+        expectInProcessSuite(
+          await runOn(line, 'npx', ['vitest', 'run', '--config', 'vitest.in-process.config.mjs'], project, {
+            timeoutMs: 120_000,
+          }),
+        );
+      }, 180_000);
+
+      it('payment-verify passes against startSandbox() (its process on this Node too): every check, exit 0', async () => {
+        expectVerified(await runOn(line, 'node', ['verified.mjs'], project, { timeoutMs: 150_000 }), line.version);
+      }, 180_000);
+    });
 
   it('startSandbox({ seed, now }) twice: the same demo merchant, the same created merchant, the clock at the instant', async () => {
     await writeFile(join(project, 'seeded.mjs'), SEEDED);
@@ -290,6 +318,21 @@ describe('the packed sandbox', () => {
     );
   }, 60_000);
 });
+
+/** The project's in-process suite (vitest.in-process.config.mjs): its four tests passed. */
+function expectInProcessSuite(suite: Run): void {
+  expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
+  expect(suite.stdout).toMatch(/Tests {2}4 passed \(4\)/);
+}
+
+/** verified.mjs's report: payment-verify passed every check against startSandbox() on the `node` it ran on. */
+function expectVerified(out: Run, node = process.version): void {
+  expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
+  const report = JSON.parse(out.stdout) as { node: string; sandboxNode: string; code: number; summary: string };
+  expect(report.code, report.summary).toBe(0);
+  expect(report.summary).toMatch(/^# payment-verify: ✅ the server keeps the contract/);
+  expect([report.node, report.sandboxNode]).toEqual([node, node]);
+}
 
 const VITEST_CONFIG = `import { defineConfig } from 'vitest/config';
 
@@ -382,6 +425,10 @@ const merchant = (name) => ({
 const [a, b] = [merchant('verify_a'), merchant('verify_b')];
 const sandbox = await startSandbox({ merchants: [a, b] });
 try {
+  // the Node the sandbox's process runs on: the first word of its command line
+  const children = spawnSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout;
+  const sandboxExe = children.split('\\n').find((line) => line.includes('cli.js'))?.split(' ')[0];
+  const sandboxNode = sandboxExe && spawnSync(sandboxExe, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const run = spawnSync(
     'npx',
     [
@@ -394,7 +441,8 @@ try {
     ],
     { encoding: 'utf8' },
   );
-  console.log(JSON.stringify({ code: run.status, summary: run.status === null ? run.stderr : readFileSync('verify.md', 'utf8') }));
+  const summary = run.status === null ? run.stderr : readFileSync('verify.md', 'utf8');
+  console.log(JSON.stringify({ node: process.version, sandboxNode, code: run.status, summary }));
 } finally {
   await sandbox.stop();
 }

@@ -23,18 +23,21 @@ export function run(
   command: string,
   args: string[],
   cwd: string,
-  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+  options: { timeoutMs?: number; env?: Record<string, string | undefined> } = {},
 ): Promise<Run> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    ...options.env,
+  };
+  // a variable given as undefined is left out
+  for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
   return new Promise((done, fail) => {
     const child = spawn(command, args, {
       cwd,
-      env: {
-        ...process.env,
-        NO_COLOR: '1',
-        npm_config_update_notifier: 'false',
-        npm_config_fund: 'false',
-        ...options.env,
-      },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
