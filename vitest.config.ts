@@ -56,7 +56,7 @@ const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
   sandbox: [SERVICES.programs, SERVICES.postgres, SERVICES.chromium, SERVICES.nodeLines],
   e2e: [SERVICES.programs, SERVICES.chromium],
   mock: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand, SERVICES.nodeLines],
-  sdk: [SERVICES.prism],
+  sdk: [SERVICES.prism, SERVICES.nodeLines],
   generator: [SERVICES.programs],
   verify: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand],
 };

@@ -1,7 +1,8 @@
 // The SDK as a merchant meets it: `npm run pack:sdk` (which builds it and packs a staged copy), the
 // tarball's exact file list, and the tarball installed alone (once, its node_modules shared by the
 // projects) into fresh projects that call a local server through it: a
-// project made by `npm init -y` importing it from an .mjs file, one using require(), TypeScript with
+// project made by `npm init -y` importing it from an .mjs file, one using require() (both on the
+// suite's Node and on Node 22 and 24, the lines its users run), TypeScript with
 // `module: nodenext` and with `moduleResolution: bundler` (compiled with --strict, declarations
 // checked too), a CommonJS TypeScript project, and TypeScript's old `node10` resolution (types
 // through typesVersions). The consumer README is the tarball's README; errors by meaning and the
@@ -13,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
-import { freshProject, npm, packed, ROOT, run } from '../support/packed.js';
+import { nodeLines, runOn } from '../support/node-lines.js';
+import { freshProject, npm, packed, ROOT, type Run, run } from '../support/packed.js';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/api-v2';
@@ -71,6 +73,21 @@ async function project(name: string, extra: Record<string, unknown> = {}): Promi
   return cwd;
 }
 
+/**
+ * The Node a consumer's script runs on: the suite's own, then the other lines its users run
+ * (test/support/node-lines.ts), each calling the local server.
+ */
+const NODES: Array<{ version: string; run(script: string, cwd: string): Promise<Run> }> = [
+  {
+    version: process.version,
+    run: (script, cwd) => run(process.execPath, [script], cwd, { env: { BASE_URL: api.baseUrl } }),
+  },
+  ...nodeLines().map((line) => ({
+    version: line.version,
+    run: (script: string, cwd: string) => runOn(line, 'node', [script], cwd, { env: { BASE_URL: api.baseUrl } }),
+  })),
+];
+
 const CALL = (imports: string) => `${imports}
 const client = createPaymentClient({ apiKey: 'key-1', baseUrl: process.env.BASE_URL });
 const plan = await client.paymentPlans.retrieve('pp_1');
@@ -102,15 +119,17 @@ describe('the packed SDK', { timeout: 120_000 }, () => {
     expect(files.some((f) => /test|sandbox|openapi\/|generator|scripts/.test(f))).toBe(false);
   });
 
-  it('works from an .mjs file of a project made by npm init -y', async () => {
-    const cwd = await project('esm');
+  it.each(NODES)('works from an .mjs file of a project made by npm init -y (Node $version)', async (node) => {
+    const cwd = await project(`esm-${node.version}`);
     await writeFile(
       join(cwd, 'index.mjs'),
-      CALL(`import { createPaymentClient } from '${NAME}';\nimport { signWebhook } from '${NAME}/webhooks';`),
+      `${CALL(`import { createPaymentClient } from '${NAME}';\nimport { signWebhook } from '${NAME}/webhooks';`)}console.log(process.version);\n`,
     );
-    const out = await run(process.execPath, ['index.mjs'], cwd, { env: { BASE_URL: api.baseUrl } });
+    const out = await node.run('index.mjs', cwd);
     expect(out.stderr).toBe('');
-    expect(JSON.parse(out.stdout)).toEqual({
+    const [result, version] = out.stdout.trim().split('\n');
+    expect(version).toBe(node.version);
+    expect(JSON.parse(result!)).toEqual({
       plan: { id: 'pp_1', planStatus: 'ACTIVE', auth: 'undefined' },
       signed: true,
     });
@@ -257,15 +276,17 @@ void main();
     expect(out.stdout).toBe('pp_1\ntrue\n');
   });
 
-  it('works with require() (Node ≥ 20.19 loads the ES module)', async () => {
-    const cwd = await project('cjs');
+  it.each(NODES)('works with require() (Node $version loads the ES module)', async (node) => {
+    const cwd = await project(`cjs-${node.version}`);
     await writeFile(
       join(cwd, 'index.cjs'),
-      `const { createPaymentClient } = require('${NAME}');\nconst { signWebhook } = require('${NAME}/webhooks');\n(async () => {${CALL('').replace(/\n/g, '\n  ')}})();\n`,
+      `const { createPaymentClient } = require('${NAME}');\nconst { signWebhook } = require('${NAME}/webhooks');\n(async () => {${CALL('').replace(/\n/g, '\n  ')}console.log(process.version);\n})();\n`,
     );
-    const out = await run(process.execPath, ['index.cjs'], cwd, { env: { BASE_URL: api.baseUrl } });
+    const out = await node.run('index.cjs', cwd);
     expect(out.code, out.stderr).toBe(0);
-    expect(JSON.parse(out.stdout).plan.id).toBe('pp_1');
+    const [result, version] = out.stdout.trim().split('\n');
+    expect(version).toBe(node.version);
+    expect(JSON.parse(result!).plan.id).toBe('pp_1');
   });
 
   it.each([
