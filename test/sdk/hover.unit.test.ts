@@ -17,7 +17,8 @@ export async function shop() {
 }
 `;
 
-function quickInfo(word: string): { signature: string; documentation: string; tags: string } {
+/** One language service over the program: each hover asks it, as an editor's does (the program is built once). */
+function languageService(): ts.LanguageService {
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -43,7 +44,13 @@ function quickInfo(word: string): { signature: string; documentation: string; ta
     directoryExists: ts.sys.directoryExists,
     getDirectories: ts.sys.getDirectories,
   };
-  const service = ts.createLanguageService(host, ts.createDocumentRegistry());
+  return ts.createLanguageService(host, ts.createDocumentRegistry());
+}
+
+let service: ts.LanguageService | undefined;
+
+function quickInfo(word: string): { signature: string; documentation: string; tags: string } {
+  service ??= languageService();
   const info = service.getQuickInfoAtPosition(FILE, SOURCE.indexOf(word) + 1);
   if (!info) throw new Error(`no quick info for ${word}`);
   return {
