@@ -58,7 +58,9 @@ export class InputReader {
       for (const part of parts) hash.update(`${part.length}:${part}\n`);
     };
     add('scope', ...scope, 'values', ...inputs.values);
-    for (const file of inputs.files) add('file', (await this.file(file)).digest);
+    // read at once, hashed in order: each read waits on the disk, not on the one before
+    const files = await Promise.all(inputs.files.map((file) => this.file(file)));
+    for (const read of files) add('file', read.digest);
     for (const dir of inputs.trees) await this.addTree(add, dir, await this.tree(dir));
     for (const root of inputs.contracts) {
       const contract = await this.contract(root);
@@ -75,9 +77,14 @@ export class InputReader {
    * run never files the output of the new content under the key of the old (or the reverse).
    */
   async unchangedSince(): Promise<boolean> {
-    for (const [dir, listing] of this.trees) if (!same(await listing, await listTree(dir))) return false;
-    for (const [path, read] of this.files) if ((await read).stamp !== (await stampOf(path))) return false;
-    return true;
+    const trees = await Promise.all(
+      [...this.trees].map(async ([dir, listing]) => same(await listing, await listTree(dir))),
+    );
+    if (trees.includes(false)) return false;
+    const files = await Promise.all(
+      [...this.files].map(async ([path, read]) => (await read).stamp === (await stampOf(path))),
+    );
+    return !files.includes(false);
   }
 
   private async addTree(add: (...parts: string[]) => void, base: string, files: string[]): Promise<void> {
@@ -118,6 +125,8 @@ export class InputReader {
     const dir = dirname(resolve(root));
     const files = [...(await this.tree(dir))];
     const seen = new Set(files);
+    // the folder's files read at once; those its refs lead out to, as they are found
+    await Promise.all(files.map((file) => this.file(file)));
     let cacheable = true;
     for (let i = 0; i < files.length; i++) {
       const file = files[i]!;
