@@ -43,17 +43,10 @@ export function ajvFinding(e: ErrorObject): AjvFinding {
     case 'required':
       return { tokens: [...tokens, String(params.missingProperty)], kind: 'missing', message: 'is required' };
     case 'additionalProperties':
-      return {
-        tokens: [...tokens, String(params.additionalProperty)],
-        kind: 'unknown',
-        message: 'is not a known field',
-      };
-    case 'unevaluatedProperties':
-      return {
-        tokens: [...tokens, String(params.unevaluatedProperty)],
-        kind: 'unknown',
-        message: 'is not a known field',
-      };
+    case 'unevaluatedProperties': {
+      const field = params.additionalProperty ?? params.unevaluatedProperty;
+      return { tokens: [...tokens, String(field)], kind: 'unknown', message: 'is not a known field' };
+    }
     case 'enum':
       return {
         tokens,

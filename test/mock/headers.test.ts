@@ -11,7 +11,8 @@ import { sharedMockCommand } from '../support/prism.js';
 
 const doc = loadBundle();
 const challenges = challengesByOperation(doc);
-const mock = { baseUrl: sharedMockCommand() };
+/** The run's `npm run mock` (test/support/services/mock-command.ts). */
+const mockBaseUrl = sharedMockCommand();
 
 const basic = `Basic ${Buffer.from('merchant:key').toString('base64')}`;
 
@@ -29,7 +30,7 @@ describe('npm run mock: required and replay-only headers', () => {
     ['confirmPaymentIntent', 'POST', '/payment-intents/pi_1/confirm', { integrationType: 'DIRECT', type: 'CARD' }],
     ['createAccessToken', 'POST', '/authorization/oauth/token', undefined],
   ] as const)('%s: a 401 names the schemes the operation accepts', async (operationId, method, path, body) => {
-    const r = await fetch(`${mock.baseUrl}${path}`, {
+    const r = await fetch(`${mockBaseUrl}${path}`, {
       method,
       ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
     });
@@ -48,7 +49,7 @@ describe('npm run mock: required and replay-only headers', () => {
   });
 
   it('the token response is not to be cached', async () => {
-    const r = await fetch(`${mock.baseUrl}/authorization/oauth/token`, {
+    const r = await fetch(`${mockBaseUrl}/authorization/oauth/token`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=client_credentials',
@@ -59,7 +60,7 @@ describe('npm run mock: required and replay-only headers', () => {
   });
 
   it('no answer carries Idempotent-Replayed, although the contract gives the header an example', async () => {
-    const session = await fetch(`${mock.baseUrl}/payments/sessions`, {
+    const session = await fetch(`${mockBaseUrl}/payments/sessions`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/json', 'idempotency-key': 'k-1' },
       body: JSON.stringify({
@@ -70,7 +71,7 @@ describe('npm run mock: required and replay-only headers', () => {
     });
     expect(session.status).toBe(202);
     expect(session.headers.has('idempotent-replayed')).toBe(false);
-    const notFound = await fetch(`${mock.baseUrl}/payments/pay_1/refunds`, {
+    const notFound = await fetch(`${mockBaseUrl}/payments/pay_1/refunds`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/json', prefer: 'code=404' },
       body: JSON.stringify({ transId: 't-2', amount: { value: 100, currency: 'EUR' } }),

@@ -46,7 +46,7 @@ let tarball: string;
 let files: string[];
 let sandbox: ServerProcess | undefined;
 /** The run's `npm run mock`: the verifier only sends it requests. */
-const mock = { baseUrl: sharedMockCommand() };
+const mockBaseUrl = sharedMockCommand();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'verify-package-'));
@@ -152,7 +152,7 @@ describe('the packed verifier', () => {
 
   it.concurrent('npx payment-verify against npm run mock: exit 1, and stderr says why in words', async ({ expect }) => {
     const out = await verifyIn(project, [
-      ...['--base-url', mock.baseUrl],
+      ...['--base-url', mockBaseUrl],
       ...['--merchant-id', A.merchantId, '--api-key', A.apiKey],
       ...['--second-merchant-id', B.merchantId, '--second-api-key', B.apiKey],
       ...['--markdown', 'mock.md'],

@@ -107,7 +107,7 @@ export function connectSandbox(options: {
       const given = seed?.data === undefined ? undefined : dataOf(seed.data);
       const body: Schemas['ResetRequest'] = {
         ...scope,
-        ...(seed?.examples ? { examples: true } : {}),
+        examples: seed?.examples ? true : undefined,
         data: given?.data,
       };
       await call<Schemas['ResetResult']>('POST', '/reset', body, given?.file);

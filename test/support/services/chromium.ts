@@ -4,7 +4,7 @@
 import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { chromiumLaunchOptions } from '../browser.js';
-import { useShared } from './shared.js';
+import { provideShared } from './shared.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,12 +13,11 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const { value, release } = await useShared(
+export default function setup(project: TestProject): Promise<() => Promise<void>> {
+  return provideShared(
+    project,
     'chromium',
-    async () => chromium.launchServer(await chromiumLaunchOptions()),
-    (server) => server.close(),
+    { start: async () => chromium.launchServer(await chromiumLaunchOptions()), stop: (server) => server.close() },
+    (server) => server.wsEndpoint(),
   );
-  project.provide('chromium', value.wsEndpoint());
-  return release;
 }

@@ -4,7 +4,7 @@
 // file that needs other options, its output or its end starts its own (startMockCommand).
 import type { TestProject } from 'vitest/node';
 import { startMockCommand } from '../prism.js';
-import { useShared } from './shared.js';
+import { provideShared } from './shared.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,12 +13,11 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const { value, release } = await useShared(
-    'mock-command',
-    () => startMockCommand(),
-    (mock) => mock.stop(),
+export default function setup(project: TestProject): Promise<() => Promise<void>> {
+  return provideShared(
+    project,
+    'mockCommand',
+    { start: () => startMockCommand(), stop: (mock) => mock.stop() },
+    (mock) => mock.baseUrl,
   );
-  project.provide('mockCommand', value.baseUrl);
-  return release;
 }

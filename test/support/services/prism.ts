@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startPrism } from '../../../mock/prism.js';
 import { sharedBundle } from './bundle.js';
-import { useShared } from './shared.js';
+import { provideShared } from './shared.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,25 +16,30 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const { value, release } = await useShared(
+/** Prism on the run's bundle, written to a folder of its own. */
+async function startOnBundle() {
+  const dir = mkdtempSync(join(tmpdir(), 'prism-contract-'));
+  const specPath = join(dir, 'openapi.json');
+  writeFileSync(specPath, JSON.stringify(await sharedBundle()));
+  try {
+    return { prism: await startPrism({ specPath }), dir };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export default function setup(project: TestProject): Promise<() => Promise<void>> {
+  return provideShared(
+    project,
     'prism',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'prism-contract-'));
-      const specPath = join(dir, 'openapi.json');
-      writeFileSync(specPath, JSON.stringify(await sharedBundle()));
-      try {
-        return { prism: await startPrism({ specPath }), dir };
-      } catch (err) {
+    {
+      start: startOnBundle,
+      stop: async ({ prism, dir }) => {
+        await prism.stop();
         rmSync(dir, { recursive: true, force: true });
-        throw err;
-      }
+      },
     },
-    async ({ prism, dir }) => {
-      await prism.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    ({ prism }) => prism.baseUrl,
   );
-  project.provide('prism', value.prism.baseUrl);
-  return release;
 }

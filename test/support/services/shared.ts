@@ -2,6 +2,9 @@
 // (vitest runs a project's global setups only when one of its files is queued, so a run that needs
 // none starts none). Each project's setup loads this module through its own module graph, so the one
 // instance lives on globalThis of vitest's main process; the last project to tear down stops it.
+import type { ProvidedContext } from 'vitest';
+import type { TestProject } from 'vitest/node';
+
 interface Shared<T> {
   value: Promise<T>;
   users: number;
@@ -44,4 +47,20 @@ export async function useShared<T>(
     registry.delete(name);
     throw err;
   }
+}
+
+/**
+ * A project's global setup of the service `key`: the run's one instance (started by the first
+ * project that needs it), `provided` of it given to the project's files as `inject(key)`, and the
+ * teardown of this project's use of it.
+ */
+export async function provideShared<K extends keyof ProvidedContext & string, T>(
+  project: TestProject,
+  key: K,
+  service: { start: () => Promise<T>; stop: (value: T) => Promise<void> },
+  provided: (value: T) => ProvidedContext[K],
+): Promise<() => Promise<void>> {
+  const { value, release } = await useShared(key, service.start, service.stop);
+  project.provide(key, provided(value));
+  return release;
 }
