@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
 import { nodeLines, runOn } from '../support/node-lines.js';
-import { freshProject, npm, packed, ROOT, type Run, run } from '../support/packed.js';
+import { CHECK_DECLARATIONS, freshProject, npm, packed, ROOT, type Run, run } from '../support/packed.js';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/api-v2';
@@ -186,7 +186,7 @@ describe('the packed SDK', { timeout: 120_000 }, () => {
         module: 'nodenext',
         strict: true,
         noEmit: true,
-        skipLibCheck: false,
+        ...CHECK_DECLARATIONS,
         lib: ['es2023', 'dom'],
         types: [],
       },
@@ -250,6 +250,7 @@ console.log(JSON.stringify({
         module: 'nodenext',
         strict: true,
         outDir: 'out',
+        ...CHECK_DECLARATIONS,
         lib: ['es2023', 'dom'],
         types: [],
       },
@@ -298,7 +299,7 @@ void main();
       compilerOptions: {
         target: 'es2022',
         strict: true,
-        skipLibCheck: false,
+        ...CHECK_DECLARATIONS,
         outDir: 'out',
         lib: ['es2023', 'dom'],
         types: [],
