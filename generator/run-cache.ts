@@ -3,7 +3,7 @@
 // none of its inputs changed while it ran.
 import type { PipelinePaths, StepName, StepResult } from './pipeline.js';
 import { STEP_TABLE } from './step-table.js';
-import { type CachedOutput, StepCache } from './support/cache.js';
+import { CACHE_DIR, type CachedOutput, StepCache } from './support/cache.js';
 import { InputReader, type StepInputs } from './support/inputs.js';
 import { TOOLCHAIN } from './support/toolchain.js';
 
@@ -30,6 +30,11 @@ export class RunCache {
     private readonly options: RunCacheOptions,
   ) {
     this.store = options.dir === false ? undefined : new StepCache(options.dir);
+  }
+
+  /** How the run's bundling uses the bundled documents kept (support/kept-output.ts): the same folder, unread when forced. */
+  get bundling(): { cache: string | false; force: boolean } {
+    return { cache: this.options.dir ?? CACHE_DIR, force: this.options.force };
   }
 
   /** The step's key: a hash of its inputs' contents and the toolchain's; undefined without a cache or for an uncacheable input. */

@@ -106,9 +106,11 @@ async function documentOf(
   early: boolean,
 ): Promise<BundledDocument> {
   const stop = new AbortController();
+  // After a save (`early`) the kept documents hardly ever hold the contract: Redocly starts at once.
+  const kept = early ? { cache: false as const } : cache.bundling;
   const bundling = () =>
     import('./steps/bundle.js').then(({ bundleDocument }) =>
-      bundleDocument({ root, signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal }),
+      bundleDocument({ root, signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal, ...kept }),
     );
   const made = early ? bundling() : undefined;
   made?.catch(() => undefined);

@@ -6,7 +6,9 @@ import { merge as mergeAllOf, openApiMergeRules } from 'allof-merge';
 import { parse as parseYaml } from 'yaml';
 import { declaredAt, escapeToken, parsePointer, toPointer } from '../../tooling/openapi/walker.js';
 import { type BundleResult, type OpenApiDocument, toPortableYaml } from '../steps/bundle.js';
+import { CACHE_DIR } from '../support/cache.js';
 import { writeFileAtomic } from '../support/fs.js';
+import { KeptOutput } from '../support/kept-output.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, runRedocly } from '../support/redocly.js';
 import { SourceLocator } from '../support/sourcemap.js';
@@ -129,6 +131,8 @@ export interface CheckBreakingOptions {
   projects?: Array<string | undefined>;
   /** The accepted-changes entries of the head, and those of the base (which are carried, not applied). */
   accepted?: { entries: AcceptedEntry[]; baseEntries?: AcceptedEntry[]; today?: string };
+  /** Where `redocly diff`'s reports are kept by content (support/kept-output.ts): the step cache's folder (default), or false. */
+  cache?: string | false;
 }
 
 /** `redocly diff` could not compare the two documents (unreadable file, different OpenAPI versions, crash...). */
@@ -147,7 +151,7 @@ export async function checkBreaking(options: CheckBreakingOptions): Promise<Brea
       prepare(options.baseline, tmp, 'baseline'),
       prepare(options.current, tmp, 'current'),
     ]);
-    const report = await runDiff(base.path, rev.path, options.config ?? DIFF_CONFIG);
+    const report = await runDiff(base.path, rev.path, options.config ?? DIFF_CONFIG, options.cache ?? CACHE_DIR);
     const locate = locator(base, rev, options.projects ?? []);
     const changes = once(report.changes.flatMap((c) => toChanges(c, locate)));
     const breaking = changes.filter((c) => c.impact === 'major');
@@ -443,13 +447,51 @@ interface ReportChange {
 
 interface Report {
   reportVersion: string;
+  files?: { base?: string; revision?: string };
   infoVersions?: { base?: string; revision?: string };
   summary: Record<Impact, number>;
   changes: ReportChange[];
 }
 
-async function runDiff(base: string, revision: string, config: string): Promise<Report> {
+/**
+ * `redocly diff`'s report for the two documents, kept by their content and the config's
+ * (support/kept-output.ts): a pair compared before is not compared again.
+ */
+async function runDiff(base: string, revision: string, config: string, cache: string | false): Promise<Report> {
   if (!existsSync(config)) throw new DiffError(`diff config not found: ${config}`);
+  const inputs = { files: [base, revision, config], trees: [], contracts: [], values: [] };
+  const kept = cache === false ? undefined : new KeptOutput('redocly-diff', inputs, { dir: cache });
+  const text = await kept?.lookup();
+  if (text !== undefined) return relocated(JSON.parse(text) as Report, KEPT_SIDES, [base, revision]);
+  const report = await redoclyDiff(base, revision, config);
+  await kept?.save(JSON.stringify(relocated(report, [base, revision], KEPT_SIDES)));
+  return report;
+}
+
+/** What a kept report names its two documents by: neither run's temp files. */
+const KEPT_SIDES: [string, string] = ['<baseline>', '<current>'];
+
+/** The report with the files of its locations moved from one pair of names of the two documents to another. */
+function relocated(report: Report, from: [string, string], to: [string, string]): Report {
+  const rename = (file: string | undefined) => {
+    const side = file === undefined ? -1 : from.findIndex((name) => name === file || resolve(name) === resolve(file));
+    return side < 0 ? file : to[side];
+  };
+  const move = (loc: ReportLocation | undefined) => loc && { ...loc, file: rename(loc.file)! };
+  return {
+    ...report,
+    files: report.files && { base: rename(report.files.base), revision: rename(report.files.revision) },
+    changes: report.changes.map((change) => ({
+      ...change,
+      base: move(change.base),
+      revision: move(change.revision),
+      verdicts: change.verdicts?.map((verdict) => ({ ...verdict, location: move(verdict.location) })),
+    })),
+  };
+}
+
+/** `redocly diff` of two documents, its report checked. */
+async function redoclyDiff(base: string, revision: string, config: string): Promise<Report> {
   // --fail-on none: the exit code then says only whether the CLI could compare; this module
   // decides what fails. --lint-config error: a broken config must not silently drop the rules.
   const args = [

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { COMPONENT_KINDS } from '../../tooling/openapi/walker.js';
+import { CACHE_DIR } from '../support/cache.js';
+import { KeptOutput } from '../support/kept-output.js';
 import { DEFAULT_ROOT, REDOCLY_CONFIG, REPO_ROOT } from '../support/paths.js';
 import { cleanStderr, parseCliProblems, runRedocly } from '../support/redocly.js';
 import { BundleError } from '../support/step-error.js';
@@ -17,6 +19,13 @@ export interface BundleOptions {
   config?: string | false;
   /** Aborting kills the Redocly process and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Where bundled documents are kept by the content of what they are made from
+   * (support/kept-output.ts): the step cache's folder (default), or false to run Redocly every time.
+   */
+  cache?: string | false;
+  /** Runs Redocly even when the cache holds the document (`generate --force`); what it makes is still kept. */
+  force?: boolean;
 }
 
 /** The bundle before its YAML is made: what the steps that read only the document wait for. */
@@ -53,7 +62,7 @@ export function withYaml(bundled: BundledDocument): BundleResult {
   return { ...bundled, yaml: header + toPortableYaml(bundled.document) };
 }
 
-/** bundleContract() without the YAML. */
+/** bundleContract() without the YAML: the cached document when the cache holds it, else Redocly's. */
 export async function bundleDocument(options: BundleOptions = {}): Promise<BundledDocument> {
   const root = resolve(options.root ?? DEFAULT_ROOT);
   if (!existsSync(root)) {
@@ -62,6 +71,18 @@ export async function bundleDocument(options: BundleOptions = {}): Promise<Bundl
     ]);
   }
   const config = options.config ?? (existsSync(REDOCLY_CONFIG) ? REDOCLY_CONFIG : false);
+  const dir = options.cache ?? CACHE_DIR;
+  const inputs = { files: config ? [config] : [], trees: [], contracts: [root], values: [config ? 'config' : 'none'] };
+  const cache = dir === false ? undefined : new KeptOutput('bundled-document', inputs, { dir, force: options.force });
+  const cached = await cache?.lookup();
+  if (cached !== undefined) return { root, document: JSON.parse(cached) as OpenApiDocument, json: cached };
+  const bundled = await redoclyBundle(root, config, options.signal);
+  await cache?.save(bundled.json);
+  return bundled;
+}
+
+/** `redocly bundle` of `root`, normalized. */
+async function redoclyBundle(root: string, config: string | false, signal?: AbortSignal): Promise<BundledDocument> {
   const tmp = await mkdtemp(join(tmpdir(), 'contract-bundle-'));
   try {
     const out = join(tmp, 'openapi.json');
@@ -80,7 +101,7 @@ export async function bundleDocument(options: BundleOptions = {}): Promise<Bundl
       'off', // config problems are reported by `npm run lint`, not here
       ...(config ? ['--config', config] : []),
     ];
-    const run = await runRedocly(args, process.cwd(), options.signal);
+    const run = await runRedocly(args, process.cwd(), signal);
     if (run.code !== 0 || !existsSync(out)) {
       const text = cleanStderr(run.stderr);
       const problems = parseCliProblems(text);

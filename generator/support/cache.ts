@@ -29,7 +29,11 @@ interface Manifest {
 }
 
 export class StepCache {
-  constructor(readonly dir = CACHE_DIR) {}
+  /** `keep`: the entries kept per step (the most recently used). */
+  constructor(
+    readonly dir = CACHE_DIR,
+    private readonly keep = KEEP,
+  ) {}
 
   /** The entry of `step` under `key`, or undefined. */
   async get(step: string, key: string): Promise<CachedOutput | undefined> {
@@ -93,7 +97,7 @@ export class StepCache {
       }),
     );
     const kept = entries.filter((e) => !e.temp).sort((a, b) => b.used - a.used);
-    const removed = [...kept.slice(KEEP), ...entries.filter((e) => e.temp && Date.now() - e.used > ABANDONED_MS)];
+    const removed = [...kept.slice(this.keep), ...entries.filter((e) => e.temp && Date.now() - e.used > ABANDONED_MS)];
     for (const e of removed) await rm(e.path, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,7 @@
 // unchanged contract by `redocly diff`. The comparisons are independent child processes
 // (~0.5-0.7 s each), so they run concurrently.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,6 +236,27 @@ describe.concurrent('breaking-change gate: redocly diff on contract variants', {
       /is not in a git checkout, so the last release, but no release is recorded in .*no-releases-.*npm run check:breaking -- --record/s,
     );
   });
+});
+
+describe("breaking-change gate: redocly diff's reports kept by content", () => {
+  it('serves a pair compared before from the kept report, its locations in the files of this run', async () => {
+    const cache = join(dir, 'kept');
+    const [base, current] = await tiny('kept', ['A']);
+    const made = await checkBreaking({ current, baseline: base, cache });
+    expect(made.breaking).toHaveLength(1);
+    expect(made.breaking[0]!.location).toMatchObject({ side: 'current', file: expect.stringMatching(/kept/) });
+    expect(await checkBreaking({ current, baseline: base, cache }), 'the same result, its lines too').toEqual(made);
+
+    const entries = (await readdir(join(cache, 'redocly-diff'))).filter((e) => !e.startsWith('.'));
+    expect(entries).toHaveLength(1);
+    const file = join(cache, 'redocly-diff', entries[0]!, '0');
+    const report = JSON.parse(await readFile(file, 'utf8')) as { changes: unknown[] };
+    expect(JSON.stringify(report), "the kept report names no run's temp files").not.toContain('contract-diff-');
+    // the kept report emptied: the next check reads it, and one without the cache runs Redocly
+    await writeFile(file, JSON.stringify({ ...report, changes: [] }));
+    expect((await checkBreaking({ current, baseline: base, cache })).breaking).toEqual([]);
+    expect((await checkBreaking({ current, baseline: base, cache: false })).breaking).toEqual(made.breaking);
+  }, 60_000);
 });
 
 describe('breaking-change gate: releases and versions', () => {

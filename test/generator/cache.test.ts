@@ -3,7 +3,8 @@
 // deleted; one byte changed in any input rebuilds exactly what depends on it, and the result is
 // what a forced run (--force: the cache ignored) makes from scratch. The inputs that only a copy
 // of the repository could change (the generator's code, the lockfile, the lint configuration)
-// are held at the level of the keys.
+// are held at the level of the keys. Bundled documents are kept by content too (bundleDocument():
+// the review, the scripts and lint outside generate bundle an unchanged contract from its file).
 import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../generator/generate.js';
 import type { PipelinePaths, StepName } from '../../generator/pipeline.js';
 import { RunCache } from '../../generator/run-cache.js';
+import { BundleError, bundleDocument } from '../../generator/steps/bundle.js';
 import { InputReader, type StepInputs } from '../../generator/support/inputs.js';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { TOOLCHAIN } from '../../generator/support/toolchain.js';
@@ -125,6 +127,49 @@ describe('the step cache', () => {
     },
     60_000,
   );
+});
+
+describe('the bundled documents kept by content (bundleDocument)', () => {
+  const bundle = (options: { force?: boolean } = {}) =>
+    bundleDocument({ root: paths().root, config: file('redocly.yaml'), cache: file('cache'), ...options });
+  const kept = () => file('cache', 'bundled-document');
+  const entries = async () => (await readdir(kept()).catch(() => [] as string[])).filter((e) => !e.startsWith('.'));
+
+  /** The kept file whose text is `json`. */
+  async function keptFile(json: string): Promise<string> {
+    for (const entry of await entries()) {
+      const blob = join(kept(), entry, '0');
+      if ((await readFile(blob, 'utf8').catch(() => '')) === json) return blob;
+    }
+    throw new Error(`no document kept under ${kept()} has that text`);
+  }
+
+  it('serves a contract bundled before from the file kept, not Redocly; --force and one changed byte bundle again', async () => {
+    const made = await bundle();
+    expect(Object.keys(made.document.paths as object)).toEqual(['/things']);
+    // the kept file replaced: what the next bundle returns is read from it
+    await writeFile(await keptFile(made.json), '{"kept": true}\n');
+    expect((await bundle()).document).toEqual({ kept: true });
+    expect((await bundle({ force: true })).json, 'forced: bundled by Redocly').toBe(made.json);
+
+    await changeOneByte(file('openapi', 'schemas', 'Thing.yaml'));
+    const changed = await bundle();
+    expect(changed.json).not.toBe(made.json);
+    expect(changed.document).not.toEqual({ kept: true });
+    await writeFile(await keptFile(changed.json), '{"kept": "again"}\n');
+    await writeFile(file('redocly.yaml'), `${await readFile(file('redocly.yaml'), 'utf8')}# the config changed\n`);
+    expect((await bundle()).json, 'the config is part of the key').toBe(changed.json);
+  });
+
+  it('keeps no failure: a contract that does not bundle is refused by Redocly every time', async () => {
+    const thing = file('openapi', 'schemas', 'Thing.yaml');
+    const text = await readFile(thing, 'utf8');
+    await writeFile(thing, "type: object\nproperties:\n  other:\n    $ref: './Missing.yaml'\n");
+    const before = await entries();
+    for (const attempt of [1, 2]) await expect(bundle(), `attempt ${attempt}`).rejects.toThrow(BundleError);
+    expect(await entries()).toEqual(before);
+    await writeFile(thing, text);
+  });
 });
 
 describe('the keys', () => {
