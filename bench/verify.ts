@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../generator/support/paths.js';
+import { killGroup } from '../tooling/process/groups.js';
 import { startSandboxProcess } from '../tooling/process/sandbox-command.js';
-import { killGroup } from '../tooling/process/server-process.js';
 
 export const RUNS = 3;
 

@@ -1,23 +1,10 @@
 import { spawn } from 'node:child_process';
+import { guardGroup, killGroup, releaseGroup } from '../../tooling/process/groups.js';
 
 export interface ProcessResult {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** Process groups of children started with a signal and still running: killed if this process exits first. */
-const groups = new Set<number>();
-process.once('exit', () => {
-  for (const pgid of groups) killGroup(pgid);
-});
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
 }
 
 /**
@@ -41,15 +28,15 @@ export function runNode(
       detached: signal !== undefined,
     });
     const pgid = signal ? child.pid : undefined;
-    if (pgid !== undefined) groups.add(pgid);
+    if (pgid !== undefined) guardGroup(pgid);
     const abort = () => {
-      if (pgid !== undefined) killGroup(pgid);
+      if (pgid !== undefined) killGroup(pgid, 'SIGKILL');
       fail(signal?.reason);
     };
     signal?.addEventListener('abort', abort, { once: true });
     const settle = () => {
       signal?.removeEventListener('abort', abort);
-      if (pgid !== undefined) groups.delete(pgid);
+      if (pgid !== undefined) releaseGroup(pgid);
     };
     let stdout = '';
     let stderr = '';
@@ -88,7 +75,7 @@ export function startNodeAhead(script: string, args: string[], env: Record<strin
     detached: true,
   });
   const pgid = child.pid;
-  if (pgid !== undefined) groups.add(pgid);
+  if (pgid !== undefined) guardGroup(pgid);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -96,7 +83,7 @@ export function startNodeAhead(script: string, args: string[], env: Record<strin
   const closed = new Promise<number>((done) => {
     child.on('error', () => done(1));
     child.on('close', (code) => {
-      if (pgid !== undefined) groups.delete(pgid);
+      if (pgid !== undefined) releaseGroup(pgid);
       done(code ?? 1);
     });
   });
@@ -110,7 +97,7 @@ export function startNodeAhead(script: string, args: string[], env: Record<strin
     child.stdout.on('data', check);
     void closed.then(() => done(false));
   });
-  const kill = () => pgid !== undefined && killGroup(pgid);
+  const kill = () => pgid !== undefined && killGroup(pgid, 'SIGKILL');
   return {
     ready,
     async run(input, signal) {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengesByOperation } from '../../tooling/openapi/challenges.js';
 import { deref, type JsonObject, operationById } from '../../tooling/openapi/walker.js';
-import { killGroup } from '../../tooling/process/server-process.js';
+import { killGroup } from '../../tooling/process/groups.js';
 import { nodeLines, runOn } from '../support/node-lines.js';
 import {
   compileConsumer,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { openStore, StoreOpenError } from '../../sandbox/store/index.js';
-import { killGroup } from '../../tooling/process/server-process.js';
+import { killGroup } from '../../tooling/process/groups.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'owner-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killGroup } from '../../tooling/process/server-process.js';
+import { killGroup } from '../../tooling/process/groups.js';
 import { connectBrowser } from '../support/browser.js';
 import { nodeLines, runOn } from '../support/node-lines.js';
 import {

@@ -5,7 +5,8 @@
 // on stderr for the others.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, killGroup, LOOPBACK, WATCHDOG } from '../../tooling/process/server-process.js';
+import { killGroup } from '../../tooling/process/groups.js';
+import { freePort, LOOPBACK, WATCHDOG } from '../../tooling/process/server-process.js';
 import { eventually } from './receiver.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

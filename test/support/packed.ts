@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rmdir, symlink, writeFile } from 'node:fs/prom
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { killGroup } from '../../tooling/process/server-process.js';
+import { killGroup } from '../../tooling/process/groups.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 

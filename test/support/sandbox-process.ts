@@ -7,8 +7,8 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../../sandbox/cli/index.js';
+import { killGroup } from '../../tooling/process/groups.js';
 import { ISOLATED_ENV, SANDBOX_ENTRY, sandboxNodeOptions } from '../../tooling/process/sandbox-command.js';
-import { killGroup } from '../../tooling/process/server-process.js';
 import { DeliveryChecks, type SecretsOf } from './webhook-check.js';
 
 export { startSandboxProcess } from '../../tooling/process/sandbox-command.js';

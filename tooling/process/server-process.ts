@@ -4,9 +4,10 @@
 // - stop() kills the whole process group (SIGTERM, then SIGKILL after a grace period), never by name.
 // - A child never outlives the process that started it: it exits when its stdin reaches end of
 //   file (see WATCHDOG), which happens however the parent ends, even by SIGKILL; and an exit hook
-//   kills the groups still running.
+//   kills the groups still running (groups.ts).
 import { spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
+import { guardGroup, killGroup, releaseGroup } from './groups.js';
 
 export const LOOPBACK = '127.0.0.1';
 const START_TIMEOUT_MS = 30_000;
@@ -17,20 +18,6 @@ const STOP_GRACE_MS = 3_000;
  * parent is gone, so that no server outlives its test run.
  */
 export const WATCHDOG = 'data:text/javascript,process.stdin.on("end",()=>process.exit(1));process.stdin.resume();';
-
-/** Process groups still running; killed on exit if stop() was not called. */
-const running = new Set<number>();
-process.once('exit', () => {
-  for (const pgid of running) killGroup(pgid, 'SIGKILL');
-});
-
-export function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
 
 /** A port that was free a moment ago (listen on 0, read it, close). */
 export function freePort(host = LOOPBACK): Promise<number> {
@@ -160,7 +147,7 @@ export function startProcessGroup(
   });
   const pgid = child.pid;
   if (pgid === undefined) throw new Error(`could not spawn ${options.name ?? command}`);
-  running.add(pgid);
+  guardGroup(pgid);
   if (!options.keepAlive) {
     child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr])
@@ -178,7 +165,7 @@ export function startProcessGroup(
   const text = () => all;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
     child.once('exit', (code, signal) => {
-      running.delete(pgid);
+      releaseGroup(pgid);
       done({ code, signal });
     }),
   );
@@ -198,7 +185,7 @@ export function startProcessGroup(
     }
     // Anything left in the group (children of the child) goes too.
     killGroup(pgid, 'SIGKILL');
-    running.delete(pgid);
+    releaseGroup(pgid);
   });
 
   const waitFor = async (what: string, test: (output: string) => boolean, timeoutMs = START_TIMEOUT_MS) => {
