@@ -51,8 +51,9 @@ export class KeptOutput {
 
   /** The text kept for these inputs, or undefined (none kept, forced, or inputs that cannot be cached). */
   async lookup(): Promise<string | undefined> {
+    if (this.options.force) return undefined;
     const key = await this.key;
-    if (key === undefined || this.options.force) return undefined;
+    if (key === undefined) return undefined;
     const entry = await this.store.get(this.kind, key);
     const artifact = entry?.artifacts.find((a) => a.path === FILE);
     return artifact && readFile(artifact.source, 'utf8').catch(() => undefined);
