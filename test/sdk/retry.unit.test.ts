@@ -22,6 +22,7 @@ const capture = { transId: 'ORD-1', amount: { value: 1050, currency: 'EUR' } } a
 
 let api: FakeApi | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
   await api?.close();
   api = undefined;
@@ -38,6 +39,20 @@ async function clientFor(handler: FakeHandler, settings: PaymentClientSettings =
     retryMaxDelayMs: 5,
     ...settings,
   });
+}
+
+/**
+ * Starts `call` on fake timers (at `now`) and holds that its second attempt is sent after exactly
+ * `waitMs`: none a millisecond before, one then, and the call answered.
+ */
+async function expectRetryAfter(call: () => Promise<unknown>, waitMs: number, now = Date.now()): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now });
+  const answered = call();
+  await vi.advanceTimersByTimeAsync(waitMs - 1);
+  expect(api!.requests, `attempts within ${waitMs - 1} ms`).toHaveLength(1);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(api!.requests, `attempts after ${waitMs} ms`).toHaveLength(2);
+  await expect(answered).resolves.toMatchObject({ id: 'pp_1' });
 }
 
 /** Answers the statuses in turn (the last one repeats), with `success` for a 2xx. */
@@ -135,23 +150,16 @@ describe('Retry-After', () => {
     const client = await clientFor((_req, i) =>
       i === 0 ? reply(429, example('PlanTooManyRequests'), { 'Retry-After': '1' }) : reply(200, { id: 'pp_1' }),
     );
-    const start = performance.now();
-    await client.paymentPlans.retrieve('pp_1');
-    expect(performance.now() - start).toBeGreaterThanOrEqual(950);
-    expect(api!.requests).toHaveLength(2);
+    await expectRetryAfter(() => client.paymentPlans.retrieve('pp_1'), 1000);
   });
 
   it('honours an HTTP-date Retry-After', async () => {
+    // HTTP-dates have whole seconds: two seconds after 12:00:00.250 is 12:00:02, 1750 ms later.
+    const now = Date.parse('2026-11-28T12:00:00.250Z');
     const client = await clientFor((_req, i) =>
-      i === 0
-        ? reply(429, {}, { 'Retry-After': new Date(Date.now() + 2000).toUTCString() })
-        : reply(200, { id: 'pp_1' }),
+      i === 0 ? reply(429, {}, { 'Retry-After': new Date(now + 2000).toUTCString() }) : reply(200, { id: 'pp_1' }),
     );
-    const start = performance.now();
-    await client.paymentPlans.retrieve('pp_1');
-    // HTTP-dates have whole seconds: the wait is between 1 and 2 s.
-    expect(performance.now() - start).toBeGreaterThanOrEqual(950);
-    expect(api!.requests).toHaveLength(2);
+    await expectRetryAfter(() => client.paymentPlans.retrieve('pp_1'), 1750, now);
   });
 
   it('gives up at once when Retry-After is beyond the deadline, with the 429 itself', async () => {
