@@ -89,7 +89,6 @@ emitDeclarations({
     'types.d.ts',
     'admin.d.ts',
     'process.d.ts',
-    'in-process.d.ts',
     'node-sandbox.d.ts',
     'msw.d.ts',
   ],

@@ -41,6 +41,7 @@ const NAME = '@payment-service/sandbox';
 const MANIFEST = JSON.parse(await readFile(join(ROOT, 'packages', 'sandbox', 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 const VITEST = (
   JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
@@ -286,12 +287,31 @@ describe('the packed sandbox', () => {
     expect(first!.clock.now).toBe('2026-03-01T09:00:00.000Z');
   }, 90_000);
 
-  /** tsc --strict with `flags` on `text` written to `file` in the project: its exit code and output. */
+  /**
+   * tsc --strict with `flags` on `text` written to `file` in the project: its exit code and output.
+   * The installed packages' declarations are checked too (no --skipLibCheck, TypeScript's default);
+   * TypeScript's own lib files are not.
+   */
   const typeCheck = (flags: string[]) => async (file: string, text: string) => {
     await writeFile(join(project, file), text);
-    const strict = ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022'];
+    const strict = ['--strict', '--noEmit', '--skipDefaultLibCheck', '--target', 'es2022'];
     return run(process.execPath, [TSC, ...strict, ...flags, file], project);
   };
+
+  it('ships declarations that import only one another and its declared packages', async () => {
+    const declared = [...Object.keys(MANIFEST.dependencies), ...Object.keys(MANIFEST.peerDependencies)];
+    const outside: string[] = [];
+    for (const file of files.filter((f) => f.endsWith('.d.ts'))) {
+      const text = await readFile(join(project, 'node_modules', NAME, file), 'utf8');
+      // `from '…'` of an import or export, and `import("…")` of a type tsc wrote itself
+      for (const [, , specifier] of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)(['"])([^'"]+)\1/g)) {
+        const inside = specifier!.startsWith('./') && !specifier!.includes('../');
+        const packaged = declared.some((name) => specifier === name || specifier!.startsWith(`${name}/`));
+        if (!inside && !packaged) outside.push(`${file}: ${specifier}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
 
   it('compiles a TypeScript consumer with --strict against its declarations', async () => {
     const check = typeCheck(['--module', 'nodenext', '--moduleResolution', 'nodenext']);

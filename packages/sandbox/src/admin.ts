@@ -2,6 +2,7 @@
 // calls it with the origin and admin key its global setup handed over.
 import type { components } from '../../../generated/admin/types.js';
 import { DataFileError, type DataFileSource, dataFileFindings } from '../../../sandbox/cli/data-findings.js';
+import { dataFileReader } from './data-file-reader.js';
 import {
   type DataFile,
   type MerchantCredentials,
@@ -11,17 +12,6 @@ import {
 } from './types.js';
 
 type Schemas = components['schemas'];
-
-/**
- * How a data file given by its path is read: Node's reader (sandbox/cli/data-file.ts), which the
- * package's Node entry installs; a page has no files, and takes a data file as an object.
- */
-let readDataFile: ((path: string) => DataFileSource) | undefined;
-
-/** Makes `reader` the one a data file's path is read with (the Node entry, once). */
-export function installDataFileReader(reader: (path: string) => DataFileSource): void {
-  readDataFile = reader;
-}
 
 /** The sandbox at `origin`, driven with its admin key (through `fetch`, default globalThis.fetch at each call). */
 export function connectSandbox(options: {
@@ -69,10 +59,11 @@ export function connectSandbox(options: {
   /** A data file's content, and (read from disk) where its fields are. */
   const dataOf = (data: DataFile): { data: Schemas['DataFile']; file?: DataFileSource } => {
     if (typeof data !== 'string') return { data: data as Schemas['DataFile'] };
-    if (!readDataFile)
+    const read = dataFileReader();
+    if (!read)
       throw new SandboxAdminError(`a data file's path (${data}) needs Node: give its content as an object`, undefined);
     try {
-      const file = readDataFile(data);
+      const file = read(data);
       return { data: file.data as Schemas['DataFile'], file };
     } catch (err) {
       if (err instanceof DataFileError)

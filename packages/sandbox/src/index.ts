@@ -4,7 +4,7 @@
 import { installPlatform } from '../../../sandbox/app/platform.js';
 import { readDataFile } from '../../../sandbox/cli/data-file.js';
 import { nodePlatform } from '../../../sandbox/platform/node.js';
-import { installDataFileReader } from './admin.js';
+import { installDataFileReader } from './data-file-reader.js';
 
 // The package's Node entry: an in-process sandbox runs on Node's built-ins, and a data file may be a path.
 installPlatform(nodePlatform);
