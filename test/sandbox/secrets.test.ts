@@ -111,7 +111,9 @@ describe.each(STORES)('secrets at rest on %s', (kind) => {
     ]) {
       expect(text, 'a secret in the dump').not.toContain(secret);
     }
-    expect(text, 'a CVV field in the dump').not.toMatch(/cvv/i);
+    // A field named for it, at any depth of the stored JSON (its quotes escaped inside a column's
+    // text): the letters alone also turn up in a ciphertext's base64 now and then.
+    expect(text, 'a CVV field in the dump').not.toMatch(/cvv[^"\\]*\\*"\s*:/i);
     const keys = deriveSecrets(ISOLATED_ENV.SANDBOX_SECRET);
     for (const key of [Buffer.from(keys.tokenKey).toString('base64url'), Buffer.from(keys.tokenKey).toString('hex')]) {
       expect(text).not.toContain(key);
