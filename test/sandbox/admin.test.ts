@@ -98,8 +98,8 @@ describe('the admin document as the sandbox reads it', () => {
 
 describe.each(HTTP_STORES)('admin API on %s', (kind) => {
   // Retries an hour apart: a failed delivery stays PENDING until the clock is advanced. An attempt
-  // waits 10 s for its answer: the receiver's 500 is what is listed, and a run's busy start (PostgreSQL
-  // and Chromium starting beside four workers) once held it past 2 s, which listed a timeout instead.
+  // waits 10 s for its answer: what is listed is the receiver's 500, which on a busy machine (a run's
+  // start, PostgreSQL and Chromium starting beside four workers) can take more than 2 s to come.
   const { sandbox, receiver } = sandboxWithReceiverPerSuite(() => dbs.database(kind), {
     webhooks: { maxAttempts: 2, retryBaseMs: HOUR, retryCapMs: 24 * HOUR, timeoutMs: 10_000, pollMs: 25 },
   });

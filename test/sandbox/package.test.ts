@@ -27,6 +27,7 @@ import { killGroup } from '../../tooling/process/groups.js';
 import { connectBrowser } from '../support/browser.js';
 import { nodeLines, runOn } from '../support/node-lines.js';
 import {
+  CHECK_DECLARATIONS,
   freshProject,
   installedPackages,
   npm,
@@ -289,12 +290,13 @@ describe('the packed sandbox', () => {
 
   /**
    * tsc --strict with `flags` on `text` written to `file` in the project: its exit code and output.
-   * The installed packages' declarations are checked too (no --skipLibCheck, TypeScript's default);
-   * TypeScript's own lib files are not.
+   * The installed packages' declarations are checked too, as in every package test
+   * (CHECK_DECLARATIONS: TypeScript's default), TypeScript's own lib files not.
    */
   const typeCheck = (flags: string[]) => async (file: string, text: string) => {
     await writeFile(join(project, file), text);
-    const strict = ['--strict', '--noEmit', '--skipDefaultLibCheck', '--target', 'es2022'];
+    const declarations = Object.entries(CHECK_DECLARATIONS).flatMap(([option, on]) => [`--${option}`, String(on)]);
+    const strict = ['--strict', '--noEmit', ...declarations, '--target', 'es2022'];
     return run(process.execPath, [TSC, ...strict, ...flags, file], project);
   };
 
