@@ -1,15 +1,17 @@
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { build } from 'esbuild';
-import { emitDeclarations } from '../../tooling/package-declarations.mjs';
+import {
+  bundleForNode,
+  copyContract,
+  emitDeclarations,
+  REQUIRE_BANNER,
+  startBuild,
+} from '../../tooling/package-build.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const dist = join(here, 'dist');
+const { packageDir, root, dist, manifest } = startBuild(import.meta.url);
 const require = createRequire(import.meta.url);
-const manifest = require('./package.json');
 
 /** The sandbox's documents are read beside the sources in the repository; in the package, from dist/. */
 const packageAssets = {
@@ -18,44 +20,39 @@ const packageAssets = {
     const repositoryAssets = join(root, 'sandbox', 'contract', 'assets.ts');
     b.onResolve({ filter: /assets\.js$/ }, (args) => {
       const target = join(args.resolveDir, args.path).replace(/\.js$/, '.ts');
-      return target === repositoryAssets ? { path: join(here, 'src', 'assets.ts') } : undefined;
+      return target === repositoryAssets ? { path: join(packageDir, 'src', 'assets.ts') } : undefined;
     });
   },
 };
 
-rmSync(dist, { recursive: true, force: true });
-await build({
-  entryPoints: { cli: join(here, 'src/cli.ts'), index: join(here, 'src/index.ts'), msw: join(here, 'src/msw.ts') },
+await bundleForNode(manifest, {
+  entryPoints: {
+    cli: join(packageDir, 'src/cli.ts'),
+    index: join(packageDir, 'src/index.ts'),
+    msw: join(packageDir, 'src/msw.ts'),
+  },
   outdir: dist,
-  bundle: true,
   splitting: true,
   // Flat: every chunk beside the documents it reads (src/assets.ts names them relative to itself).
   chunkNames: '[name]-[hash]',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)],
   plugins: [packageAssets],
-  legalComments: 'none',
   // The YAML parser and sql.js are CommonJS: inside ES module chunks their require(), and sql.js's
   // __dirname and __filename, need values of their own.
   banner: {
     js: [
-      "import { createRequire as __createRequire } from 'node:module';",
+      REQUIRE_BANNER,
       "import { dirname as __pathDirname } from 'node:path';",
       "import { fileURLToPath as __fileURLToPath } from 'node:url';",
-      'const require = __createRequire(import.meta.url);',
       'const __filename = __fileURLToPath(import.meta.url);',
       'const __dirname = __pathDirname(__filename);',
     ].join(' '),
   },
-  logLevel: 'warning',
 });
 
 // The browser build (the exports map's `browser` condition): one module per entry, everything bundled
 // in but msw (the page's own), Node's Buffer from the `buffer` package, SQLite's WebAssembly beside it.
 await build({
-  entryPoints: { index: join(here, 'src/browser.ts'), msw: join(here, 'src/msw.ts') },
+  entryPoints: { index: join(packageDir, 'src/browser.ts'), msw: join(packageDir, 'src/msw.ts') },
   outdir: join(dist, 'browser'),
   bundle: true,
   splitting: true,
@@ -70,7 +67,7 @@ await build({
 });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm-browser.wasm'), join(dist, 'browser', 'sql-wasm-browser.wasm'));
 
-copyFileSync(join(root, 'generated/openapi.json'), join(dist, 'openapi.json'));
+copyContract(dist);
 // The admin document: its YAML for a team to read, its JSON for the sandbox to read at its start.
 copyFileSync(join(root, 'sandbox/admin/openapi.yaml'), join(dist, 'admin-openapi.yaml'));
 copyFileSync(join(root, 'generated/admin/openapi.json'), join(dist, 'admin-openapi.json'));
@@ -80,9 +77,9 @@ copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.
 
 // The public API's declarations only; the sources reach the sandbox's, which use es2023 and the DOM's fetch types.
 emitDeclarations({
-  packageDir: here,
+  packageDir,
   dist,
-  entries: [join(here, 'src/index.ts'), join(here, 'src/msw.ts'), join(here, 'src/browser.ts')],
+  entries: [join(packageDir, 'src/index.ts'), join(packageDir, 'src/msw.ts'), join(packageDir, 'src/browser.ts')],
   publicFiles: [
     'index.d.ts',
     'browser.d.ts',
