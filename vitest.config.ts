@@ -110,8 +110,6 @@ export default defineConfig({
           setupFiles: [PLATFORM, 'test/support/unit-guard.ts'],
           // Pure tests share nothing but the modules they import: each worker imports them once.
           isolate: false,
-          // All CPU and no waiting: a worker per core; more would import the same modules again.
-          maxWorkers: 2,
         },
       },
       ...AREAS.map((area) => ({
