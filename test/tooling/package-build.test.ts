@@ -1,0 +1,86 @@
+// What the Node packages' builds share (tooling/package-build.mjs), on a package made here in a temp
+// folder: the build's start empties dist/ and reads the manifest; esbuild bundles the package's own
+// code and leaves what the manifest declares to npm; a CommonJS require() inside the ES module bundle
+// works only with the banner; the contract is copied as the repository bundled it.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleForNode, copyContract, REQUIRE_BANNER, startBuild } from '../../tooling/package-build.mjs';
+import { REPO_ROOT } from '../../tooling/repository.js';
+
+let packageDir: string;
+const manifest = {
+  name: '@example/package',
+  version: '1.0.0',
+  type: 'module',
+  dependencies: { yaml: '^2.0.0' },
+  peerDependencies: { msw: '^2.0.0' },
+};
+
+beforeAll(async () => {
+  packageDir = await mkdtemp(join(tmpdir(), 'package-build-'));
+  await mkdir(join(packageDir, 'src'));
+  await mkdir(join(packageDir, 'dist'));
+  await writeFile(join(packageDir, 'dist', 'stale.js'), 'export {};\n');
+  await writeFile(join(packageDir, 'package.json'), JSON.stringify(manifest));
+  await writeFile(
+    join(packageDir, 'src', 'index.ts'),
+    "import { parse } from 'yaml';\nimport { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [parse, http, own];\n",
+  );
+  await writeFile(join(packageDir, 'src', 'own.ts'), "export const own = 'bundled with the package';\n");
+  await writeFile(
+    join(packageDir, 'src', 'commonjs.ts'),
+    "declare const require: (id: string) => { sep: string };\nconsole.log(require('node:path').sep);\n",
+  );
+});
+
+afterAll(async () => {
+  if (packageDir) await rm(packageDir, { recursive: true, force: true });
+});
+
+describe('package builds', () => {
+  it('start from the build script: its folder, its manifest, the repository, and dist/ emptied', () => {
+    const build = startBuild(pathToFileURL(join(packageDir, 'build.mjs')).href);
+    expect(build).toEqual({ packageDir, root: REPO_ROOT, dist: join(packageDir, 'dist'), manifest });
+    expect(existsSync(join(build.dist, 'stale.js'))).toBe(false);
+  });
+
+  it("bundle the package's own code and leave its dependencies and peer dependencies to npm", async () => {
+    const dist = join(packageDir, 'dist');
+    await bundleForNode(manifest, { entryPoints: { index: join(packageDir, 'src', 'index.ts') }, outdir: dist });
+    const code = await readFile(join(dist, 'index.js'), 'utf8');
+    expect(code).toMatch(/from "yaml"/);
+    expect(code).toMatch(/from "msw"/);
+    expect(code).toContain('bundled with the package');
+    expect(code).not.toMatch(/own\.js/);
+  });
+
+  it('give a CommonJS require() its function in an ES module only with the banner', async () => {
+    const entry = { commonjs: join(packageDir, 'src', 'commonjs.ts') };
+    const without = join(packageDir, 'without-banner');
+    const withBanner = join(packageDir, 'with-banner');
+    await bundleForNode(manifest, { entryPoints: entry, outdir: without });
+    await bundleForNode(manifest, { entryPoints: entry, outdir: withBanner, banner: { js: REQUIRE_BANNER } });
+    // run by Node itself: the test runner's own module loader may lend a require()
+    const run = (dir: string) => spawnSync(process.execPath, [join(dir, 'commonjs.js')], { encoding: 'utf8' });
+    const [refused, loaded] = [run(without), run(withBanner)];
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/Dynamic require of "node:path" is not supported/);
+    expect([loaded.status, loaded.stdout]).toEqual([0, '/\n']);
+  });
+
+  it('copy the contract as the repository bundled it', async () => {
+    const dist = join(packageDir, 'contract');
+    await mkdir(dist);
+    copyContract(dist);
+    const [copied, bundled] = await Promise.all([
+      readFile(join(dist, 'openapi.json')),
+      readFile(join(REPO_ROOT, 'generated', 'openapi.json')),
+    ]);
+    expect(copied.equals(bundled)).toBe(true);
+  });
+});
