@@ -20,6 +20,7 @@ import { killGroup } from '../../tooling/process/groups.js';
 import { nodeLines, runOn } from '../support/node-lines.js';
 import {
   compileConsumer,
+  declarationImportsOutside,
   freshProject,
   installedPackages,
   packed,
@@ -231,6 +232,10 @@ describe('the packed mock', () => {
     expect(readme.code, readme.stderr).toBe(0);
     expect(readme.stdout).toBe(await readFile(join(ROOT, 'packages', 'mock', 'README.md'), 'utf8'));
     expect(readme.stdout).toMatch(/^# @payment-service\/mock\n/);
+  });
+
+  it('ships declarations that import only one another and its declared packages', async () => {
+    expect(await declarationImportsOutside(project, NAME, files)).toEqual([]);
   });
 
   it('installs alone from the tarball: Prism from the registry, none of the toolchain but what Prism depends on', async () => {

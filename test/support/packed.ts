@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { inject } from 'vitest';
 import { killGroup } from '../../tooling/process/groups.js';
 
@@ -145,6 +145,36 @@ export async function freshProject(
   const install = await npm(['install', ...tarballs], cwd, 180_000);
   if (install.code !== 0) throw new Error(`npm install ${tarballs.join(' ')} failed in ${cwd}: ${install.stderr}`);
   return { seconds: (Date.now() - startedAt) / 1000 };
+}
+
+/**
+ * The imports of an installed package's declarations that reach outside it, as `file: specifier`:
+ * neither a file of the package (a relative path that stays inside its folder) nor a package its
+ * manifest declares (dependencies and peer dependencies). A consumer's compile would find none of
+ * them in an install from a registry. `files`: the tarball's files.
+ */
+export async function declarationImportsOutside(project: string, name: string, files: string[]): Promise<string[]> {
+  const folder = join(project, 'node_modules', name);
+  const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const declared = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  const outside: string[] = [];
+  for (const file of files.filter((f) => f.endsWith('.d.ts'))) {
+    const text = await readFile(join(folder, file), 'utf8');
+    // `from '…'` of an import or export, and `import("…")` of a type tsc wrote itself
+    for (const [, , specifier] of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)(['"])([^'"]+)\1/g)) {
+      const inside =
+        specifier!.startsWith('.') &&
+        !relative(folder, resolve(dirname(join(folder, file)), specifier!)).startsWith('..');
+      const packaged = declared.some(
+        (dependency) => specifier === dependency || specifier!.startsWith(`${dependency}/`),
+      );
+      if (!inside && !packaged) outside.push(`${file}: ${specifier}`);
+    }
+  }
+  return outside;
 }
 
 /** The names of the packages a project's node_modules holds (npm's hidden lockfile). */

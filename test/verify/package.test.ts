@@ -9,6 +9,7 @@ import { startSandboxProcess } from '../../tooling/process/sandbox-command.js';
 import { freePort, type ServerProcess } from '../../tooling/process/server-process.js';
 import {
   compileConsumer,
+  declarationImportsOutside,
   freshProject,
   installedPackages,
   packed,
@@ -92,6 +93,10 @@ describe('the packed verifier', () => {
     expect(readme.code, readme.stderr).toBe(0);
     expect(readme.stdout).toBe(await readFile(join(ROOT, 'packages', 'verify', 'README.md'), 'utf8'));
     expect(readme.stdout).toMatch(/^# @payment-service\/contract-verify\n/);
+  });
+
+  it('ships declarations that import only one another and its declared packages', async () => {
+    expect(await declarationImportsOutside(project, NAME, files)).toEqual([]);
   });
 
   it('installs alone from the tarball: its dependencies from the registry, none of the toolchain', async () => {
