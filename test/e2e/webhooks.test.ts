@@ -122,9 +122,9 @@ describe('webhook delivery across a kill -9 of the sandbox', () => {
     const merchantsFile = join(dir, 'merchants.json');
     writeFileSync(merchantsFile, JSON.stringify([merchant]));
     const database = join(dir, 'sandbox.db');
-    // The held attempt times out after 15 s: long enough for a loaded machine to see it held before the
-    // kill (at 5 s, the browser's last steps after the payment had sometimes outlasted it, and its
-    // retry had come already), short enough for the restarted sandbox's takeover (at the end of the
+    // The held attempt times out after 15 s: long enough for the browser's last steps after the
+    // payment, on a loaded machine, to end while it is still held (after its timeout a retry would
+    // come before the kill), short enough for the restarted sandbox's takeover (at the end of the
     // dead process's hold on it) to come within the wait below.
     const extra = ['--webhook-timeout-ms', '15000', '--webhook-retry-ms', '100'];
     const start = async () => {
