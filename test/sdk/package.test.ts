@@ -11,11 +11,20 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, startFakeApi } from '../support/fake-api.js';
 import { nodeLines, runOn } from '../support/node-lines.js';
-import { CHECK_DECLARATIONS, freshProject, npm, packed, ROOT, type Run, run } from '../support/packed.js';
+import {
+  CHECK_DECLARATIONS,
+  declarationImportsOutside,
+  freshProject,
+  npm,
+  packed,
+  ROOT,
+  type Run,
+  run,
+} from '../support/packed.js';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/api-v2';
@@ -117,6 +126,11 @@ describe('the packed SDK', { timeout: 120_000 }, () => {
     ].sort();
     expect(files).toEqual(expected);
     expect(files.some((f) => /test|sandbox|openapi\/|generator|scripts/.test(f))).toBe(false);
+  });
+
+  it('ships declarations that import only one another and its declared packages', async () => {
+    const modules = await installation();
+    expect(await declarationImportsOutside(dirname(modules), NAME, files)).toEqual([]);
   });
 
   it.each(NODES)('works from an .mjs file of a project made by npm init -y (Node $version)', async (node) => {
