@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 
@@ -102,6 +102,15 @@ async function fetchFromRegistry(url: string, what: string): Promise<Response> {
 /** Where tests keep what they fetched: node_modules/.cache/<name>, gone with node_modules. */
 export const cacheFolder = (root: string, name: string) => join(root, 'node_modules', '.cache', name);
 
+const PINNED_FILES = ['package.json', 'package-lock.json'];
+
+/** The folder of `cacheDir` that installedPinned() installs `pinned` into: named after the pinned files' digest. */
+export async function pinnedInstallDir(pinned: string, cacheDir: string): Promise<string> {
+  const digest = createHash('sha256');
+  for (const file of PINNED_FILES) digest.update(await readFile(join(pinned, file)));
+  return join(cacheDir, digest.digest('hex').slice(0, 16));
+}
+
 /**
  * The packages pinned by `pinned` (a folder with package.json and package-lock.json), installed by
  * `npm ci` into a folder of `cacheDir` named after the two files' digest: the folder, once
@@ -110,18 +119,15 @@ export const cacheFolder = (root: string, name: string) => join(root, 'node_modu
  * earlier pins, are removed.
  */
 export async function installedPinned(pinned: string, cacheDir: string): Promise<string> {
-  const files = ['package.json', 'package-lock.json'];
-  const digest = createHash('sha256');
-  for (const file of files) digest.update(await readFile(join(pinned, file)));
-  const name = digest.digest('hex').slice(0, 16);
-  const dir = join(cacheDir, name);
+  const dir = await pinnedInstallDir(pinned, cacheDir);
+  const name = basename(dir);
   const present = await readdir(cacheDir).catch(() => [] as string[]);
   if (present.includes(name)) return dir;
 
   for (const other of present) await rm(join(cacheDir, other), { recursive: true, force: true });
   const staging = join(cacheDir, `${name}.${process.pid}.staging`);
   await mkdir(staging, { recursive: true });
-  for (const file of files) await copyFile(join(pinned, file), join(staging, file));
+  for (const file of PINNED_FILES) await copyFile(join(pinned, file), join(staging, file));
   try {
     // no install script runs: none of the pinned packages has one
     await promisify(execFile)(
