@@ -14,7 +14,7 @@ import { defineConfig } from 'vitest/config';
  *   other file runs under it; they spawn nothing and open no socket, listening or connecting
  *   (test/support/in-process-guard.ts), but may hold an in-memory database (an in-process sandbox's).
  * - `serial`: files whose assertions are about time or memory (timeouts, a delivery within a second),
- *   run one at a time after the others, on an otherwise idle machine.
+ *   run after the others, two at a time (one per core), on an otherwise idle machine.
  * `npm test` runs every project. A test file belongs to one: `test/architecture.unit.test.ts` holds it.
  */
 export const AREAS = [
@@ -143,7 +143,7 @@ export default defineConfig({
           include: SERIAL,
           globalSetup: [SERVICES.programs, SERVICES.postgres],
           setupFiles: [PLATFORM],
-          maxWorkers: 1,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
