@@ -26,11 +26,6 @@ import { type JsonObject, loadBundle } from '../support/openapi.js';
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */
 const labelled = (summary: string) => new RegExp(`^\\s*${escapeRegExp(summary)}(\\s*(Inferred|Webhook))*\\s*$`);
-/**
- * The tallest viewport Chromium survives: its software GL (SwiftShader) makes no surface larger than
- * its largest texture, and a taller one is fatal to the browser, and so to every file sharing it.
- */
-const MAX_SURFACE_PX = 8192;
 const SCREENSHOTS = fileURLToPath(new URL('../../test-output/docs/', import.meta.url));
 
 let bundle: JsonObject;
@@ -430,7 +425,7 @@ describe('the page in Chromium, from disk, offline', () => {
       const scrollHeight = await page.evaluate(() => document.documentElement.scrollHeight);
       if (scrollHeight === height) break;
       height = scrollHeight;
-      await page.setViewportSize({ width: 1440, height: Math.min(scrollHeight, MAX_SURFACE_PX) });
+      await page.setViewportSize({ width: 1440, height: Math.min(scrollHeight, 30_000) });
       await page.waitForTimeout(250);
     }
     await page.screenshot({ path: join(SCREENSHOTS, 'full-page.png'), fullPage: true });

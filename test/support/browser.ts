@@ -9,11 +9,25 @@ import { inject } from 'vitest';
 export const DROPPED_FLAGS: ReadonlySet<string> = new Set(['--single-process', '--disable-web-security']);
 
 /**
+ * Flags of @sparticuz/chromium's defaults that composite pages on an emulated GPU (SwiftShader):
+ * these tests draw on Chromium's software compositor instead (`--disable-gpu`). The emulation costs
+ * far more CPU for the same pages (docs/benchmarks.md), and it makes no surface larger than its
+ * largest texture (8192 px on an Intel host): a taller viewport killed the browser, and with it every
+ * file sharing it. WebGL, which no page here uses, still has SwiftShader.
+ */
+const GPU_EMULATION_FLAGS: ReadonlySet<string> = new Set([
+  '--ignore-gpu-blocklist',
+  '--use-gl=angle',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+]);
+
+/**
  * The package's recommended flags, without `--single-process` (with it, Chromium dies when its
  * first browser context closes) and without `--disable-web-security` (with it, Chromium ignores the
  * same-origin policy and CORS: any page could call any server, and a browser test would pass where
- * a real browser refuses), plus flags that stop Chromium from calling Google's services, which
- * this machine's closed network refuses.
+ * a real browser refuses), without the GPU's emulation (above), plus flags that stop Chromium from
+ * calling Google's services, which this machine's closed network refuses.
  */
 export async function chromiumLaunchOptions(): Promise<
   Required<Pick<LaunchOptions, 'executablePath' | 'args' | 'headless'>>
@@ -21,7 +35,8 @@ export async function chromiumLaunchOptions(): Promise<
   return {
     executablePath: await sparticuz.executablePath(),
     args: [
-      ...sparticuz.args.filter((arg) => !DROPPED_FLAGS.has(arg)),
+      ...sparticuz.args.filter((arg) => !DROPPED_FLAGS.has(arg) && !GPU_EMULATION_FLAGS.has(arg)),
+      '--disable-gpu',
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
