@@ -18,6 +18,8 @@ export function startBuild(buildScriptUrl: string): {
 export const REQUIRE_BANNER: string;
 /** esbuild for Node with the house settings, the manifest's dependencies and peer dependencies left external. */
 export function bundleForNode(manifest: PackageManifest, options: BuildOptions): Promise<BuildResult>;
+/** esbuild for a browser page (ES2022) with the house settings. */
+export function bundleForBrowser(options: BuildOptions): Promise<BuildResult>;
 /** The contract as the repository bundled it, beside the package's code. */
 export function copyContract(dist: string): void;
 /** The declarations of a package's public API, copied into `dist`; exits the build when tsc fails. */

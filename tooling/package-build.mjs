@@ -1,6 +1,6 @@
 // What the builds of the packages run by Node share (packages/<name>/build.mjs): their folders, the
-// bundle esbuild makes of their sources and what those reach in the repository, the contract beside
-// it, and the declarations of their public API.
+// bundles esbuild makes of their sources and what those reach in the repository (for Node, and for a
+// browser page), the contract beside them, and the declarations of their public API.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,6 +26,9 @@ export function startBuild(buildScriptUrl) {
 export const REQUIRE_BANNER =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
+/** What every bundle of a package is: each entry and what it reaches in one ES module, no licence comments, quiet. */
+const PACKAGE_BUNDLE = { bundle: true, format: 'esm', legalComments: 'none', logLevel: 'warning' };
+
 /**
  * esbuild for Node: every entry and what it reaches bundled into ES modules for Node 20 and later, but
  * the dependencies and peer dependencies the manifest declares, which npm installs. `options` adds to
@@ -33,15 +36,20 @@ export const REQUIRE_BANNER =
  */
 export function bundleForNode(manifest, options) {
   return build({
-    bundle: true,
-    format: 'esm',
+    ...PACKAGE_BUNDLE,
     platform: 'node',
     target: 'node20',
     external: [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})],
-    legalComments: 'none',
-    logLevel: 'warning',
     ...options,
   });
+}
+
+/**
+ * esbuild for a browser page (the exports map's `browser` condition): every entry and what it
+ * reaches bundled into ES modules for browsers of ES2022, but what `options.external` names.
+ */
+export function bundleForBrowser(options) {
+  return build({ ...PACKAGE_BUNDLE, platform: 'browser', target: 'es2022', ...options });
 }
 
 /** The contract as the repository bundled it, beside the package's code: a package never bundles at run time. */

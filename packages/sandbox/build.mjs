@@ -1,8 +1,8 @@
 import { copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import {
+  bundleForBrowser,
   bundleForNode,
   copyContract,
   emitDeclarations,
@@ -49,21 +49,15 @@ await bundleForNode(manifest, {
   },
 });
 
-// The browser build (the exports map's `browser` condition): one module per entry, everything bundled
-// in but msw (the page's own), Node's Buffer from the `buffer` package, SQLite's WebAssembly beside it.
-await build({
+// The browser build: one module per entry, everything bundled in but msw (the page's own), Node's
+// Buffer from the `buffer` package, SQLite's WebAssembly beside it.
+await bundleForBrowser({
   entryPoints: { index: join(packageDir, 'src/browser.ts'), msw: join(packageDir, 'src/msw.ts') },
   outdir: join(dist, 'browser'),
-  bundle: true,
   splitting: true,
   chunkNames: '[name]-[hash]',
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
   external: ['msw'],
   inject: [join(root, 'sandbox/platform/buffer-global.ts')],
-  legalComments: 'none',
-  logLevel: 'warning',
 });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm-browser.wasm'), join(dist, 'browser', 'sql-wasm-browser.wasm'));
 

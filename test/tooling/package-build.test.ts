@@ -1,7 +1,8 @@
-// What the Node packages' builds share (tooling/package-build.mjs), on a package made here in a temp
+// What the packages' builds share (tooling/package-build.mjs), on a package made here in a temp
 // folder: the build's start empties dist/ and reads the manifest; esbuild bundles the package's own
-// code and leaves what the manifest declares to npm; a CommonJS require() inside the ES module bundle
-// works only with the banner; the contract is copied as the repository bundled it.
+// code and leaves what the manifest declares to npm (for a browser page, only what the build names);
+// a CommonJS require() inside the ES module bundle works only with the banner; the contract is copied
+// as the repository bundled it.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -9,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleForNode, copyContract, REQUIRE_BANNER, startBuild } from '../../tooling/package-build.mjs';
+import {
+  bundleForBrowser,
+  bundleForNode,
+  copyContract,
+  REQUIRE_BANNER,
+  startBuild,
+} from '../../tooling/package-build.mjs';
 import { REPO_ROOT } from '../../tooling/repository.js';
 
 let packageDir: string;
@@ -32,6 +39,10 @@ beforeAll(async () => {
     "import { parse } from 'yaml';\nimport { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [parse, http, own];\n",
   );
   await writeFile(join(packageDir, 'src', 'own.ts'), "export const own = 'bundled with the package';\n");
+  await writeFile(
+    join(packageDir, 'src', 'page.ts'),
+    "import { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [http, own];\n",
+  );
   await writeFile(
     join(packageDir, 'src', 'commonjs.ts'),
     "declare const require: (id: string) => { sep: string };\nconsole.log(require('node:path').sep);\n",
@@ -57,6 +68,20 @@ describe('package builds', () => {
     expect(code).toMatch(/from "msw"/);
     expect(code).toContain('bundled with the package');
     expect(code).not.toMatch(/own\.js/);
+  });
+
+  it('bundle for a browser page into an ES module, leaving out only what the build names', async () => {
+    const dist = join(packageDir, 'browser');
+    await bundleForBrowser({
+      entryPoints: { page: join(packageDir, 'src', 'page.ts') },
+      outdir: dist,
+      external: ['msw'],
+    });
+    const code = await readFile(join(dist, 'page.js'), 'utf8');
+    expect(code).toMatch(/from "msw"/);
+    expect(code).toContain('bundled with the package');
+    expect(code).toMatch(/^export \{/m);
+    expect(code).not.toMatch(/own\.js|require\(/);
   });
 
   it('give a CommonJS require() its function in an ES module only with the banner', async () => {
