@@ -12,7 +12,7 @@ export const DROPPED_FLAGS: ReadonlySet<string> = new Set(['--single-process', '
  * Flags of @sparticuz/chromium's defaults that composite pages on an emulated GPU (SwiftShader):
  * these tests draw on Chromium's software compositor instead (`--disable-gpu`). The emulation costs
  * far more CPU for the same pages (docs/benchmarks.md), and it makes no surface larger than its
- * largest texture (8192 px on an Intel host): a taller viewport killed the browser, and with it every
+ * largest texture (8192 px on an Intel host): a taller viewport kills the browser, and with it every
  * file sharing it. WebGL, which no page here uses, still has SwiftShader.
  */
 const GPU_EMULATION_FLAGS: ReadonlySet<string> = new Set([
