@@ -1,7 +1,8 @@
 // npm run bench: the figures docs/benchmarks.md reports, measured on this machine.
 //   1. `npm run generate -- --force`: each step's time and the total, median of 5 runs (child
 //      processes, exactly what a user runs, start-up included); then `npm run generate` with nothing
-//      changed, served by the step cache
+//      changed, served by the step cache; and the forced run on the Node.js lines the packages'
+//      users run (tooling/node-lines.ts)
 //   2. the Prism mock: requests per second and p99 latency (autocannon)
 //   3. the sandbox beside a bare node:http server and the mock: GET and POST throughput, p99,
 //      resident memory after 100 000 payments; POST beside its floor (bench/floor-server.ts)
@@ -22,6 +23,7 @@ import { benchSandboxPackage, formatSandboxPackageBench } from '../bench/sandbox
 import { benchVerify, formatVerifyBench } from '../bench/verify.js';
 import { benchWatch, formatWatchBench } from '../bench/watch.js';
 import { REPO_ROOT } from '../generator/support/paths.js';
+import { envOnLine, installNodeLines, NODE_LINES_PLATFORM, pinnedNodeLines } from '../tooling/node-lines.js';
 
 const RUNS = 5;
 
@@ -30,11 +32,15 @@ interface Run {
   steps: Map<string, number>;
 }
 
-function runGenerate(args: string[] = []): Promise<Run> {
+/** `npm run generate -- <args>` as a user runs it; `env`: what to change in this process's environment. */
+function runGenerate(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
+    const childEnv = { ...process.env, ...env };
+    for (const name of Object.keys(childEnv)) if (childEnv[name] === undefined) delete childEnv[name];
     const child = spawn('npm', ['run', '-s', 'generate', '--', ...args], {
       cwd: REPO_ROOT,
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -75,6 +81,21 @@ for (let i = 0; i < RUNS; i++) noOps.push(await runGenerate());
 console.log(
   `  ${'nothing changed'.padEnd(12)} ${String(Math.round(median(noOps.map((r) => r.totalMs)))).padStart(6)} ms  (every step from the step cache; target ≤ 1000 ms)\n`,
 );
+
+// The lines the packages' users run: the generator's program is compiled per Node.js version, so
+// each line's first run (not counted) compiles it.
+const lines = NODE_LINES_PLATFORM ? await pinnedNodeLines(await installNodeLines()) : [];
+if (lines.length > 0) console.log(`npm run generate -- --force on the other Node.js lines, median of ${RUNS} runs`);
+for (const line of lines) {
+  const env = envOnLine(line);
+  await runGenerate(['--force'], env);
+  const onLine: Run[] = [];
+  for (let i = 0; i < RUNS; i++) onLine.push(await runGenerate(['--force'], env));
+  console.log(
+    `  Node ${line.version.padEnd(9)} ${String(Math.round(median(onLine.map((r) => r.totalMs)))).padStart(6)} ms  (whole command; pipeline ${Math.round(median(onLine.map((r) => r.steps.get('done') ?? 0)))} ms)`,
+  );
+}
+if (lines.length > 0) console.log('');
 
 console.log('Prism mock (autocannon, 10 connections, 10 s each)');
 const mock = await benchMock();

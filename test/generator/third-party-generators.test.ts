@@ -18,8 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { latestRelease } from '../../generator/review/breaking.js';
 import { propertiesOf, requiredOf, walkObjects } from '../../tooling/openapi/walker.js';
+import { installedPinned } from '../../tooling/pinned-install.js';
 import { buildCorpus, buildKeywordProbes, type CorpusValue, type KeywordProbe } from '../support/corpus.js';
-import { cacheFolder, installedPinned } from '../support/npm-registry.js';
+import { cacheFolder } from '../support/npm-registry.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
 import { createSchemaValidator } from '../support/schema.js';
 

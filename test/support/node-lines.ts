@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
+import { envOnLine, type NodeLine } from '../../tooling/node-lines.js';
 import { type Run, run } from './packed.js';
-import type { NodeLine } from './services/node-lines.js';
 
-export type { NodeLine } from './services/node-lines.js';
+export type { NodeLine } from '../../tooling/node-lines.js';
 
 /** The lines of this run (none on a machine the registry has no binary for). */
 export const nodeLines = (): NodeLine[] => inject('nodeLines');
@@ -38,13 +38,5 @@ export async function runOn(
   options: { timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<Run> {
   await linesInstalled();
-  // What npm told the suite when it started it (npm_*, NODE: its node, its command) is npm's of this
-  // suite's Node, not the line's: a user on that line has none of it.
-  const fromNpm = Object.keys(process.env).filter((name) => name.startsWith('npm_') || name === 'NODE');
-  const env: Record<string, string | undefined> = {
-    ...Object.fromEntries(fromNpm.map((name) => [name, undefined])),
-    ...options.env,
-    PATH: `${line.binDir}:${process.env.PATH ?? ''}`,
-  };
-  return run(command, args, cwd, { timeoutMs: options.timeoutMs, env });
+  return run(command, args, cwd, { timeoutMs: options.timeoutMs, env: { ...options.env, ...envOnLine(line) } });
 }

@@ -2,14 +2,11 @@
 // - a published release as the registry holds it: the version's integrity as the registry
 //   publishes it, its tarball checked against that integrity, and a file read out of the tarball
 //   (the vendored Scalar bundle is held to its release so); the verified tarball is kept in a
-//   cache folder, so later runs need the registry only for the version's document;
-// - a pinned set of packages (a folder with a package.json and its package-lock.json) installed
-//   once by `npm ci` into a cache folder (the third-party generators some tests run).
-import { execFile } from 'node:child_process';
+//   cache folder, so later runs need the registry only for the version's document.
+// (A pinned set of packages installed into a cache folder: tooling/pinned-install.ts.)
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { promisify } from 'node:util';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
 /** The registry npm uses (npm sets npm_config_registry for the scripts and `npx` it runs). */
@@ -101,45 +98,3 @@ async function fetchFromRegistry(url: string, what: string): Promise<Response> {
 
 /** Where tests keep what they fetched: node_modules/.cache/<name>, gone with node_modules. */
 export const cacheFolder = (root: string, name: string) => join(root, 'node_modules', '.cache', name);
-
-const PINNED_FILES = ['package.json', 'package-lock.json'];
-
-/** The folder of `cacheDir` that installedPinned() installs `pinned` into: named after the pinned files' digest. */
-export async function pinnedInstallDir(pinned: string, cacheDir: string): Promise<string> {
-  const digest = createHash('sha256');
-  for (const file of PINNED_FILES) digest.update(await readFile(join(pinned, file)));
-  return join(cacheDir, digest.digest('hex').slice(0, 16));
-}
-
-/**
- * The packages pinned by `pinned` (a folder with package.json and package-lock.json), installed by
- * `npm ci` into a folder of `cacheDir` named after the two files' digest: the folder, once
- * installed; installed now when absent (into a staging folder renamed when `npm ci` succeeded, so a
- * failed or interrupted install leaves nothing that looks installed). Other sets in `cacheDir`, of
- * earlier pins, are removed.
- */
-export async function installedPinned(pinned: string, cacheDir: string): Promise<string> {
-  const dir = await pinnedInstallDir(pinned, cacheDir);
-  const name = basename(dir);
-  const present = await readdir(cacheDir).catch(() => [] as string[]);
-  if (present.includes(name)) return dir;
-
-  for (const other of present) await rm(join(cacheDir, other), { recursive: true, force: true });
-  const staging = join(cacheDir, `${name}.${process.pid}.staging`);
-  await mkdir(staging, { recursive: true });
-  for (const file of PINNED_FILES) await copyFile(join(pinned, file), join(staging, file));
-  try {
-    // no install script runs: none of the pinned packages has one
-    await promisify(execFile)(
-      'npm',
-      ['ci', '--prefix', staging, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
-      { cwd: staging, timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 },
-    );
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true });
-    const { stderr, message } = error as { stderr?: string; message: string };
-    throw new Error(`npm ci of ${join(pinned, 'package-lock.json')} failed: ${(stderr || message).trim()}`);
-  }
-  await rename(staging, dir);
-  return dir;
-}
