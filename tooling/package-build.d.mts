@@ -22,11 +22,5 @@ export function bundleForNode(manifest: PackageManifest, options: BuildOptions):
 export function bundleForBrowser(options: BuildOptions): Promise<BuildResult>;
 /** The contract as the repository bundled it, beside the package's code. */
 export function copyContract(dist: string): void;
-/** The declarations of a package's public API, copied into `dist`; exits the build when tsc fails. */
-export function emitDeclarations(options: {
-  packageDir: string;
-  dist: string;
-  entries: string[];
-  publicFiles: string[];
-  lib?: string;
-}): void;
+/** The declarations of a package's public API, each made from its source alone (isolated declarations); exits the build when a source leaves a type to inference. */
+export function emitDeclarations(options: { packageDir: string; dist: string; publicFiles: string[] }): void;

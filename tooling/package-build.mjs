@@ -1,8 +1,7 @@
 // What the builds of the packages run by Node share (packages/<name>/build.mjs): their folders, the
 // bundles esbuild makes of their sources and what those reach in the repository (for Node, and for a
 // browser page), the contract beside them, and the declarations of their public API.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,30 +57,43 @@ export function copyContract(dist) {
 }
 
 /**
- * The declarations of a package's public API, its build's last step: tsc emits them for the entry
- * points and everything they reach into a scratch folder, and only the files a consumer imports are
- * copied into dist/, beside an empty one for the command (a bin has no API).
- * `entries`: the package's source files (absolute) tsc starts from; `publicFiles`: the `.d.ts` names
- * (relative to the package's src/) copied to `dist`; `lib`: tsc's lib when the sources reach beyond
- * es2022. Exits the build with tsc's status when it fails.
+ * The declarations of a package's public API, its build's last step: each file a consumer imports,
+ * `publicFiles` (`.d.ts` names relative to the package's src/), made from its source alone by
+ * TypeScript's isolated declarations (`transpileDeclaration`): those sources spell out the types of
+ * what they export and import only one another, so no type check of everything they reach is
+ * needed (`npm run typecheck` is that check), and the files are what tsc emits for them. Beside
+ * them an empty one for the command (a bin has no API). A source that leaves a type to inference
+ * stops the build with TypeScript's message at its file and line.
  */
-export function emitDeclarations({ packageDir, dist, entries, publicFiles, lib }) {
-  const scratch = join(dist, '.declarations');
-  const tsc = spawnSync(
-    process.execPath,
-    [
-      createRequire(import.meta.url).resolve('typescript/bin/tsc'),
-      ...['--declaration', '--emitDeclarationOnly', '--skipLibCheck', '--strict'],
-      ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'],
-      ...(lib ? ['--lib', lib] : []),
-      ...['--types', 'node', '--rootDir', ROOT, '--outDir', scratch],
-      ...entries,
-    ],
-    { stdio: 'inherit' },
-  );
-  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-  const emitted = join(scratch, relative(ROOT, packageDir), 'src');
-  for (const file of publicFiles) copyFileSync(join(emitted, file), join(dist, file));
-  rmSync(scratch, { recursive: true, force: true });
+export function emitDeclarations({ packageDir, dist, publicFiles }) {
+  const ts = createRequire(import.meta.url)('typescript');
+  const compilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+  };
+  const problems = [];
+  const declarations = publicFiles.map((file) => {
+    const source = join(packageDir, 'src', file.replace(/\.d\.ts$/, '.ts'));
+    const text = readFileSync(source, 'utf8');
+    const emitted = ts.transpileDeclaration(text, { fileName: source, compilerOptions, reportDiagnostics: true });
+    for (const d of emitted.diagnostics ?? []) problems.push(declarationProblem(ts, d, relative(ROOT, source)));
+    return { file, text: emitted.outputText };
+  });
+  if (problems.length > 0) {
+    console.error(`the declarations of ${relative(ROOT, packageDir)} cannot be made:\n${problems.join('\n')}`);
+    process.exit(1);
+  }
+  for (const { file, text } of declarations) writeFileSync(join(dist, file), text);
   writeFileSync(join(dist, 'cli.d.ts'), 'export {};\n');
+}
+
+/** `file:line:col message`, of one of TypeScript's diagnostics. */
+function declarationProblem(ts, diagnostic, file) {
+  const at =
+    diagnostic.file && diagnostic.start !== undefined
+      ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+      : { line: 0, character: 0 };
+  return `${file}:${at.line + 1}:${at.character + 1} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
 }

@@ -10,4 +10,4 @@ await bundleForNode(manifest, {
 copyContract(dist);
 
 // The library's declarations only: the rest describes internals a consumer never imports.
-emitDeclarations({ packageDir, dist, entries: [join(packageDir, 'src/index.ts')], publicFiles: ['index.d.ts'] });
+emitDeclarations({ packageDir, dist, publicFiles: ['index.d.ts'] });

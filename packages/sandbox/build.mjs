@@ -69,11 +69,10 @@ copyFileSync(join(root, 'generated/admin/openapi.json'), join(dist, 'admin-opena
 copyFileSync(join(root, 'generated/admin/data.schema.json'), join(dist, 'data.schema.json'));
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 
-// The public API's declarations only; the sources reach the sandbox's, which use es2023 and the DOM's fetch types.
+// The public API's declarations only.
 emitDeclarations({
   packageDir,
   dist,
-  entries: [join(packageDir, 'src/index.ts'), join(packageDir, 'src/msw.ts'), join(packageDir, 'src/browser.ts')],
   publicFiles: [
     'index.d.ts',
     'browser.d.ts',
@@ -83,5 +82,4 @@ emitDeclarations({
     'node-sandbox.d.ts',
     'msw.d.ts',
   ],
-  lib: 'es2023,dom,dom.iterable',
 });

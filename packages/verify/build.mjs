@@ -21,9 +21,4 @@ for (const file of readdirSync(join(root, 'arazzo')).filter((f) => f.endsWith('.
   copyFileSync(join(root, 'arazzo', file), join(dist, 'arazzo', file));
 
 // The public API's declarations only: the rest describes internals a consumer never imports.
-emitDeclarations({
-  packageDir,
-  dist,
-  entries: [join(packageDir, 'src/index.ts')],
-  publicFiles: ['index.d.ts', 'types.d.ts', 'reports.d.ts'],
-});
+emitDeclarations({ packageDir, dist, publicFiles: ['index.d.ts', 'types.d.ts', 'reports.d.ts'] });

@@ -176,6 +176,13 @@ describe('.github/workflows', () => {
       expect(release, `packages/${name}`).toContain(`--asset "${tarball}"`);
     }
   });
+
+  it('the release type-checks the sources before it packs (the packs make declarations without a type check)', () => {
+    const release = readFileSync(join(DIR, 'release.yml'), 'utf8');
+    const typecheck = release.indexOf('run: npm run typecheck\n');
+    expect(typecheck).toBeGreaterThan(0);
+    expect(typecheck).toBeLessThan(release.indexOf('run: npm run pack:'));
+  });
 });
 
 describe('the release gate docs/verify.md shows a service team', () => {

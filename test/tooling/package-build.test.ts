@@ -2,12 +2,14 @@
 // folder: the build's start empties dist/ and reads the manifest; esbuild bundles the package's own
 // code and leaves what the manifest declares to npm (for a browser page, only what the build names);
 // a CommonJS require() inside the ES module bundle works only with the banner; the contract is copied
-// as the repository bundled it.
+// as the repository bundled it; the public API's declarations are what tsc emits for them, and a source
+// that leaves an exported type to inference stops the build at its file and line, writing none.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -42,6 +44,22 @@ beforeAll(async () => {
   await writeFile(
     join(packageDir, 'src', 'page.ts'),
     "import { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [http, own];\n",
+  );
+  await writeFile(
+    join(packageDir, 'src', 'api.ts'),
+    [
+      "import type { Options } from './options.js';",
+      'export interface Handle {\n  stop(): Promise<void>;\n}',
+      '/** Starts it. */',
+      'export function start(options: Options): Handle {\n  return { stop: async () => void options };\n}',
+      "export const VERSION: string = '1.0.0';",
+      '',
+    ].join('\n'),
+  );
+  await writeFile(join(packageDir, 'src', 'options.ts'), 'export interface Options {\n  port?: number;\n}\n');
+  await writeFile(
+    join(packageDir, 'src', 'inferred.ts'),
+    'export const half = 0.5;\nexport function start(port: number) {\n  return port * 2;\n}\n',
   );
   await writeFile(
     join(packageDir, 'src', 'commonjs.ts'),
@@ -98,6 +116,39 @@ describe('package builds', () => {
     expect([loaded.status, loaded.stdout]).toEqual([0, '/\n']);
   });
 
+  it("emit the public API's declarations as tsc does, each from its source alone, and one for the command", async () => {
+    const dist = join(packageDir, 'declarations');
+    const build = declarationsBuild(dist, ['api.d.ts', 'options.d.ts']);
+    expect(build.status, build.stderr).toBe(0);
+    const tscOut = join(packageDir, 'tsc');
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        createRequire(import.meta.url).resolve('typescript/bin/tsc'),
+        ...['--declaration', '--emitDeclarationOnly', '--strict', '--module', 'nodenext', '--target', 'es2022'],
+        ...['--outDir', tscOut, join(packageDir, 'src', 'api.ts')],
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(tsc.status, tsc.stdout).toBe(0);
+    for (const file of ['api.d.ts', 'options.d.ts'])
+      expect(await readFile(join(dist, file), 'utf8'), file).toBe(await readFile(join(tscOut, file), 'utf8'));
+    expect(await readFile(join(dist, 'api.d.ts'), 'utf8')).toContain(
+      'export declare function start(options: Options): Handle;',
+    );
+    expect(await readFile(join(dist, 'cli.d.ts'), 'utf8')).toBe('export {};\n');
+  });
+
+  it('stop at the file and line of an exported type left to inference, writing no declaration', async () => {
+    const dist = join(packageDir, 'refused');
+    const build = declarationsBuild(dist, ['api.d.ts', 'inferred.d.ts']);
+    expect(build.status).toBe(1);
+    const source = relative(REPO_ROOT, join(packageDir, 'src', 'inferred.ts'));
+    expect(build.stderr).toContain(`${source}:2:17 Function must have an explicit return type annotation`);
+    expect(build.stderr).not.toMatch(/inferred\.ts:1:/); // `half` is a literal: its type needs no inference
+    expect(existsSync(join(dist, 'api.d.ts'))).toBe(false);
+  });
+
   it('copy the contract as the repository bundled it', async () => {
     const dist = join(packageDir, 'contract');
     await mkdir(dist);
@@ -109,3 +160,14 @@ describe('package builds', () => {
     expect(copied.equals(bundled)).toBe(true);
   });
 });
+
+/** A build script run by Node that emits the declarations of `publicFiles` into `dist`: its exit and output. */
+function declarationsBuild(dist: string, publicFiles: string[]) {
+  const script = [
+    "import { mkdirSync } from 'node:fs';",
+    `import { emitDeclarations } from ${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'tooling', 'package-build.mjs')).href)};`,
+    `mkdirSync(${JSON.stringify(dist)}, { recursive: true });`,
+    `emitDeclarations(${JSON.stringify({ packageDir, dist, publicFiles })});`,
+  ].join('\n');
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+}
