@@ -26,7 +26,7 @@ const validator = createSchemaValidator(doc);
 const allOperations = Object.values(operations) as OperationInfo[];
 const TOKEN_PATH = operations.createAccessToken.path;
 
-const prism = { baseUrl: sharedPrism() };
+const prism = { baseUrl: await sharedPrism() };
 
 // ---------------------------------------------------------------------------------------------
 // Arguments from the contract's examples

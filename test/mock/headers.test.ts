@@ -12,7 +12,7 @@ import { sharedMockCommand } from '../support/prism.js';
 const doc = loadBundle();
 const challenges = challengesByOperation(doc);
 /** The run's `npm run mock` (test/support/services/mock-command.ts). */
-const mockBaseUrl = sharedMockCommand();
+const mockBaseUrl = await sharedMockCommand();
 
 const basic = `Basic ${Buffer.from('merchant:key').toString('base64')}`;
 

@@ -25,7 +25,7 @@ const ops = operations(doc, ['paths']);
 
 // Two mocks: the run's shared one (examples, the default), and one of this file's own in dynamic mode
 // (`-d`, as `npm run mock -- --dynamic`), which spends most of its time generating large bodies.
-const prism = { baseUrl: sharedPrism() };
+const prism = { baseUrl: await sharedPrism() };
 let dynamicPrism: PrismServer | undefined;
 beforeAll(async () => {
   dynamicPrism = await startPrism({ dynamic: true });

@@ -14,7 +14,7 @@ import {
 } from '../../src/client/index.js';
 import { sharedPrism } from '../support/prism.js';
 
-const prism = { baseUrl: sharedPrism() };
+const prism = { baseUrl: await sharedPrism() };
 
 const client = () => createPaymentClient({ merchantId: 'm', apiKey: 'k', baseUrl: prism.baseUrl, maxAttempts: 1 });
 

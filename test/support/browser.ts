@@ -3,7 +3,7 @@
 // `npm test` needs no system browser and downloads nothing.
 import sparticuz from '@sparticuz/chromium';
 import { type Browser, chromium, type LaunchOptions } from 'playwright-core';
-import { inject } from 'vitest';
+import { backgroundService } from './background.js';
 
 /** Flags of @sparticuz/chromium's defaults that these tests must not run with (see below). */
 export const DROPPED_FLAGS: ReadonlySet<string> = new Set(['--single-process', '--disable-web-security']);
@@ -51,11 +51,6 @@ export async function chromiumLaunchOptions(): Promise<
  * disconnects and closes the contexts this connection opened. Its project lists
  * test/support/services/chromium.ts in its globalSetup.
  */
-export function connectBrowser(): Promise<Browser> {
-  const endpoint = inject('chromium');
-  if (!endpoint)
-    throw new Error(
-      "this test's project has no shared Chromium: list test/support/services/chromium.ts in its globalSetup",
-    );
-  return chromium.connect(endpoint);
+export async function connectBrowser(): Promise<Browser> {
+  return chromium.connect(await backgroundService<string>('chromium'));
 }

@@ -1,16 +1,13 @@
 // PostgreSQL for tests: the run's one server (started by the global setup of the projects that list
 // test/support/services/postgres.ts), a database per call, copied from the migrated template.
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
 import { createDatabase } from '../../tooling/process/postgres.js';
+import { backgroundService } from './background.js';
+import type { RunPostgres } from './services/postgres.js';
 
 /** A fresh, migrated database on the run's PostgreSQL; its URL. */
 export async function postgresDatabase(): Promise<string> {
-  const server = inject('postgres');
-  if (!server)
-    throw new Error(
-      "this test's project has no PostgreSQL: list test/support/services/postgres.ts in its globalSetup (vitest.config.ts)",
-    );
+  const server = await backgroundService<RunPostgres>('postgres');
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
   return createDatabase(server.url, name, server.template);
 }

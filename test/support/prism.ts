@@ -1,5 +1,5 @@
 // A Prism mock of the current contract for tests, on a free port: the run's shared one
-// (`sharedPrism()`, started by services/prism.ts), or one of a test file's own with other options:
+// (`await sharedPrism()`, started by services/prism.ts), or one of a test file's own with other options:
 //
 //   const prism = await startPrism({ dynamic: true });   // the contract vitest's globalSetup bundled
 //   const res = await fetch(`${prism.baseUrl}/payments/sessions`, { ... });
@@ -18,11 +18,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { type StartPrismOptions, startPrism as startPrismProcess } from '../../mock/prism.js';
 import { CORS_ORIGINS_ENV } from '../../tooling/openapi/cors.js';
 import { type ServerProcess, startServerProcess } from '../../tooling/process/server-process.js';
+import { backgroundService } from './background.js';
 import { loadBundle } from './openapi.js';
 
 /** What `npm run mock` runs (package.json: `exec node mock/launch.mjs`: scripts/mock.ts compiled). */
@@ -36,15 +36,10 @@ export interface PrismServer {
 }
 
 /**
- * The run's Prism with the default options (examples, validation on): `http://127.0.0.1:<port>`.
- * Its project lists test/support/services/prism.ts in its globalSetup.
+ * The run's Prism with the default options (examples, validation on), once it answers:
+ * `http://127.0.0.1:<port>`. Its project lists test/support/services/prism.ts in its globalSetup.
  */
-export function sharedPrism(): string {
-  const baseUrl = inject('prism');
-  if (!baseUrl)
-    throw new Error("this test's project has no shared Prism: list test/support/services/prism.ts in its globalSetup");
-  return baseUrl;
-}
+export const sharedPrism = (): Promise<string> => backgroundService<string>('prism');
 
 export async function startPrism(options: Omit<StartPrismOptions, 'specPath'> = {}): Promise<PrismServer> {
   const dir = mkdtempSync(join(tmpdir(), 'prism-contract-'));
@@ -62,17 +57,10 @@ export async function startPrism(options: Omit<StartPrismOptions, 'specPath'> = 
 }
 
 /**
- * The run's `npm run mock` with its default options: `http://127.0.0.1:<port>`. Its project lists
- * test/support/services/mock-command.ts in its globalSetup.
+ * The run's `npm run mock` with its default options, once it answers: `http://127.0.0.1:<port>`. Its
+ * project lists test/support/services/mock-command.ts in its globalSetup.
  */
-export function sharedMockCommand(): string {
-  const baseUrl = inject('mockCommand');
-  if (!baseUrl)
-    throw new Error(
-      "this test's project has no shared npm run mock: list test/support/services/mock-command.ts in its globalSetup",
-    );
-  return baseUrl;
-}
+export const sharedMockCommand = (): Promise<string> => backgroundService<string>('mockCommand');
 
 /**
  * `npm run mock` itself (mock/launch.mjs, as the package script runs it: its front, its CORS

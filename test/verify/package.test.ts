@@ -47,7 +47,7 @@ let tarball: string;
 let files: string[];
 let sandbox: ServerProcess | undefined;
 /** The run's `npm run mock`: the verifier only sends it requests. */
-const mockBaseUrl = sharedMockCommand();
+const mockBaseUrl = await sharedMockCommand();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'verify-package-'));

@@ -1,20 +1,21 @@
 // Global setup of the projects that drive a browser: one headless Chromium per run (see shared.ts),
 // a playwright-core browser server that test files connect to (test/support/browser.ts); each file
-// opens contexts of its own, so nothing is shared between them but the process.
+// opens contexts of its own, so nothing is shared between them but the process. It starts in the
+// background (a first run unpacks the browser); connectBrowser() waits for it.
 import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { chromiumLaunchOptions } from '../browser.js';
-import { provideShared } from './shared.js';
+import { type BackgroundService, provideInBackground } from './shared.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The run's Chromium: the WebSocket endpoint `chromium.connect()` takes. */
-    chromium: string;
+    /** The run's Chromium, started in the background: the WebSocket endpoint `chromium.connect()` takes. */
+    chromium: BackgroundService;
   }
 }
 
-export default function setup(project: TestProject): Promise<() => Promise<void>> {
-  return provideShared(
+export default function setup(project: TestProject): () => Promise<void> {
+  return provideInBackground(
     project,
     'chromium',
     { start: async () => chromium.launchServer(await chromiumLaunchOptions()), stop: (server) => server.close() },

@@ -1,15 +1,22 @@
 // Global setup of the projects whose files use PostgreSQL: one embedded PostgreSQL per run (see
 // shared.ts) with a template database the sandbox's migrations have run on; each test file's
-// databases are copies of it (test/support/postgres.ts).
+// databases are copies of it (test/support/postgres.ts). It starts in the background: the files
+// that use it wait for it there.
 import type { TestProject } from 'vitest/node';
 import { openStore } from '../../../sandbox/store/index.js';
 import { type EmbeddedPostgresServer, startPostgres } from '../../../tooling/process/postgres.js';
-import { provideShared } from './shared.js';
+import { type BackgroundService, provideInBackground } from './shared.js';
+
+/** The run's PostgreSQL: its admin URL and the migrated template to copy. */
+export interface RunPostgres {
+  url: string;
+  template: string;
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The run's PostgreSQL: its admin URL and the migrated template to copy. */
-    postgres: { url: string; template: string };
+    /** The run's PostgreSQL, started in the background (a RunPostgres once it is up). */
+    postgres: BackgroundService;
   }
 }
 
@@ -28,14 +35,11 @@ async function startWithTemplate(): Promise<EmbeddedPostgresServer> {
   return server;
 }
 
-export default function setup(project: TestProject): Promise<() => Promise<void>> {
-  return provideShared(
+export default function setup(project: TestProject): () => Promise<void> {
+  return provideInBackground(
     project,
     'postgres',
     { start: startWithTemplate, stop: (server) => server.stop() },
-    (server) => ({
-      url: server.url,
-      template: TEMPLATE,
-    }),
+    (server): RunPostgres => ({ url: server.url, template: TEMPLATE }),
   );
 }

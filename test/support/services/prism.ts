@@ -1,18 +1,19 @@
 // Global setup of the projects that call a plain Prism mock of the contract (examples, request
 // validation): one Prism per run (see shared.ts), serving the bundle the run tests. Prism keeps no
-// state, so test files share it. test/support/prism.ts gives it to tests.
+// state, so test files share it. It starts in the background; test/support/prism.ts gives it to tests once it
+// answers.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startPrism } from '../../../mock/prism.js';
 import { sharedBundle } from './bundle.js';
-import { provideShared } from './shared.js';
+import { type BackgroundService, provideInBackground } from './shared.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The run's Prism: `http://127.0.0.1:<port>`, paths without `/api/v2`. */
-    prism: string;
+    /** The run's Prism, started in the background: `http://127.0.0.1:<port>` once it answers, paths without `/api/v2`. */
+    prism: BackgroundService;
   }
 }
 
@@ -29,8 +30,8 @@ async function startOnBundle() {
   }
 }
 
-export default function setup(project: TestProject): Promise<() => Promise<void>> {
-  return provideShared(
+export default function setup(project: TestProject): () => Promise<void> {
+  return provideInBackground(
     project,
     'prism',
     {
