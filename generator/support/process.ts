@@ -68,9 +68,13 @@ export interface PreparedProcess {
  * then waits for one line on stdin: the time it took to start is no longer on the path of the run
  * that uses it. It runs in a process group of its own, killed if this process exits first.
  */
-export function startNodeAhead(script: string, args: string[], env: Record<string, string> = {}): PreparedProcess {
-  const child = spawn(process.execPath, [script, ...args], {
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+export function startNodeAhead(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string>; nodeOptions?: string[] } = {},
+): PreparedProcess {
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });

@@ -15,6 +15,12 @@ const ENV = {
   REDOCLY_TELEMETRY: 'off', // no network here, and none wanted from a lint
   REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
 };
+/**
+ * A Redocly run lasts a second or less, most of it loading the CLI: V8's optimizing compiler
+ * (TurboFan) spends more CPU compiling its hot functions than the run then saves, on cores the
+ * pipeline's other steps need (docs/benchmarks.md measures a forced generate with and without).
+ */
+const NODE_FLAGS = ['--no-opt'];
 
 export type CliResult = ProcessResult;
 
@@ -33,7 +39,7 @@ export async function runRedocly(args: string[], cwd = process.cwd(), signal?: A
     preparedBundler = undefined;
     if (await prepared.ready) return prepared.run(JSON.stringify({ args, cwd }), signal);
   }
-  return runNode(CLI, args, { cwd, signal, env: ENV });
+  return runNode(CLI, args, { cwd, signal, env: ENV, nodeOptions: NODE_FLAGS });
 }
 
 /**
@@ -48,7 +54,7 @@ export function prepareBundler(action: 'start' | 'discard' = 'start'): void {
     return;
   }
   if (preparedBundler || !existsSync(CLI_MODULE)) return;
-  const prepared = startNodeAhead(AHEAD, [CLI_MODULE, 'handleBundle'], ENV);
+  const prepared = startNodeAhead(AHEAD, [CLI_MODULE, 'handleBundle'], { env: ENV, nodeOptions: NODE_FLAGS });
   preparedBundler = prepared;
   void prepared.ready.then((ready) => {
     if (!ready && preparedBundler === prepared) preparedBundler = undefined;
