@@ -17,7 +17,6 @@
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +35,7 @@ import {
   ROOT,
   type Run,
   run,
+  runTsc,
   toolchainAmong,
 } from '../support/packed.js';
 
@@ -50,7 +50,6 @@ const VITEST = (
 const MSW = (
   JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
 ).devDependencies.msw!;
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 /** The DOM a component test runs under (the consumer's own; not a dependency of this repository). */
 const JSDOM = '26.1.0';
 
@@ -297,7 +296,7 @@ describe('the packed sandbox', () => {
     await writeFile(join(project, file), text);
     const declarations = Object.entries(CHECK_DECLARATIONS).flatMap(([option, on]) => [`--${option}`, String(on)]);
     const strict = ['--strict', '--noEmit', ...declarations, '--target', 'es2022'];
-    return run(process.execPath, [TSC, ...strict, ...flags, file], project);
+    return runTsc([...strict, ...flags, file], project);
   };
 
   it('ships declarations that import only one another and its declared packages', async () => {

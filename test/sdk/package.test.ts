@@ -24,9 +24,9 @@ import {
   ROOT,
   type Run,
   run,
+  runTsc,
 } from '../support/packed.js';
 
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const NAME = '@payment-service/api-v2';
 
 let dir: string;
@@ -207,7 +207,7 @@ describe('the packed SDK', { timeout: 120_000 }, () => {
       files: files.map((f) => f.name),
     };
     await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const compile = await runTsc(['-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(compile.code).toBe(0);
   });
@@ -273,7 +273,7 @@ console.log(JSON.stringify({
     await writeFile(join(cwd, 'tsconfig.json'), JSON.stringify(tsconfig));
     const imports = `import { createPaymentClient, NotFoundError } from '${NAME}';\ndeclare const process: { env: Record<string, string> };\nconst client = createPaymentClient({ apiKey: 'key-1', baseUrl: process.env.BASE_URL });\n`;
     await writeFile(join(cwd, 'index.ts'), `${imports}console.log((await client.paymentPlans.retrieve('pp_1')).id);\n`);
-    const topLevel = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const topLevel = await runTsc(['-p', '.'], cwd);
     expect(topLevel.stdout).toContain('TS1309');
     await writeFile(
       join(cwd, 'index.ts'),
@@ -284,7 +284,7 @@ console.log(JSON.stringify({
 void main();
 `,
     );
-    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const compile = await runTsc(['-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
     const out = await run(process.execPath, [join('out', 'index.js')], cwd, { env: { BASE_URL: api.baseUrl } });
     expect(out.code, out.stderr).toBe(0);
@@ -333,7 +333,7 @@ void c;
 export const neverCalled = () => client.paymentPlans.retrieve(42);
 `,
     );
-    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const compile = await runTsc(['-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(compile.code).toBe(0);
     const out = await run(process.execPath, [join('out', 'index.js')], cwd, { env: { BASE_URL: api.baseUrl } });
@@ -365,7 +365,7 @@ export const neverCalled = () => client.paymentPlans.retrieve(42);
       join(cwd, 'index.ts'),
       `import type { PaymentClient } from '${NAME}';\nimport type { WebhookSignatureError } from '${NAME}/webhooks';\nimport type { PaymentDetails } from '${NAME}/types';\nexport type T = [PaymentClient, WebhookSignatureError, PaymentDetails];\n`,
     );
-    const compile = await run(process.execPath, [TSC, '-p', '.'], cwd);
+    const compile = await runTsc(['-p', '.'], cwd);
     expect(compile.stdout + compile.stderr).toBe('');
     expect(existsSync(join(cwd, 'node_modules', NAME, 'dist', 'src', 'webhooks', 'index.d.ts'))).toBe(true);
   });

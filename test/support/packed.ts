@@ -205,6 +205,15 @@ export async function toolchainAmong(names: string[], allowed: readonly string[]
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /**
+ * `tsc args…` in `cwd`, run by this Node. Without V8's optimizing compiler (`--no-opt`): a compile
+ * here lasts a second or two, and TurboFan's work on the other core costs more CPU than it saves,
+ * in a suite that keeps both cores busy (docs/benchmarks.md).
+ */
+export function runTsc(args: string[], cwd: string): Promise<Run> {
+  return run(process.execPath, ['--no-opt', TSC, ...args], cwd);
+}
+
+/**
  * What a consumer's compile checks of what it installed: every package's declarations
  * (skipLibCheck off, TypeScript's default), but not TypeScript's own lib files, which are the same
  * in every project and half of each compile's time.
@@ -237,5 +246,5 @@ export async function compileConsumer(project: string, cwd: string, sources: Rec
   );
   await writeFile(join(cwd, 'package.json'), '{"private": true}\n');
   await symlink(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
-  return run(process.execPath, [TSC, '-p', '.'], cwd);
+  return runTsc(['-p', '.'], cwd);
 }
