@@ -20,7 +20,7 @@ const ENV = {
  * (TurboFan) spends more CPU compiling its hot functions than the run then saves, on cores the
  * pipeline's other steps need (docs/benchmarks.md measures a forced generate with and without).
  */
-const NODE_FLAGS = ['--no-opt'];
+export const REDOCLY_NODE_FLAGS: readonly string[] = ['--no-opt'];
 
 export type CliResult = ProcessResult;
 
@@ -39,7 +39,7 @@ export async function runRedocly(args: string[], cwd = process.cwd(), signal?: A
     preparedBundler = undefined;
     if (await prepared.ready) return prepared.run(JSON.stringify({ args, cwd }), signal);
   }
-  return runNode(CLI, args, { cwd, signal, env: ENV, nodeOptions: NODE_FLAGS });
+  return runNode(CLI, args, { cwd, signal, env: ENV, nodeOptions: [...REDOCLY_NODE_FLAGS] });
 }
 
 /**
@@ -54,7 +54,10 @@ export function prepareBundler(action: 'start' | 'discard' = 'start'): void {
     return;
   }
   if (preparedBundler || !existsSync(CLI_MODULE)) return;
-  const prepared = startNodeAhead(AHEAD, [CLI_MODULE, 'handleBundle'], { env: ENV, nodeOptions: NODE_FLAGS });
+  const prepared = startNodeAhead(AHEAD, [CLI_MODULE, 'handleBundle'], {
+    env: ENV,
+    nodeOptions: [...REDOCLY_NODE_FLAGS],
+  });
   preparedBundler = prepared;
   void prepared.ready.then((ready) => {
     if (!ready && preparedBundler === prepared) preparedBundler = undefined;
