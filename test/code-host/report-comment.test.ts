@@ -13,9 +13,8 @@ import {
   upsertReportComment,
 } from '../../generator/code-host/comment.js';
 import { CodeHostError, type GitHubContext, octokitFor } from '../../generator/code-host/github.js';
-import { REPO_ROOT } from '../../generator/support/paths.js';
-import { runNode } from '../../generator/support/process.js';
 import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
+import { runScript } from '../support/scripts.js';
 
 const BOT = DEFAULT_AUTHOR;
 const TOKENS = {
@@ -123,8 +122,6 @@ describe('the comment body', () => {
 });
 
 describe('npm run report:comment', () => {
-  const TSX = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-  const SCRIPT = join(REPO_ROOT, 'scripts', 'post-report-comment.ts');
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'report-comment-'));
@@ -149,7 +146,7 @@ describe('npm run report:comment', () => {
     );
     const summary = join(dir, 'summary.md');
     await writeFile(summary, '');
-    const result = await runNode(TSX, [SCRIPT, ...args], {
+    const result = await runScript('post-report-comment', args, {
       env: {
         GITHUB_TOKEN: env.token ?? 'tok-bot',
         GITHUB_REPOSITORY: base,

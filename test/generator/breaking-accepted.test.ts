@@ -10,9 +10,9 @@ import { type BreakingResult, checkBreaking } from '../../generator/review/break
 import { collectReport, renderReport, reportExitCode } from '../../generator/review/report.js';
 import { bundleContract } from '../../generator/steps/bundle.js';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { runNode } from '../../generator/support/process.js';
 import { NO_TARGET } from '../support/git.js';
 import { loadBundle } from '../support/openapi.js';
+import { runScript } from '../support/scripts.js';
 import { tinyContract } from '../support/tiny-contract.js';
 
 const KIOSK = 'enum-values-added@#/components/schemas/Channel/enum';
@@ -134,12 +134,8 @@ describe('accepted breaking changes', () => {
 });
 
 describe('the accepted-changes file in the commands', () => {
-  const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
   const gate = (...args: string[]) =>
-    runNode(tsx, [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), '--root', root(), '--base', baseline, ...args], {
-      cwd: project,
-      env: NO_TARGET,
-    });
+    runScript('check-breaking', ['--root', root(), '--base', baseline, ...args], { cwd: project, env: NO_TARGET });
   const accepted = (text: string) => writeFile(join(project, 'openapi', 'accepted-changes.yaml'), text);
   const ENTRY = [
     'accepted:',

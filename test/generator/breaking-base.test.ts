@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Base, BaseError, loadBase } from '../../generator/review/base.js';
-import { REPO_ROOT } from '../../generator/support/paths.js';
-import { runNode } from '../../generator/support/process.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { gitIn, NO_TARGET } from '../support/git.js';
+import { runScript } from '../support/scripts.js';
 import { tinyContract } from '../support/tiny-contract.js';
 
 let dir: string;
@@ -139,11 +138,10 @@ describe('the default base', () => {
   });
 
   it('npm run check:breaking prints the base and why, and fails on the branch’s change only', async () => {
-    const run = await runNode(
-      join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-      [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), '--root', rootOf(repo), '--releases', releases],
-      { cwd: repo, env: { ...NO_TARGET, GITHUB_BASE_REF: 'main' } },
-    );
+    const run = await runScript('check-breaking', ['--root', rootOf(repo), '--releases', releases], {
+      cwd: repo,
+      env: { ...NO_TARGET, GITHUB_BASE_REF: 'main' },
+    });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(
       /^base: the merge base of HEAD and `main` at [0-9a-f]{7}, info\.version 1\.0\.0\n {2}why: pull-request target from GITHUB_BASE_REF=main$/m,

@@ -21,9 +21,9 @@ import {
   verdict,
 } from '../../generator/review/breaking.js';
 import { REDOCLY_CONFIG, REPO_ROOT } from '../../generator/support/paths.js';
-import { runNode } from '../../generator/support/process.js';
 import { NO_TARGET } from '../support/git.js';
 import { type JsonObject, loadBundle } from '../support/openapi.js';
+import { runScript } from '../support/scripts.js';
 import { tinyContract } from '../support/tiny-contract.js';
 
 const doc = loadBundle();
@@ -319,9 +319,5 @@ async function tiny(name: string, values: string[]): Promise<[string, string]> {
 }
 
 function script(args: string[]) {
-  return runNode(
-    join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-    [join(REPO_ROOT, 'scripts', 'check-breaking.ts'), ...args],
-    { cwd: REPO_ROOT, env: NO_TARGET },
-  );
+  return runScript('check-breaking', args, { cwd: REPO_ROOT, env: NO_TARGET });
 }

@@ -21,10 +21,10 @@ import {
   reportExitCode,
 } from '../../generator/review/report.js';
 import { DEFAULT_OUT, REPO_ROOT } from '../../generator/support/paths.js';
-import { runNode } from '../../generator/support/process.js';
 import type { JsonObject } from '../../tooling/openapi/walker.js';
 import { NO_TARGET } from '../support/git.js';
 import { loadBundle } from '../support/openapi.js';
+import { runScript } from '../support/scripts.js';
 
 const doc = loadBundle() as unknown as JsonObject;
 let dir: string;
@@ -481,20 +481,9 @@ describe('npm run report, end to end on a temporary git repository', () => {
 
   it('writes the Markdown to --out and exits 1 on the breaking changes', async () => {
     const out = join(project, 'report.md');
-    const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-    const run = await runNode(
-      tsx,
-      [
-        join(REPO_ROOT, 'scripts', 'report.ts'),
-        '--base',
-        'main',
-        '--root',
-        'openapi/openapi.yaml',
-        '--generated',
-        'generated',
-        '--out',
-        'report.md',
-      ],
+    const run = await runScript(
+      'report',
+      ['--base', 'main', '--root', 'openapi/openapi.yaml', '--generated', 'generated', '--out', 'report.md'],
       { cwd: project, env: NO_TARGET },
     );
     expect(run.code, run.stderr).toBe(1);
