@@ -1,6 +1,14 @@
 import { spawn } from 'node:child_process';
 import { guardGroup, killGroup, releaseGroup } from '../../tooling/process/groups.js';
 
+/**
+ * Node's flags for a process that lasts a second or two, most of it loading code (a Redocly run, a
+ * tsc compile, a command of scripts/): V8's optimizing compiler (TurboFan) spends more CPU compiling
+ * hot functions than such a run then saves, on cores that other work needs (docs/benchmarks.md
+ * measures a forced generate and the suite with and without).
+ */
+export const SHORT_RUN_NODE_FLAGS: readonly string[] = ['--no-opt'];
+
 export interface ProcessResult {
   code: number;
   stdout: string;
@@ -16,7 +24,7 @@ export interface ProcessResult {
 export function runNode(
   script: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; signal?: AbortSignal; nodeOptions?: string[] } = {},
+  options: { cwd?: string; env?: Record<string, string>; signal?: AbortSignal; nodeOptions?: readonly string[] } = {},
 ): Promise<ProcessResult> {
   const { signal } = options;
   return new Promise((done, fail) => {
@@ -71,7 +79,7 @@ export interface PreparedProcess {
 export function startNodeAhead(
   script: string,
   args: string[],
-  options: { env?: Record<string, string>; nodeOptions?: string[] } = {},
+  options: { env?: Record<string, string>; nodeOptions?: readonly string[] } = {},
 ): PreparedProcess {
   const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './paths.js';
-import { type PreparedProcess, type ProcessResult, runNode, startNodeAhead } from './process.js';
+import { type PreparedProcess, type ProcessResult, runNode, SHORT_RUN_NODE_FLAGS, startNodeAhead } from './process.js';
 
 // Why the CLI and not `@redocly/openapi-core`'s API: @redocly/cli 2.77 ships as one
 // self-contained bundle (no importable core), and the registry's newest @redocly/openapi-core
@@ -15,12 +15,6 @@ const ENV = {
   REDOCLY_TELEMETRY: 'off', // no network here, and none wanted from a lint
   REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
 };
-/**
- * A Redocly run lasts a second or less, most of it loading the CLI: V8's optimizing compiler
- * (TurboFan) spends more CPU compiling its hot functions than the run then saves, on cores the
- * pipeline's other steps need (docs/benchmarks.md measures a forced generate with and without).
- */
-export const REDOCLY_NODE_FLAGS: readonly string[] = ['--no-opt'];
 
 export type CliResult = ProcessResult;
 
@@ -39,7 +33,7 @@ export async function runRedocly(args: string[], cwd = process.cwd(), signal?: A
     preparedBundler = undefined;
     if (await prepared.ready) return prepared.run(JSON.stringify({ args, cwd }), signal);
   }
-  return runNode(CLI, args, { cwd, signal, env: ENV, nodeOptions: [...REDOCLY_NODE_FLAGS] });
+  return runNode(CLI, args, { cwd, signal, env: ENV, nodeOptions: SHORT_RUN_NODE_FLAGS });
 }
 
 /**
@@ -56,7 +50,7 @@ export function prepareBundler(action: 'start' | 'discard' = 'start'): void {
   if (preparedBundler || !existsSync(CLI_MODULE)) return;
   const prepared = startNodeAhead(AHEAD, [CLI_MODULE, 'handleBundle'], {
     env: ENV,
-    nodeOptions: [...REDOCLY_NODE_FLAGS],
+    nodeOptions: SHORT_RUN_NODE_FLAGS,
   });
   preparedBundler = prepared;
   void prepared.ready.then((ready) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARAZZO_DIR, REPO_ROOT } from '../../generator/support/paths.js';
-import { REDOCLY_NODE_FLAGS } from '../../generator/support/redocly.js';
+import { SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
 import { MerchantSite } from '../support/merchant-site.js';
 import { type CommandResult, runCommand, startSandboxProcess } from '../support/sandbox-process.js';
@@ -84,7 +84,7 @@ describe('Arazzo workflows run by Redocly Respect against a sandbox', () => {
     const command = await runCommand(
       process.execPath,
       [
-        ...REDOCLY_NODE_FLAGS,
+        ...SHORT_RUN_NODE_FLAGS,
         REDOCLY,
         'respect',
         file,

@@ -26,6 +26,8 @@ import { type JsonObject, loadBundle } from '../support/openapi.js';
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An operation heading: the summary, then the text of Redoc's badges ("Inferred", "Webhook"). */
 const labelled = (summary: string) => new RegExp(`^\\s*${escapeRegExp(summary)}(\\s*(Inferred|Webhook))*\\s*$`);
+/** How tall the full-page screenshot's viewport may grow: a bound on a page that keeps growing. */
+const TALLEST_VIEWPORT_PX = 30_000;
 const SCREENSHOTS = fileURLToPath(new URL('../../test-output/docs/', import.meta.url));
 
 let bundle: JsonObject;
@@ -425,7 +427,7 @@ describe('the page in Chromium, from disk, offline', () => {
       const scrollHeight = await page.evaluate(() => document.documentElement.scrollHeight);
       if (scrollHeight === height) break;
       height = scrollHeight;
-      await page.setViewportSize({ width: 1440, height: Math.min(scrollHeight, 30_000) });
+      await page.setViewportSize({ width: 1440, height: Math.min(scrollHeight, TALLEST_VIEWPORT_PX) });
       await page.waitForTimeout(250);
     }
     await page.screenshot({ path: join(SCREENSHOTS, 'full-page.png'), fullPage: true });

@@ -8,6 +8,7 @@ import { mkdir, readFile, rename, rmdir, symlink, writeFile } from 'node:fs/prom
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { inject } from 'vitest';
+import { SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
 import { killGroup } from '../../tooling/process/groups.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -204,13 +205,9 @@ export async function toolchainAmong(names: string[], allowed: readonly string[]
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-/**
- * `tsc args…` in `cwd`, run by this Node. Without V8's optimizing compiler (`--no-opt`): a compile
- * here lasts a second or two, and TurboFan's work on the other core costs more CPU than it saves,
- * in a suite that keeps both cores busy (docs/benchmarks.md).
- */
+/** `tsc args…` in `cwd`, run by this Node with the flags of a short run. */
 export function runTsc(args: string[], cwd: string): Promise<Run> {
-  return run(process.execPath, ['--no-opt', TSC, ...args], cwd);
+  return run(process.execPath, [...SHORT_RUN_NODE_FLAGS, TSC, ...args], cwd);
 }
 
 /**

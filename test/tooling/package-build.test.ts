@@ -30,41 +30,37 @@ const manifest = {
   peerDependencies: { msw: '^2.0.0' },
 };
 
+/** The package's sources: what the builds bundle, and what its declarations are made from. */
+const SOURCES: Record<string, string> = {
+  'index.ts': [
+    "import { parse } from 'yaml';",
+    "import { http } from 'msw';",
+    "import { own } from './own.js';",
+    'export const parts = [parse, http, own];',
+    '',
+  ].join('\n'),
+  'own.ts': "export const own = 'bundled with the package';\n",
+  'page.ts': "import { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [http, own];\n",
+  'api.ts': [
+    "import type { Options } from './options.js';",
+    'export interface Handle {\n  stop(): Promise<void>;\n}',
+    '/** Starts it. */',
+    'export function start(options: Options): Handle {\n  return { stop: async () => void options };\n}',
+    "export const VERSION: string = '1.0.0';",
+    '',
+  ].join('\n'),
+  'options.ts': 'export interface Options {\n  port?: number;\n}\n',
+  'inferred.ts': 'export const half = 0.5;\nexport function start(port: number) {\n  return port * 2;\n}\n',
+  'commonjs.ts': "declare const require: (id: string) => { sep: string };\nconsole.log(require('node:path').sep);\n",
+};
+
 beforeAll(async () => {
   packageDir = await mkdtemp(join(tmpdir(), 'package-build-'));
   await mkdir(join(packageDir, 'src'));
   await mkdir(join(packageDir, 'dist'));
   await writeFile(join(packageDir, 'dist', 'stale.js'), 'export {};\n');
   await writeFile(join(packageDir, 'package.json'), JSON.stringify(manifest));
-  await writeFile(
-    join(packageDir, 'src', 'index.ts'),
-    "import { parse } from 'yaml';\nimport { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [parse, http, own];\n",
-  );
-  await writeFile(join(packageDir, 'src', 'own.ts'), "export const own = 'bundled with the package';\n");
-  await writeFile(
-    join(packageDir, 'src', 'page.ts'),
-    "import { http } from 'msw';\nimport { own } from './own.js';\nexport const parts = [http, own];\n",
-  );
-  await writeFile(
-    join(packageDir, 'src', 'api.ts'),
-    [
-      "import type { Options } from './options.js';",
-      'export interface Handle {\n  stop(): Promise<void>;\n}',
-      '/** Starts it. */',
-      'export function start(options: Options): Handle {\n  return { stop: async () => void options };\n}',
-      "export const VERSION: string = '1.0.0';",
-      '',
-    ].join('\n'),
-  );
-  await writeFile(join(packageDir, 'src', 'options.ts'), 'export interface Options {\n  port?: number;\n}\n');
-  await writeFile(
-    join(packageDir, 'src', 'inferred.ts'),
-    'export const half = 0.5;\nexport function start(port: number) {\n  return port * 2;\n}\n',
-  );
-  await writeFile(
-    join(packageDir, 'src', 'commonjs.ts'),
-    "declare const require: (id: string) => { sep: string };\nconsole.log(require('node:path').sep);\n",
-  );
+  for (const [name, text] of Object.entries(SOURCES)) await writeFile(join(packageDir, 'src', name), text);
 });
 
 afterAll(async () => {

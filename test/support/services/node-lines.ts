@@ -16,8 +16,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dir = await once('node-lines-dir', nodeLinesDir);
-  const lines = await once('node-lines', () => pinnedNodeLines(dir));
+  const { dir, lines } = await once('node-lines', async () => {
+    const dir = await nodeLinesDir();
+    return { dir, lines: await pinnedNodeLines(dir) };
+  });
   project.provide('nodeLines', lines);
   // A run shorter than the install leaves it whole for the next: the teardown waits for it.
   return provideInBackground(
