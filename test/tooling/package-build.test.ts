@@ -7,7 +7,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +19,7 @@ import {
   startBuild,
 } from '../../tooling/package-build.mjs';
 import { REPO_ROOT } from '../../tooling/repository.js';
+import { runTsc } from '../support/packed.js';
 
 let packageDir: string;
 const manifest = {
@@ -117,16 +117,14 @@ describe('package builds', () => {
     const build = declarationsBuild(dist, ['api.d.ts', 'options.d.ts']);
     expect(build.status, build.stderr).toBe(0);
     const tscOut = join(packageDir, 'tsc');
-    const tsc = spawnSync(
-      process.execPath,
+    const tsc = await runTsc(
       [
-        createRequire(import.meta.url).resolve('typescript/bin/tsc'),
         ...['--declaration', '--emitDeclarationOnly', '--strict', '--module', 'nodenext', '--target', 'es2022'],
         ...['--outDir', tscOut, join(packageDir, 'src', 'api.ts')],
       ],
-      { encoding: 'utf8' },
+      packageDir,
     );
-    expect(tsc.status, tsc.stdout).toBe(0);
+    expect(tsc.code, tsc.stdout).toBe(0);
     for (const file of ['api.d.ts', 'options.d.ts'])
       expect(await readFile(join(dist, file), 'utf8'), file).toBe(await readFile(join(tscOut, file), 'utf8'));
     expect(await readFile(join(dist, 'api.d.ts'), 'utf8')).toContain(
