@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { GlobalContext, OpenAPI3, OpenAPITSOptions } from 'openapi-typescript';
 import type { OpenApiDocument } from './bundle.js';
 
 const require = createRequire(import.meta.url);
@@ -13,20 +14,17 @@ type Node = import('typescript').Node;
 type TypeNode = import('typescript').TypeNode;
 
 /**
- * TypeScript types of the contract. openapi-typescript runs in-process on the bundled document
- * with its own built-in minimal Redocly config: it never reads redocly.yaml, whose Redocly v2
- * presets crash the Redocly v1 core it embeds.
+ * TypeScript types of the contract: openapi-typescript's transform of the bundled document, with
+ * the options below.
  */
 export async function renderTypes(document: OpenApiDocument): Promise<string> {
   // Loaded here, not at the top: they load the TypeScript compiler (~1 s), which would otherwise
   // hold up the start of the pipeline's child processes. required, not imported: imported from
   // ES modules, the 9 MB CommonJS compiler is scanned for its exports and its format first, which
   // doubled its loading time.
-  const { default: openapiTS, astToString } = require('openapi-typescript') as typeof import('openapi-typescript');
-  const ts = require('typescript') as typeof import('typescript');
-  // A copy: openapi-typescript annotates the document it is given.
-  const ast = await openapiTS(structuredClone(document) as never, {
-    silent: true,
+  const ts = require('typescript') as TypeScript;
+  const { astToString } = require('openapi-typescript/dist/lib/ts.cjs') as typeof import('openapi-typescript');
+  const ast = transformDocument(document, {
     // `export type Amount = components['schemas']['Amount']` and friends, for readable imports.
     rootTypes: true,
     rootTypesNoSchemaPrefix: true,
@@ -35,6 +33,62 @@ export async function renderTypes(document: OpenApiDocument): Promise<string> {
     transform: (schema) => extensibleEnum(ts, schema as Record<string, unknown>),
   });
   return HEADER + astToString(namedSchemas(ts, ast));
+}
+
+type TransformSchema = typeof import('openapi-typescript')['transformSchema'];
+type TransformOptions = Pick<
+  OpenAPITSOptions,
+  'rootTypes' | 'rootTypesNoSchemaPrefix' | 'additionalProperties' | 'transform'
+>;
+
+/**
+ * What `openapiTS(document, options)` returns, without its first stage: openapiTS() lints and
+ * bundles its input with the Redocly v1 core it embeds (its own minimal rules, never
+ * redocly.yaml), and the pipeline's document is already bundled and linted by Redocly CLI.
+ * Skipping it spares loading that core and two walks of the document (~0.45 s of CPU in a
+ * generate). The context is openapiTS()'s, default for default (openapi-typescript 7.13,
+ * dist/index.mjs); a test compares the result with openapiTS()'s.
+ */
+export function transformDocument(document: OpenApiDocument, options: TransformOptions): Node[] {
+  const transformSchema = require('openapi-typescript/dist/transform/index.cjs') as TransformSchema;
+  const { scanDiscriminators, resolveRef } =
+    require('openapi-typescript/dist/lib/utils.cjs') as typeof import('openapi-typescript');
+  // A copy: openapi-typescript annotates the document it is given.
+  const schema = structuredClone(document) as unknown as OpenAPI3;
+  const ctx: GlobalContext = {
+    additionalProperties: false,
+    alphabetize: false,
+    arrayLength: false,
+    defaultNonNullable: true,
+    discriminators: scanDiscriminators(schema, { ...options, silent: true }),
+    emptyObjectsUnknown: false,
+    enum: false,
+    enumValues: false,
+    conditionalEnums: false,
+    dedupeEnums: false,
+    excludeDeprecated: false,
+    exportType: false,
+    immutable: false,
+    rootTypes: false,
+    rootTypesNoSchemaPrefix: false,
+    rootTypesKeepCasing: false,
+    injectFooter: [],
+    pathParamsAsTypes: false,
+    postTransform: undefined,
+    propertiesRequiredByDefault: false,
+    // Read by openapiTS()'s lint and bundle alone, which do not run here.
+    redoc: undefined as unknown as GlobalContext['redoc'],
+    silent: true,
+    inject: undefined,
+    transform: undefined,
+    transformProperty: undefined,
+    makePathsEnum: false,
+    generatePathParams: false,
+    readWriteMarkers: false,
+    ...options,
+    resolve: <T>($ref: string) => resolveRef<T>(schema, $ref, { silent: true }),
+  };
+  return transformSchema(schema, ctx);
 }
 
 /**
