@@ -20,6 +20,7 @@ import {
   declarationImportsOutside,
   freshProject,
   npm,
+  npmInit,
   packed,
   ROOT,
   type Run,
@@ -69,15 +70,11 @@ function installation(): Promise<string> {
   return installed;
 }
 
-/** A fresh project made by `npm init -y` (with `extra` in its package.json), the tarball installed. */
+/** A fresh project as `npm init -y` makes it (with `extra` in its package.json), the tarball installed. */
 async function project(name: string, extra: Record<string, unknown> = {}): Promise<string> {
   const cwd = join(dir, name);
   await mkdir(cwd);
-  expect((await npm(['init', '-y'], cwd)).code).toBe(0);
-  if (Object.keys(extra).length > 0) {
-    const pkg = JSON.parse(await readFile(join(cwd, 'package.json'), 'utf8')) as Record<string, unknown>;
-    await writeFile(join(cwd, 'package.json'), JSON.stringify({ ...pkg, ...extra }, null, 2));
-  }
+  await npmInit(cwd, extra);
   await symlink(await installation(), join(cwd, 'node_modules'), 'dir');
   return cwd;
 }

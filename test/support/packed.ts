@@ -4,9 +4,10 @@
 // toolchain's own; and a consumer's TypeScript compiled against such a project.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { inject } from 'vitest';
 import { SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
 import { killGroup } from '../../tooling/process/groups.js';
@@ -125,8 +126,38 @@ export async function packed(name: 'sdk' | 'verify' | 'sandbox' | 'mock'): Promi
   throw new Error(`no pack of ${name} within ${PACK_WAIT_MS / 1000} s (another test file holds ${lock})`);
 }
 
+/** npm's `npm init -y` manifest, made once per process (in a folder named `template`). */
+let initManifest: Promise<Record<string, unknown>> | undefined;
+
 /**
- * A fresh project at `cwd` made by `npm init -y` (with `fields` set in its package.json), the
+ * The package.json `npm init -y` writes in `cwd` (named after the folder), with `fields` added:
+ * npm makes it once per process and each project gets a copy, since a `npm init` per project costs
+ * a third of a second of CPU to write the same file.
+ */
+export async function npmInit(cwd: string, fields: Record<string, unknown> = {}): Promise<void> {
+  initManifest ??= (async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'npm-init-')), 'template');
+    try {
+      await mkdir(dir);
+      const init = await npm(['init', '-y'], dir);
+      if (init.code !== 0) throw new Error(`npm init -y failed in ${dir}: ${init.stderr}`);
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+      if (manifest.name !== 'template')
+        throw new Error(`npm init -y named the package ${String(manifest.name)}, not its folder`);
+      return manifest;
+    } finally {
+      await rm(dirname(dir), { recursive: true, force: true });
+    }
+  })();
+  const name = basename(cwd);
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name))
+    throw new Error(`${cwd}: not a folder name npm init -y keeps as the package's`);
+  const manifest = { ...(await initManifest), name, ...fields };
+  await writeFile(join(cwd, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/**
+ * A fresh project at `cwd` as `npm init -y` makes it (with `fields` in its package.json), the
  * `tarballs` installed: what a team that installs the packages alone has. Returns how long the
  * install took, in seconds.
  */
@@ -136,12 +167,7 @@ export async function freshProject(
   fields: Record<string, string> = {},
 ): Promise<{ seconds: number }> {
   await mkdir(cwd, { recursive: true });
-  const init = await npm(['init', '-y'], cwd);
-  if (init.code !== 0) throw new Error(`npm init -y failed in ${cwd}: ${init.stderr}`);
-  for (const [field, value] of Object.entries(fields)) {
-    const set = await npm(['pkg', 'set', `${field}=${value}`], cwd);
-    if (set.code !== 0) throw new Error(`npm pkg set ${field} failed in ${cwd}: ${set.stderr}`);
-  }
+  await npmInit(cwd, fields);
   const startedAt = Date.now();
   const install = await npm(['install', ...tarballs], cwd, 180_000);
   if (install.code !== 0) throw new Error(`npm install ${tarballs.join(' ')} failed in ${cwd}: ${install.stderr}`);
