@@ -45,8 +45,8 @@ type TransformOptions = Pick<
  * What `openapiTS(document, options)` returns, without its first stage: openapiTS() lints and
  * bundles its input with the Redocly v1 core it embeds (its own minimal rules, never
  * redocly.yaml), and the pipeline's document is already bundled and linted by Redocly CLI.
- * Skipping it spares loading that core and two walks of the document (~0.45 s of CPU in a
- * generate). The context is openapiTS()'s, default for default (openapi-typescript 7.13,
+ * Skipping it spares loading that core and two walks of each document (docs/benchmarks.md
+ * measures it). The context is openapiTS()'s, default for default (openapi-typescript 7.13,
  * dist/index.mjs); a test compares the result with openapiTS()'s.
  */
 export function transformDocument(document: OpenApiDocument, options: TransformOptions): Node[] {

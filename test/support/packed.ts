@@ -131,8 +131,8 @@ let initManifest: Promise<Record<string, unknown>> | undefined;
 
 /**
  * The package.json `npm init -y` writes in `cwd` (named after the folder), with `fields` added:
- * npm makes it once per process and each project gets a copy, since a `npm init` per project costs
- * a third of a second of CPU to write the same file.
+ * npm makes it once per process and each project gets a copy: an `npm init` per project starts npm
+ * to write the same file.
  */
 export async function npmInit(cwd: string, fields: Record<string, unknown> = {}): Promise<void> {
   initManifest ??= (async () => {
