@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { guardGroup, killGroup, releaseGroup } from '../../tooling/process/groups.js';
 
 /**
@@ -61,26 +62,39 @@ export function runNode(
   });
 }
 
-/** A Node.js process started ahead of need (startNodeAhead), waiting for its input. */
-export interface PreparedProcess {
+/**
+ * A Node.js process that runs commands one after another (startCommandHost): it prepares (loads
+ * its modules), prints `ready` on a line of its own, then answers each line of input it is sent
+ * with one line of JSON, `{ code, stdout, stderr }`; the end of its input ends it.
+ */
+export interface CommandHost {
   /** true once it has prepared and waits; false if it ended first. */
   readonly ready: Promise<boolean>;
-  /** Sends `input` (one line) and collects the output after the `ready` line; an abort kills its process group. */
+  /** false once it has ended or been ended. */
+  readonly alive: boolean;
+  /**
+   * Sends `input` (one line) and waits for its answer: one command at a time. An abort kills the
+   * host's process group and rejects with the signal's reason; a host that ends first rejects.
+   */
   run(input: string, signal?: AbortSignal): Promise<ProcessResult>;
-  /** Ends it unused. */
-  discard(): void;
+  /** Between commands: it no longer keeps this process alive. */
+  idle(): void;
+  /** Ends it once its command, if any, is answered. */
+  close(): void;
+  /** Ends it at once. */
+  kill(): void;
 }
 
 /**
- * Starts a Node.js script that prepares (loads its modules), prints `ready` on a line of its own,
- * then waits for one line on stdin: the time it took to start is no longer on the path of the run
- * that uses it. It runs in a process group of its own, killed if this process exits first.
+ * Starts a command host (CommandHost): the time it takes to start is paid once for all the commands
+ * it runs, and may be paid ahead of the first. It runs in a process group of its own, killed if
+ * this process exits first.
  */
-export function startNodeAhead(
+export function startCommandHost(
   script: string,
   args: string[],
   options: { env?: Record<string, string>; nodeOptions?: readonly string[] } = {},
-): PreparedProcess {
+): CommandHost {
   const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -88,40 +102,62 @@ export function startNodeAhead(
   });
   const pgid = child.pid;
   if (pgid !== undefined) guardGroup(pgid);
-  let stdout = '';
+  let alive = true;
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const closed = new Promise<number>((done) => {
-    child.on('error', () => done(1));
-    child.on('close', (code) => {
-      if (pgid !== undefined) releaseGroup(pgid);
-      done(code ?? 1);
-    });
+  let answer: ((line: string) => void) | undefined;
+  let ended: ((reason: Error) => void) | undefined;
+  let markReady: (ready: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((done) => (markReady = done));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === 'ready') markReady(true);
+    else answer?.(line);
   });
-  const ready = new Promise<boolean>((done) => {
-    const check = () => {
-      if (stdout.startsWith('ready\n')) {
-        child.stdout.off('data', check);
-        done(true);
-      }
-    };
-    child.stdout.on('data', check);
-    void closed.then(() => done(false));
-  });
-  const kill = () => pgid !== undefined && killGroup(pgid, 'SIGKILL');
+  const handles = [child, child.stdin, child.stdout, child.stderr] as Array<{ ref(): void; unref(): void }>;
+  const end = () => {
+    alive = false;
+    if (pgid !== undefined) releaseGroup(pgid);
+    markReady(false);
+    ended?.(new Error(`the command host ${script} ended before it answered: ${stderr.trim() || 'no output'}`));
+  };
+  child.on('error', end);
+  child.on('close', end);
+  const kill = () => {
+    if (pgid !== undefined) killGroup(pgid, 'SIGKILL');
+  };
   return {
     ready,
+    get alive() {
+      return alive;
+    },
     async run(input, signal) {
       signal?.throwIfAborted();
+      for (const handle of handles) handle.ref();
       const abort = () => kill();
       signal?.addEventListener('abort', abort, { once: true });
-      child.stdin.end(`${input}\n`);
-      const code = await closed;
-      signal?.removeEventListener('abort', abort);
-      signal?.throwIfAborted();
-      return { code, stdout: stdout.replace(/^ready\n/, ''), stderr };
+      try {
+        const line = await new Promise<string>((done, fail) => {
+          answer = done;
+          ended = fail;
+          if (!alive) return fail(new Error(`the command host ${script} has ended`));
+          child.stdin.write(`${input}\n`);
+        });
+        return JSON.parse(line) as ProcessResult;
+      } catch (err) {
+        signal?.throwIfAborted();
+        throw err;
+      } finally {
+        answer = undefined;
+        ended = undefined;
+        signal?.removeEventListener('abort', abort);
+      }
     },
-    discard: kill,
+    idle() {
+      for (const handle of handles) handle.unref();
+    },
+    close() {
+      child.stdin.end();
+    },
+    kill,
   };
 }

@@ -1,61 +1,128 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from './paths.js';
-import { type PreparedProcess, type ProcessResult, runNode, SHORT_RUN_NODE_FLAGS, startNodeAhead } from './process.js';
+import { type CommandHost, type ProcessResult, SHORT_RUN_NODE_FLAGS, startCommandHost } from './process.js';
 
 // Why the CLI and not `@redocly/openapi-core`'s API: @redocly/cli 2.77 ships as one
 // self-contained bundle (no importable core), and the registry's newest @redocly/openapi-core
 // is 2.64.0, so an in-process core would be a different Redocly than `redocly check-config`
 // and `redocly lint` use. Measured: a CLI run costs ~0.3 s here; importing core alone ~0.25 s.
-const CLI = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 const CLI_MODULE = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'lib', 'index.js');
-const AHEAD = fileURLToPath(new URL('redocly-ahead.mjs', import.meta.url));
+const HOST = fileURLToPath(new URL('redocly-host.mjs', import.meta.url));
 const ENV = {
   REDOCLY_TELEMETRY: 'off', // no network here, and none wanted from a lint
   REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
 };
+/** The commands a host runs before it is ended: what a command leaves behind in it stays bounded. */
+const COMMANDS_PER_HOST = 24;
 
 export type CliResult = ProcessResult;
 
-/** Watch mode's `redocly bundle`, started ahead (prepareBundler). */
-let preparedBundler: PreparedProcess | undefined;
-
 /**
- * `signal`: an abort kills the CLI's process group (watch mode abandons a superseded build). A
- * bundle uses the prepared process when there is one, even one still loading: it is further on
- * than a new one would be.
+ * How many Redocly hosts run at once: the cores the pipeline's own threads (its main thread and
+ * lint's worker) leave, at least one. On two cores the four commands of a forced generate run one
+ * after another in one host, the bundle first, beside the pipeline's threads, rather than four
+ * processes each loading the CLI on the same cores.
  */
-export async function runRedocly(args: string[], cwd = process.cwd(), signal?: AbortSignal): Promise<CliResult> {
-  if (!existsSync(CLI)) throw new Error(`Redocly CLI not found at ${CLI}; run npm ci`);
-  const prepared = args[0] === 'bundle' ? preparedBundler : undefined;
-  if (prepared) {
-    preparedBundler = undefined;
-    if (await prepared.ready) return prepared.run(JSON.stringify({ args, cwd }), signal);
+const HOSTS = Math.max(1, availableParallelism() - 1);
+
+interface Host {
+  process: CommandHost;
+  commands: number;
+}
+
+interface Waiter {
+  take(host: Host): void;
+  fail(reason: unknown): void;
+}
+
+/** The Redocly hosts (redocly-host.mjs): those between commands, and the commands waiting for one. */
+const pool = { started: [] as Host[], idle: [] as Host[], waiting: [] as Waiter[] };
+
+function startHost(handlers: string[] = []): Host {
+  const host = {
+    process: startCommandHost(HOST, [CLI_MODULE, ...handlers], { env: ENV, nodeOptions: SHORT_RUN_NODE_FLAGS }),
+    commands: 0,
+  };
+  pool.started.push(host);
+  return host;
+}
+
+/** The host a command runs in: an idle one, a new one while there are fewer than HOSTS, else the next to come free. */
+function acquire(first: boolean, signal?: AbortSignal): Promise<Host> {
+  pool.started = pool.started.filter((h) => h.process.alive);
+  pool.idle = pool.idle.filter((h) => h.process.alive);
+  const idle = pool.idle.shift();
+  if (idle) return Promise.resolve(idle);
+  if (pool.started.length < HOSTS) return Promise.resolve(startHost());
+  return new Promise((take, fail) => {
+    const waiter: Waiter = { take, fail };
+    if (first) pool.waiting.unshift(waiter);
+    else pool.waiting.push(waiter);
+    signal?.addEventListener('abort', () => {
+      pool.waiting = pool.waiting.filter((w) => w !== waiter);
+      fail(signal.reason);
+    });
+  });
+}
+
+/** A command ended in `host`: the host goes to the next waiting command, or waits itself; a worn or broken one is ended. */
+function release(host: Host, usable: boolean): void {
+  if (!usable || host.commands >= COMMANDS_PER_HOST || !host.process.alive) {
+    if (usable) host.process.close();
+    else host.process.kill();
+    pool.started = pool.started.filter((h) => h !== host);
+    pool.waiting.shift()?.take(startHost());
+    return;
   }
-  return runNode(CLI, args, { cwd, signal, env: ENV, nodeOptions: SHORT_RUN_NODE_FLAGS });
+  const next = pool.waiting.shift();
+  if (next) next.take(host);
+  else {
+    host.process.idle();
+    pool.idle.push(host);
+  }
 }
 
 /**
- * Watch mode: starts a `redocly bundle` process ahead of the next save, its modules loaded
- * (redocly-ahead.mjs), so that the bundle on the way to types.ts does not wait for Node and the
- * CLI to start, about a third of its time. One at a time; `discard` ends it.
+ * `redocly <args>` in `cwd`, as the CLI's own process would run it, in a Redocly host: Node's
+ * start and the loading of the CLI are paid once per host, not once per command (a forced generate
+ * runs four commands, the tests hundreds). A bundle goes ahead of the commands waiting for a host:
+ * most of a pipeline waits for it. An idle host prepared ahead (prepareBundler) is taken even while
+ * it still loads: it is further on than a new one would be. `signal`: an abort kills the host's
+ * process group (watch mode abandons a superseded build) and rejects with the signal's reason.
+ */
+export async function runRedocly(args: string[], cwd = process.cwd(), signal?: AbortSignal): Promise<CliResult> {
+  if (!existsSync(CLI_MODULE)) throw new Error(`Redocly CLI not found at ${CLI_MODULE}; run npm ci`);
+  signal?.throwIfAborted();
+  const host = await acquire(args[0] === 'bundle', signal);
+  host.commands++;
+  let usable = false;
+  try {
+    const result = await host.process.run(JSON.stringify({ args, cwd }), signal);
+    usable = true;
+    return result;
+  } finally {
+    release(host, usable);
+  }
+}
+
+/**
+ * Watch mode: a Redocly host with the bundle command's modules loaded, ahead of the next save, so
+ * that the bundle on the way to types.ts does not wait for Node and the CLI to start, about a third
+ * of its time. `discard` ends the idle hosts.
  */
 export function prepareBundler(action: 'start' | 'discard' = 'start'): void {
   if (action === 'discard') {
-    preparedBundler?.discard();
-    preparedBundler = undefined;
+    for (const host of pool.idle.splice(0)) host.process.close();
     return;
   }
-  if (preparedBundler || !existsSync(CLI_MODULE)) return;
-  const prepared = startNodeAhead(AHEAD, [CLI_MODULE, 'handleBundle'], {
-    env: ENV,
-    nodeOptions: SHORT_RUN_NODE_FLAGS,
-  });
-  preparedBundler = prepared;
-  void prepared.ready.then((ready) => {
-    if (!ready && preparedBundler === prepared) preparedBundler = undefined;
-  });
+  pool.started = pool.started.filter((h) => h.process.alive);
+  if (pool.idle.some((h) => h.process.alive) || pool.started.length >= HOSTS || !existsSync(CLI_MODULE)) return;
+  const host = startHost(['handleBundle']);
+  host.process.idle();
+  pool.idle.unshift(host);
 }
 
 /** CLI stderr without the boxed "Node.js 20 support is ending" banner and blank noise. */
