@@ -111,15 +111,16 @@ export async function runRedocly(args: string[], cwd = process.cwd(), signal?: A
 /**
  * Watch mode: a Redocly host with the bundle command's modules loaded, ahead of the next save, so
  * that the bundle on the way to types.ts does not wait for Node and the CLI to start, about a third
- * of its time. `discard` ends the idle hosts.
+ * of its time. It is started even when the hosts already number HOSTS (they are busy with the
+ * rebuild's lint and docs, which a save abandons): a save is answered before CPU is saved.
+ * `discard` ends the idle hosts.
  */
 export function prepareBundler(action: 'start' | 'discard' = 'start'): void {
   if (action === 'discard') {
     for (const host of pool.idle.splice(0)) host.process.close();
     return;
   }
-  pool.started = pool.started.filter((h) => h.process.alive);
-  if (pool.idle.some((h) => h.process.alive) || pool.started.length >= HOSTS || !existsSync(CLI_MODULE)) return;
+  if (pool.idle.some((h) => h.process.alive) || !existsSync(CLI_MODULE)) return;
   const host = startHost(['handleBundle']);
   host.process.idle();
   pool.idle.unshift(host);
