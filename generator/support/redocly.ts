@@ -50,14 +50,40 @@ function startHost(handlers: string[] = []): Host {
   return host;
 }
 
-/** The host a command runs in: an idle one, a new one while there are fewer than HOSTS, else the next to come free. */
+/** A new host for the commands waiting: once loaded it takes the first of them (a bundle, if one waits). */
+function startHostForWaiting(): void {
+  const host = startHost();
+  void host.process.ready.then((ready) => {
+    if (ready) {
+      free(host);
+      return;
+    }
+    pool.started = pool.started.filter((h) => h !== host);
+    pool.waiting.shift()?.fail(new Error('the Redocly host ended while it loaded the CLI'));
+  });
+}
+
+/** A host free for a command: it goes to the first command waiting, else waits itself. */
+function free(host: Host): void {
+  const next = pool.waiting.shift();
+  if (next) next.take(host);
+  else {
+    host.process.idle();
+    pool.idle.push(host);
+  }
+}
+
+/**
+ * The host a command runs in: an idle one, else the first to come free, a new one being started
+ * while there are fewer than HOSTS. A command that waits does not own the host started for it: a
+ * bundle that asks later still goes first.
+ */
 function acquire(first: boolean, signal?: AbortSignal): Promise<Host> {
   pool.started = pool.started.filter((h) => h.process.alive);
   pool.idle = pool.idle.filter((h) => h.process.alive);
   const idle = pool.idle.shift();
   if (idle) return Promise.resolve(idle);
-  if (pool.started.length < HOSTS) return Promise.resolve(startHost());
-  return new Promise((take, fail) => {
+  const waiting = new Promise<Host>((take, fail) => {
     const waiter: Waiter = { take, fail };
     if (first) pool.waiting.unshift(waiter);
     else pool.waiting.push(waiter);
@@ -66,23 +92,20 @@ function acquire(first: boolean, signal?: AbortSignal): Promise<Host> {
       fail(signal.reason);
     });
   });
+  if (pool.started.length < HOSTS) startHostForWaiting();
+  return waiting;
 }
 
-/** A command ended in `host`: the host goes to the next waiting command, or waits itself; a worn or broken one is ended. */
+/** A command ended in `host`: the host is free again; a worn or broken one is ended, and replaced if commands wait. */
 function release(host: Host, usable: boolean): void {
-  if (!usable || host.commands >= COMMANDS_PER_HOST || !host.process.alive) {
-    if (usable) host.process.close();
-    else host.process.kill();
-    pool.started = pool.started.filter((h) => h !== host);
-    pool.waiting.shift()?.take(startHost());
+  if (usable && host.commands < COMMANDS_PER_HOST && host.process.alive) {
+    free(host);
     return;
   }
-  const next = pool.waiting.shift();
-  if (next) next.take(host);
-  else {
-    host.process.idle();
-    pool.idle.push(host);
-  }
+  if (usable) host.process.close();
+  else host.process.kill();
+  pool.started = pool.started.filter((h) => h !== host);
+  if (pool.waiting.length > 0) startHostForWaiting();
 }
 
 /**
