@@ -26,7 +26,7 @@ export type CliResult = ProcessResult;
  * after another in one host, the bundle first, beside the pipeline's threads, rather than four
  * processes each loading the CLI on the same cores.
  */
-const HOSTS = Math.max(1, availableParallelism() - 1);
+const HOSTS = Math.max(1, availableParallelism() - 2);
 
 interface Host {
   process: CommandHost;
@@ -58,8 +58,10 @@ function startHostForWaiting(): void {
       free(host);
       return;
     }
+    // The CLI does not load: every command waiting would fail the same way.
     pool.started = pool.started.filter((h) => h !== host);
-    pool.waiting.shift()?.fail(new Error('the Redocly host ended while it loaded the CLI'));
+    const error = new Error('the Redocly host ended while it loaded the CLI');
+    for (const waiter of pool.waiting.splice(0)) waiter.fail(error);
   });
 }
 
