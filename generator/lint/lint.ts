@@ -64,19 +64,21 @@ export async function lintContract(options: LintOptions = {}): Promise<LintResul
     options.bundle ??
     bundleContract({ root, config: fs.existsSync(redoclyConfig) ? redoclyConfig : false, signal: lint.signal });
   const worker = new LintWorker({ root, rulesetPath: lint.rulesetPath, bundleName: lint.bundleName });
+  // Redocly's lint runs beside the bundle and then beside the worker's checks, which start as soon as
+  // the bundle exists: where Redocly's commands share one host, its lint comes after the bundle.
+  const redoclyRun = lint.timed('redocly', redoclyLint(root, redoclyConfig, lint.signal));
+  redoclyRun.catch(() => undefined); // awaited below, after the bundle
   try {
-    const [redocly, bundled] = await Promise.all([
-      lint.timed('redocly', redoclyLint(root, redoclyConfig, lint.signal)),
-      lint.timed(
-        'bundle',
-        bundling.catch((e: unknown) => e),
-      ),
-    ]);
+    const bundled = await lint.timed(
+      'bundle',
+      bundling.catch((e: unknown) => e),
+    );
     await lint.checkpoint();
     if (bundled instanceof Error && !(bundled instanceof BundleError)) throw bundled; // not a contract problem (e.g. the CLI could not be started)
     const bundle = bundled instanceof BundleError ? undefined : (bundled as BundleResult);
     const text = bundle && { root: bundle.root, json: bundle.json, yaml: bundle.yaml };
-    const checked = await lint.timed('checks', worker.check(text, lint.signal));
+    const [redocly, checked] = await Promise.all([redoclyRun, lint.timed('checks', worker.check(text, lint.signal))]);
+    await lint.checkpoint();
     Object.assign(lint.timingsMs, checked.timingsMs);
     const problems = [
       ...sourceProblems(lint, checked.syntax, redocly, bundled instanceof BundleError ? bundled : undefined),
