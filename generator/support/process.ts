@@ -122,6 +122,8 @@ export function startCommandHost(
   };
   child.on('error', end);
   child.on('close', end);
+  // A write to a host that has just ended fails on its pipe: `end` answers for it.
+  child.stdin.on('error', () => undefined);
   const kill = () => {
     if (pgid !== undefined) killGroup(pgid, 'SIGKILL');
   };
