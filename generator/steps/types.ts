@@ -18,7 +18,7 @@ type TypeNode = import('typescript').TypeNode;
  * the options below.
  */
 export async function renderTypes(document: OpenApiDocument): Promise<string> {
-  // Loaded here, not at the top: they load the TypeScript compiler (~1 s), which would otherwise
+  // Loaded here, not at the top: they load the TypeScript compiler, which would otherwise
   // hold up the start of the pipeline's child processes. required, not imported: imported from
   // ES modules, the 9 MB CommonJS compiler is scanned for its exports and its format first, which
   // doubled its loading time.

@@ -7,14 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { type CommandHost, type ProcessResult, runNode, startCommandHost } from '../../generator/support/process.js';
-import { cleanStderr, runRedocly } from '../../generator/support/redocly.js';
+import { type CommandHost, type ProcessResult, runNode } from '../../generator/support/process.js';
+import { cleanStderr, REDOCLY_ENV, runRedocly, startRedoclyHost } from '../../generator/support/redocly.js';
 import { tinyContract } from '../support/tiny-contract.js';
 
 const CLI = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
-const CLI_MODULE = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'lib', 'index.js');
-const HOST = join(REPO_ROOT, 'generator', 'support', 'redocly-host.mjs');
-const ENV = { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' };
 
 let dir: string;
 let host: CommandHost;
@@ -26,7 +23,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'good.yaml'), tinyContract(['a', 'b']));
   // an operation with a misspelt `responses`
   await writeFile(join(dir, 'bad.yaml'), tinyContract(['a']).replace('responses:', 'respones:'));
-  host = startCommandHost(HOST, [CLI_MODULE], { env: ENV });
+  host = startRedoclyHost();
 });
 
 afterAll(async () => {
@@ -42,7 +39,7 @@ async function both(args: (out: string) => string[]): Promise<Array<ProcessResul
     const result =
       where === 'host'
         ? await host.run(JSON.stringify({ args: args(out), cwd: dir }))
-        : await runNode(CLI, args(out), { cwd: dir, env: ENV });
+        : await runNode(CLI, args(out), { cwd: dir, env: REDOCLY_ENV });
     const file = await readFile(out, 'utf8').catch(() => undefined);
     return { ...result, stderr: cleanStderr(result.stderr), file };
   };
