@@ -87,13 +87,10 @@ function sampleAliases(): { find: RegExp; replacement: string }[] {
  */
 class ShortFilesLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
     const rank = (file: TestSpecification) =>
       file.project.config.sequence.groupOrder * 2 + (file.project.name === 'unit' ? 1 : 0);
-    return sorted
-      .map((file, order) => ({ file, order }))
-      .sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order)
-      .map(({ file }) => file);
+    // Array.prototype.sort is stable: within a rank, Vitest's order stays.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
 }
 
