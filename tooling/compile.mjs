@@ -5,17 +5,18 @@
 // that start-up was most of a run with nothing to do, and much of a sandbox's start, and a worker
 // thread cannot use it.
 //
-// A program is esbuild's bundle of its entry points with what they import from the repository (the
-// packages stay in node_modules), split where the code imports lazily, in
-// node_modules/.cache/payment-compiled/<program>/<key>/. The key is a hash of everything that
-// decides that code: the repository's TypeScript folders (this file included), tsconfig.json, the
-// lockfiles (esbuild's version) and the Node.js version. `import.meta.url` keeps naming each source
-// file, so paths found from it (the repository's root, the bundle, the packages a file resolves)
-// are what they are under tsx.
+// A program is esbuild's bundle of its entry points with what they import, the packages included
+// but for the few that cannot be (UNBUNDLED), split where the code imports lazily, in
+// node_modules/.cache/payment-compiled/<program>/<key>/: resolving and reading the packages' many
+// small files was a third of a sandbox's start. The key is a hash of everything that decides that
+// code: the repository's TypeScript folders (this file included), tsconfig.json, the lockfiles (the
+// packages' and esbuild's versions) and the Node.js version. Each module keeps naming its own
+// source file (sourceLocations), so paths found from it (the repository's root, the bundle, a
+// package's own files) are what they are under tsx.
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -95,23 +96,41 @@ async function sourceKey() {
   return hash.digest('hex').slice(0, 32);
 }
 
-/** Replaces `import.meta.url` in each source file by that file's own URL: the bundle lives elsewhere. */
-const sourceUrls = {
-  name: 'source-import-meta-url',
+/**
+ * Gives each module the location of its own source file, not of the chunk it is bundled into:
+ * `import.meta.url` becomes that file's URL and, in a CommonJS module, `__filename` and `__dirname`
+ * its path and folder (esbuild wraps such a module in a function, so they stay its own). Paths
+ * found from them (the repository's root, the bundle, a package's own files) are what they are
+ * when the module is loaded from its file.
+ */
+const sourceLocations = {
+  name: 'source-locations',
   setup(build) {
-    build.onLoad({ filter: /\.m?[jt]s$/ }, async ({ path }) =>
-      path.includes(`${join('node_modules', '')}`)
-        ? undefined
-        : {
-            contents: (await readFile(path, 'utf8')).replaceAll(
-              'import.meta.url',
-              JSON.stringify(pathToFileURL(path).href),
-            ),
-            loader: path.endsWith('.ts') ? 'ts' : 'js',
-          },
-    );
+    build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async ({ path }) => {
+      const text = (await readFile(path, 'utf8')).replaceAll(
+        'import.meta.url',
+        JSON.stringify(pathToFileURL(path).href),
+      );
+      // on the first line, so that the source map's lines stay the file's
+      const locations = `var __filename = ${JSON.stringify(path)}, __dirname = ${JSON.stringify(dirname(path))};`;
+      return { contents: isCommonJs(path, text) ? locations + text : text, loader: path.endsWith('.ts') ? 'ts' : 'js' };
+    });
   },
 };
+
+/**
+ * Packages left out of the bundle: native addons (better-sqlite3, pg's optional pg-native), esbuild
+ * (it runs a binary of its platform package) and TypeScript (one large file already, which the
+ * generator requires by name).
+ */
+const UNBUNDLED = ['better-sqlite3', 'pg-native', 'esbuild', 'typescript', 'fsevents'];
+
+/** Whether esbuild takes `path` for a CommonJS module: a .cjs file, or a .js one without import or export statements. */
+function isCommonJs(path, text) {
+  if (path.endsWith('.cjs')) return true;
+  if (!path.endsWith('.js')) return false;
+  return !/^\s*(?:import\s*[\w{*'"]|export\s)/m.test(text);
+}
 
 async function compile(dir, entryPoints) {
   const { build } = await import('esbuild');
@@ -127,11 +146,19 @@ async function compile(dir, entryPoints) {
     format: 'esm',
     platform: 'node',
     target: `node${process.versions.node.split('.')[0]}`,
-    packages: 'external',
+    // Only what cannot be bundled stays in node_modules: native addons and packages that find
+    // binaries or files of their own at run time.
+    external: UNBUNDLED,
+    // The require() of a bundled CommonJS module (Node's built-in modules, mostly).
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; var require = __createRequire(import.meta.filename);",
+    },
     outExtension: { '.js': '.mjs' },
     sourcemap: true,
+    // the packages' sources stay in node_modules: a stack names them by path
+    sourcesContent: false,
     logLevel: 'error',
-    plugins: [sourceUrls],
+    plugins: [sourceLocations],
   });
   try {
     await rename(tmp, dir);
