@@ -11,9 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type OutputUnit, validate } from '@hyperjump/json-schema/openapi-3-1';
+import type { CompiledSchema } from '@hyperjump/json-schema/experimental';
+import type { OutputUnit } from '@hyperjump/json-schema/openapi-3-1';
 import { generate } from 'json-schema-faker-2020';
 import type { BusinessRule } from '../../packages/verify/src/contract.js';
+import { judged, schemaCompiler } from '../../packages/verify/src/validator.js';
 import {
   deref,
   isObject,
@@ -23,8 +25,6 @@ import {
   schemaTypes,
   unescapeToken,
 } from '../../tooling/openapi/walker.js';
-
-type Json = Parameters<Awaited<ReturnType<typeof validate>>>[0];
 
 export type { BusinessRule };
 
@@ -177,9 +177,9 @@ export async function requestFuzzer(document: JsonObject): Promise<RequestFuzzer
   // @hyperjump/json-schema reads a file named *.openapi.json as an OpenAPI document.
   const file = join(dir, 'contract.openapi.json');
   writeFileSync(file, JSON.stringify(copy));
-  const validators = new Map<string, Awaited<ReturnType<typeof validate>>>();
-  for (const op of fuzzOps)
-    validators.set(op.id, await validate(`${pathToFileURL(file).href}#/components/schemas/${schemaName(op.id)}`));
+  const compiler = schemaCompiler(pathToFileURL(file).href);
+  const compiled = new Map<string, CompiledSchema>();
+  for (const op of fuzzOps) compiled.set(op.id, await compiler(`#/components/schemas/${schemaName(op.id)}`));
 
   const asSent = (operation: FuzzOperation, request: FuzzRequest): FuzzRequest => {
     const sent: FuzzRequest = {
@@ -218,7 +218,7 @@ export async function requestFuzzer(document: JsonObject): Promise<RequestFuzzer
     },
     asSent,
     judge(operation, request) {
-      const output = validators.get(operation.id)!(request as unknown as Json, 'BASIC');
+      const output = judged(compiled.get(operation.id)!, request);
       if (output.valid) return { valid: true, fields: [] };
       const errors: OutputUnit[] = output.errors ?? [];
       return { valid: false, fields: [...new Set(errors.map(fieldOf))] };

@@ -1,32 +1,54 @@
 // JSON Schema validation in OpenAPI 3.1's dialect with @hyperjump/json-schema: a validator of its own,
 // independent of the Ajv the sandbox compiles, so that a verdict never rests on the code under test.
 // Schemas are addressed by their location in the bundle (a file), compiled once each.
-import { BASIC } from '@hyperjump/json-schema/experimental';
-import { type OutputUnit, validate } from '@hyperjump/json-schema/openapi-3-1';
+import '@hyperjump/json-schema/openapi-3-1'; // the dialect
+import { BASIC, type CompiledSchema, compile, getSchema, interpret } from '@hyperjump/json-schema/experimental';
+import * as Instance from '@hyperjump/json-schema/instance/experimental';
+import type { Output, OutputUnit } from '@hyperjump/json-schema/openapi-3-1';
 import { getAt, isObject, parsePointer } from '../../../tooling/openapi/walker.js';
 
-type Validator = Awaited<ReturnType<typeof validate>>;
-type Json = Parameters<Validator>[0];
+type Json = Parameters<typeof Instance.fromJs>[0];
 
 const KEYWORD_PREFIX = 'https://json-schema.org/keyword/';
 
+/**
+ * The schemas of the document at `documentUrl` (a `file:` URL), each compiled on its first use. The
+ * document is read once and each schema looked up in it: hyperjump's validate() reads and indexes
+ * the whole document anew for each schema, tens of milliseconds each.
+ */
+export function schemaCompiler(documentUrl: string): (pointer: string) => Promise<CompiledSchema> {
+  const compiled = new Map<string, Promise<CompiledSchema>>();
+  let document: ReturnType<typeof getSchema> | undefined;
+  return (pointer) => {
+    let schema = compiled.get(pointer);
+    if (!schema) {
+      document ??= getSchema(documentUrl);
+      schema = document.then((read) => getSchema(`${documentUrl}${pointer}`, read)).then(compile);
+      compiled.set(pointer, schema);
+    }
+    return schema;
+  };
+}
+
+/** A compiled schema's verdict on `value`, with every error (hyperjump's BASIC output). */
+export function judged(schema: CompiledSchema, value: unknown): Output {
+  return interpret(schema, Instance.fromJs(value as Json), BASIC);
+}
+
 export class SchemaValidator {
-  readonly #compiled = new Map<string, Promise<Validator>>();
+  readonly #compiled: ReturnType<typeof schemaCompiler>;
 
   /** `bundleUrl`: the bundle's `file:` URL; `document`: the same bundle, parsed (for messages). */
   constructor(
     readonly bundleUrl: string,
     readonly document: unknown,
-  ) {}
+  ) {
+    this.#compiled = schemaCompiler(bundleUrl);
+  }
 
   /** What is wrong with `value` under the schema at `pointer` (a URI fragment `#/…`); empty when valid. */
   async problems(pointer: string, value: unknown): Promise<string[]> {
-    let compiled = this.#compiled.get(pointer);
-    if (!compiled) {
-      compiled = validate(`${this.bundleUrl}${pointer}`);
-      this.#compiled.set(pointer, compiled);
-    }
-    const output = (await compiled)(value as Json, BASIC);
+    const output = judged(await this.#compiled(pointer), value);
     if (output.valid) return [];
     const messages = (output.errors ?? []).map((e) => this.#message(e, value)).filter((m) => m !== undefined);
     return [...new Set(messages.length > 0 ? messages : ['does not match its schema'])];
