@@ -1,14 +1,16 @@
 // Bounded floods of each hostile pattern against a sandbox child process run as `npm run sandbox`
-// runs it (its Node options: a 160 MB old space), on SQLite and on PostgreSQL: after each flood the
-// process is still up, answers a normal request, and its resident memory (VmRSS) stayed under
-// RSS_LIMIT_MB, sampled every 50 ms during the flood. The figures measured are printed.
+// runs it (its Node options: a 160 MB old space): after each flood the process is still up, answers
+// a normal request, and its resident memory (VmRSS) stayed under RSS_LIMIT_MB, sampled every 50 ms
+// during the flood. The figures measured are printed. The floods that reach the store run on SQLite
+// and on PostgreSQL; those the HTTP layer refuses before any store is asked (oversized headers and
+// bodies, unknown clients, trickled headers) on the HTTP-level stores (HTTP_STORES).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_LIMITS, METADATA_LIMIT_BYTES } from '../../sandbox/http/limits.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
-import { databases, STORES } from '../support/postgres.js';
+import { databases, HTTP_STORES, STORES } from '../support/postgres.js';
 import { head, rawExchange } from '../support/raw-http.js';
 import { startSandboxProcess } from '../support/sandbox-process.js';
 
@@ -191,26 +193,33 @@ describe.each(STORES)('floods against a sandbox process (%s)', (kind) => {
     expect(new Set(statuses)).toEqual(new Set([400]));
   }, 240_000);
 
-  it('oversized headers (431) and bodies (413), and 1 MiB bodies from unknown clients (401)', async () => {
-    const statuses = await flooded('1000 oversized headers and bodies', () =>
-      pool(1000, 16, async (i) => {
-        if (i % 2 === 0) {
-          const answer = await rawExchange(sandbox.port, [
-            head(['GET /api/v2/customers HTTP/1.1', 'Host: x', `X-Padding: ${'p'.repeat(20_000)}`]),
-          ]);
-          return answer.status ?? 0;
-        }
-        const response = await api('/payments', {
-          method: 'POST',
-          headers: i % 4 === 1 ? {} : { authorization: 'Basic bm9ib2R5Om5vcGU=' },
-          body: JSON.stringify({ metadata: { blob: 'b'.repeat(i % 4 === 1 ? 1_100_000 : 1_000_000) } }),
-        }).catch(() => undefined); // the sandbox may answer 401 before the body is sent, and close
-        await response?.arrayBuffer().catch(() => undefined);
-        return response?.status ?? 401;
-      }),
-    );
-    expect(new Set(statuses)).toEqual(new Set([431, 413, 401]));
-  }, 240_000);
+  /** A flood the HTTP layer refuses before the store is asked: on the HTTP-level stores. */
+  const httpLevel = it.runIf(HTTP_STORES.includes(kind));
+
+  httpLevel(
+    'oversized headers (431) and bodies (413), and 1 MiB bodies from unknown clients (401)',
+    async () => {
+      const statuses = await flooded('1000 oversized headers and bodies', () =>
+        pool(1000, 16, async (i) => {
+          if (i % 2 === 0) {
+            const answer = await rawExchange(sandbox.port, [
+              head(['GET /api/v2/customers HTTP/1.1', 'Host: x', `X-Padding: ${'p'.repeat(20_000)}`]),
+            ]);
+            return answer.status ?? 0;
+          }
+          const response = await api('/payments', {
+            method: 'POST',
+            headers: i % 4 === 1 ? {} : { authorization: 'Basic bm9ib2R5Om5vcGU=' },
+            body: JSON.stringify({ metadata: { blob: 'b'.repeat(i % 4 === 1 ? 1_100_000 : 1_000_000) } }),
+          }).catch(() => undefined); // the sandbox may answer 401 before the body is sent, and close
+          await response?.arrayBuffer().catch(() => undefined);
+          return response?.status ?? 401;
+        }),
+      );
+      expect(new Set(statuses)).toEqual(new Set([431, 413, 401]));
+    },
+    240_000,
+  );
 
   it(`${AT_ONCE} requests at once with bodies of almost 1 MiB, and ${AT_ONCE} concurrent reads of documents too large to cache`, async () => {
     const items = Array.from({ length: 500 }, (_, i) => ({
@@ -261,28 +270,32 @@ describe.each(STORES)('floods against a sandbox process (%s)', (kind) => {
     expect(new Set(reads)).toEqual(new Set([200]));
   }, 240_000);
 
-  it('slow clients that trickle headers: the connection cap holds and the headers timeout frees it', async () => {
-    const { maxConnections, headersTimeoutMs } = DEFAULT_SERVER_LIMITS;
-    // The earlier floods' idle keep-alive sockets go first (fetch's pool closes them after 4 s idle):
-    // otherwise they hold connection slots the slow clients are counted against.
-    await new Promise((r) => setTimeout(r, 5_000));
-    const statuses = await flooded(`${maxConnections + 50} slow clients`, async () => {
-      const trickle = Array.from({ length: 100 }, (_, i) => [`${i % 10}`, { waitMs: 200 }]).flat();
-      const held = Array.from({ length: maxConnections + 50 }, () =>
-        rawExchange(
-          sandbox.port,
-          ['GET /api/v2/customers HTTP/1.1\r\nX-Slow: ', ...trickle],
-          headersTimeoutMs + 10_000,
-        ),
-      );
-      const answers = await Promise.all(held);
-      const closedEarly = answers.filter((a) => a.status === undefined && (a.closedAfterMs ?? Infinity) < 2_000);
-      const timedOut = answers.filter((a) => a.status === 408);
-      expect(closedEarly.length, 'refused over the cap').toBeGreaterThanOrEqual(50);
-      expect(timedOut.length, 'answered 408 at the headers timeout').toBeGreaterThan(0);
-      for (const a of timedOut) expect(a.closedAfterMs).toBeLessThan(headersTimeoutMs + 3_000);
-      return answers.map((a) => a.status ?? 0);
-    });
-    expect(statuses.filter((s) => s !== 0 && s !== 408)).toEqual([]);
-  }, 120_000);
+  httpLevel(
+    'slow clients that trickle headers: the connection cap holds and the headers timeout frees it',
+    async () => {
+      const { maxConnections, headersTimeoutMs } = DEFAULT_SERVER_LIMITS;
+      // The earlier floods' idle keep-alive sockets go first (fetch's pool closes them after 4 s idle):
+      // otherwise they hold connection slots the slow clients are counted against.
+      await new Promise((r) => setTimeout(r, 5_000));
+      const statuses = await flooded(`${maxConnections + 50} slow clients`, async () => {
+        const trickle = Array.from({ length: 100 }, (_, i) => [`${i % 10}`, { waitMs: 200 }]).flat();
+        const held = Array.from({ length: maxConnections + 50 }, () =>
+          rawExchange(
+            sandbox.port,
+            ['GET /api/v2/customers HTTP/1.1\r\nX-Slow: ', ...trickle],
+            headersTimeoutMs + 10_000,
+          ),
+        );
+        const answers = await Promise.all(held);
+        const closedEarly = answers.filter((a) => a.status === undefined && (a.closedAfterMs ?? Infinity) < 2_000);
+        const timedOut = answers.filter((a) => a.status === 408);
+        expect(closedEarly.length, 'refused over the cap').toBeGreaterThanOrEqual(50);
+        expect(timedOut.length, 'answered 408 at the headers timeout').toBeGreaterThan(0);
+        for (const a of timedOut) expect(a.closedAfterMs).toBeLessThan(headersTimeoutMs + 3_000);
+        return answers.map((a) => a.status ?? 0);
+      });
+      expect(statuses.filter((s) => s !== 0 && s !== 408)).toEqual([]);
+    },
+    120_000,
+  );
 });
