@@ -148,7 +148,10 @@ export async function runRedocly(args: string[], cwd = process.cwd(), signal?: A
  */
 export function prepareBundler(action: 'start' | 'discard' = 'start'): void {
   if (action === 'discard') {
-    for (const host of pool.idle.splice(0)) host.process.close();
+    const discarded = pool.idle.splice(0);
+    for (const host of discarded) host.process.close();
+    // no longer counted against HOSTS: a command that comes next starts a host of its own
+    pool.started = pool.started.filter((h) => !discarded.includes(h));
     return;
   }
   if (pool.idle.some((h) => h.process.alive) || !existsSync(CLI_MODULE)) return;

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../generator/support/paths.js';
 import { type CommandHost, type ProcessResult, runNode } from '../../generator/support/process.js';
-import { cleanStderr, REDOCLY_ENV, runRedocly, startRedoclyHost } from '../../generator/support/redocly.js';
+import {
+  cleanStderr,
+  prepareBundler,
+  REDOCLY_ENV,
+  runRedocly,
+  startRedoclyHost,
+} from '../../generator/support/redocly.js';
 import { tinyContract } from '../support/tiny-contract.js';
 
 const CLI = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
@@ -84,4 +90,11 @@ describe('a Redocly host', () => {
     expect(after.code).toBe(0);
     expect(JSON.parse(after.stdout)).toMatchObject({ totals: { errors: 0 } });
   }, 60_000);
+
+  it('runs the next command once watch mode has discarded its prepared host', async () => {
+    prepareBundler();
+    prepareBundler('discard'); // the host is ending, not yet ended: it must not hold a place among the hosts
+    const after = await runRedocly(['lint', 'good.yaml', '--format', 'json', '--lint-config', 'off'], dir);
+    expect(after.code).toBe(0);
+  }, 30_000);
 });
