@@ -24,6 +24,7 @@ import { benchVerify, formatVerifyBench } from '../bench/verify.js';
 import { benchWatch, formatWatchBench } from '../bench/watch.js';
 import { REPO_ROOT } from '../generator/support/paths.js';
 import { envOnLine, installNodeLines, NODE_LINES_PLATFORM, pinnedNodeLines } from '../tooling/node-lines.js';
+import { environmentWith } from '../tooling/process/environment.js';
 
 const RUNS = 5;
 
@@ -36,11 +37,9 @@ interface Run {
 function runGenerate(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const childEnv = { ...process.env, ...env };
-    for (const name of Object.keys(childEnv)) if (childEnv[name] === undefined) delete childEnv[name];
     const child = spawn('npm', ['run', '-s', 'generate', '--', ...args], {
       cwd: REPO_ROOT,
-      env: childEnv,
+      env: environmentWith(env),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -1,6 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { environmentWith } from '../../tooling/process/environment.js';
 import { guardGroup, killGroup, releaseGroup } from '../../tooling/process/groups.js';
+
+/** A child's environment: this process's, colours off (its output is parsed), and `extra`. */
+const childEnvironment = (extra: Record<string, string> = {}) =>
+  environmentWith({ NO_COLOR: '1', FORCE_COLOR: '0', ...extra });
 
 /**
  * Node's flags for a process that lasts a second or two, most of it loading code (a Redocly run, a
@@ -32,7 +37,7 @@ export function runNode(
     if (signal?.aborted) return fail(signal.reason);
     const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
       cwd: options.cwd ?? process.cwd(),
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
+      env: childEnvironment(options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: signal !== undefined,
     });
@@ -96,7 +101,7 @@ export function startCommandHost(
   options: { env?: Record<string, string>; nodeOptions?: readonly string[] } = {},
 ): CommandHost {
   const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script, ...args], {
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
+    env: childEnvironment(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { inject } from 'vitest';
 import { SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
+import { environmentWith } from '../../tooling/process/environment.js';
 import { killGroup } from '../../tooling/process/groups.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -27,15 +28,12 @@ export function run(
   cwd: string,
   options: { timeoutMs?: number; env?: Record<string, string | undefined> } = {},
 ): Promise<Run> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
+  const env = environmentWith({
     NO_COLOR: '1',
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     ...options.env,
-  };
-  // a variable given as undefined is left out
-  for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
+  });
   return new Promise((done, fail) => {
     const child = spawn(command, args, {
       cwd,
