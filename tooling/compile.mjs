@@ -8,11 +8,11 @@
 // A program is esbuild's bundle of its entry points with what they import, the packages included
 // but for the few that cannot be (UNBUNDLED), split where the code imports lazily, in
 // node_modules/.cache/payment-compiled/<program>/<key>/: resolving and reading the packages' many
-// small files was a third of a sandbox's start. The key is a hash of everything that decides that
-// code: the repository's TypeScript folders (this file included), tsconfig.json, the lockfiles (the
-// packages' and esbuild's versions) and the Node.js version. Each module keeps naming its own
-// source file (sourceLocations), so paths found from it (the repository's root, the bundle, a
-// package's own files) are what they are under tsx.
+// small files weighed on every start (docs/benchmarks.md). The key is a hash of everything that
+// decides that code: the repository's TypeScript folders (this file included), tsconfig.json, the
+// lockfiles (the packages' and esbuild's versions) and the Node.js version. Each module keeps
+// naming its own source file (sourceLocations), so paths found from it (the repository's root, the
+// bundle, a package's own files) are what they are under tsx.
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';

@@ -419,8 +419,8 @@ describe('the page in Chromium, from disk, offline', () => {
     expect(broken).toEqual([]);
   }, 120_000);
 
-  // A picture of the whole reference for a reader (a 30 000 px tall PNG, seconds of the browser's
-  // time), taken on request: what the page shows is held by the tests above.
+  // A picture of the whole reference for a reader (a PNG up to TALLEST_VIEWPORT_PX tall, costly for
+  // the browser to make), taken on request: what the page shows is held by the tests above.
   it.runIf(process.env.DOCS_SCREENSHOTS === '1')('saves a full-page screenshot', async () => {
     await page.goto(pathToFileURL(join(outDir, 'docs', 'index.html')).href);
     await page.locator('[data-component-name="Menu/MenuItem"]').first().waitFor();

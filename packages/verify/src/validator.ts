@@ -14,7 +14,7 @@ const KEYWORD_PREFIX = 'https://json-schema.org/keyword/';
 /**
  * The schemas of the document at `documentUrl` (a `file:` URL), each compiled on its first use. The
  * document is read once and each schema looked up in it: hyperjump's validate() reads and indexes
- * the whole document anew for each schema, tens of milliseconds each.
+ * the whole document anew for each schema it compiles.
  */
 export function schemaCompiler(documentUrl: string): (pointer: string) => Promise<CompiledSchema> {
   const compiled = new Map<string, Promise<CompiledSchema>>();
