@@ -60,7 +60,7 @@ const AREA_SERVICES: Partial<Record<(typeof AREAS)[number], string[]>> = {
   e2e: [SERVICES.programs, SERVICES.chromium],
   mock: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand, SERVICES.nodeLines],
   sdk: [SERVICES.prism, SERVICES.nodeLines],
-  generator: [SERVICES.programs],
+  generator: [SERVICES.programs, SERVICES.nodeLines],
   verify: [SERVICES.programs, SERVICES.prism, SERVICES.mockCommand],
 };
 

@@ -1,0 +1,11 @@
+// V8's tiering for a run of a few seconds on two cores (`npm run generate`): TurboFan compiles a
+// function on threads of its own once it has run a while, and most of what a short run heats up
+// then runs too briefly to repay the compile, which competes with the run's own threads for the
+// cores. Nine times V8's bar leaves those functions to the interpreter and the baseline compiler
+// (docs/benchmarks.md has what it buys). V8 counts the bar in bytecode run up to Node.js 20 and in
+// calls from Node.js 22.
+
+/** The flag that sets TurboFan's bar nine times V8's default on Node.js `major`. */
+export function shortRunTiering(major = Number(process.versions.node.split('.')[0])) {
+  return major <= 20 ? '--interrupt-budget=608256' : '--invocation-count-for-turbofan=27000';
+}
