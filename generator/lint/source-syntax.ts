@@ -1,4 +1,5 @@
-// YAML syntax of the multi-file source, checked with the `yaml` package before anyone else reads it.
+// YAML syntax of the multi-file source, checked before anyone else reads it: read as Redocly's bundler
+// reads it (js-yaml), and described from the `yaml` package's parse where that fails.
 // Redocly reports a broken file as `no-unresolved-refs`, once in the file and once per `$ref` to it,
 // at the line where the parser gave up (the line AFTER an unclosed `[`); here it is one problem,
 // where the mistake is, with a hint.
@@ -6,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CST, Parser, type YAMLError } from 'yaml';
 import { walkObjects } from '../../tooling/openapi/walker.js';
-import { SourceFiles } from '../support/sourcemap.js';
+import { type SourceFile, SourceFiles } from '../support/sourcemap.js';
 
 export interface SyntaxProblem {
   file: string; // absolute
@@ -26,9 +27,8 @@ export function checkSourceSyntax(root: string, files = new SourceFiles()): Synt
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
     const source = files.get(file);
     if (!source) continue;
-    const error = source.doc.errors[0];
-    if (error) {
-      problems.push({ file, ...describe(source.text, error, source.lines.linePos) });
+    if (source.readError) {
+      problems.push({ file, ...syntaxProblem(source) });
       continue;
     }
     for (const ref of refsIn(source.value)) {
@@ -59,6 +59,17 @@ function refsIn(value: unknown): string[] {
 }
 
 type LinePos = (offset: number) => { line: number; col: number };
+
+/**
+ * A file Redocly's bundler cannot read (js-yaml, SourceFile), described from `yaml`'s parse, whose
+ * errors say more; js-yaml's own where `yaml` reads the file.
+ */
+function syntaxProblem(source: SourceFile): Omit<SyntaxProblem, 'file'> {
+  const error = source.doc.errors[0];
+  if (error) return describe(source.text, error, source.lines.linePos);
+  const { mark, reason } = source.readError!;
+  return { line: mark.line + 1, col: mark.column + 1, message: reason };
+}
 
 /**
  * Where the mistake is and what to do. An unclosed `[`, `{` or quote is reported where it was

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { JSON_SCHEMA, load, type Type, types, YAMLException } from 'js-yaml';
 import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import { isReference, parsePointer } from '../../tooling/openapi/walker.js';
 
@@ -25,27 +26,75 @@ interface Loc {
   path: (string | number)[];
 }
 
+/**
+ * A source file: its text, its value as Redocly's bundler reads it, and its parse by `yaml`, whose
+ * nodes know their places, made only when asked for (where a problem is, what a syntax error is):
+ * js-yaml reads a file in a fraction of the time `yaml` takes to build its document.
+ */
 export interface SourceFile {
   text: string;
-  doc: Document;
+  /** Undefined where js-yaml cannot read the file (`readError`). */
   value: unknown;
-  lines: LineCounter;
+  readError?: YAMLException;
+  readonly doc: Document;
+  readonly lines: LineCounter;
 }
 
-/** Source files parsed once, shared by the syntax check and the locator (null: unreadable). */
+// js-yaml exports its types, which @types/js-yaml leaves out.
+declare module 'js-yaml' {
+  export const types: Record<'merge' | 'binary' | 'omap' | 'pairs' | 'set', Type>;
+}
+
+/** @redocly/openapi-core's reading of YAML (its parseYaml): JSON's scalars, no timestamps, merge keys. */
+const BUNDLER_SCHEMA = JSON_SCHEMA.extend({
+  implicit: [types.merge],
+  explicit: [types.binary, types.omap, types.pairs, types.set],
+});
+
+class ReadFile implements SourceFile {
+  value: unknown;
+  readError?: YAMLException;
+  private parsed?: { doc: Document; lines: LineCounter };
+
+  constructor(readonly text: string) {
+    try {
+      this.value = load(text, { schema: BUNDLER_SCHEMA });
+    } catch (err) {
+      if (!(err instanceof YAMLException)) throw err;
+      this.readError = err;
+    }
+  }
+
+  get doc(): Document {
+    return this.parse().doc;
+  }
+
+  get lines(): LineCounter {
+    return this.parse().lines;
+  }
+
+  private parse(): { doc: Document; lines: LineCounter } {
+    if (!this.parsed) {
+      const lines = new LineCounter();
+      this.parsed = { doc: parseDocument(this.text, { lineCounter: lines, prettyErrors: false }), lines };
+    }
+    return this.parsed;
+  }
+}
+
+/** Source files read once, shared by the syntax check and the locator (null: unreadable). */
 export class SourceFiles {
   private readonly files = new Map<string, SourceFile | null>();
 
   get(file: string): SourceFile | null {
     if (!this.files.has(file)) {
+      let text: string | undefined;
       try {
-        const text = readFileSync(file, 'utf8');
-        const lines = new LineCounter();
-        const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-        this.files.set(file, { text, doc, value: doc.toJS({ maxAliasCount: -1 }), lines });
+        text = readFileSync(file, 'utf8');
       } catch {
-        this.files.set(file, null);
+        // a file that is not there, or not a file
       }
+      this.files.set(file, text === undefined ? null : new ReadFile(text));
     }
     return this.files.get(file)!;
   }

@@ -175,18 +175,21 @@ describe('npm run lint on a copy with a YAML syntax error', () => {
 });
 
 describe('the checks on their own', () => {
-  it('yaml-syntax: the first error of each reachable file, at the opening of an unclosed collection or quote', async () => {
+  it('yaml-syntax: the first error of each reachable file, at the opening of an unclosed collection or quote; what the bundler cannot read, as its parser says', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lint-syntax-'));
     dirs.push(dir);
     const files: Record<string, string> = {
       'root.yaml':
-        'a:\n  $ref: ./map.yaml\nb:\n  $ref: ./quote.yaml\nc:\n  $ref: ./tab.yaml\nd:\n  $ref: ./fine.yaml\ne:\n  $ref: ./notes.md\n',
+        'a:\n  $ref: ./map.yaml\nb:\n  $ref: ./quote.yaml\nc:\n  $ref: ./tab.yaml\nd:\n  $ref: ./fine.yaml\ne:\n  $ref: ./notes.md\nf:\n  $ref: ./twice.yaml\ng:\n  $ref: ./alias.yaml\n',
       'map.yaml': 'x:\n  y: {k: 1\nz: 2\n',
       'quote.yaml': 'x:\n  y: "open\nz: 2\n',
       'tab.yaml': 'x:\n\t- 1\n',
       'fine.yaml': 'x: [1, 2]\ny: "closed"\nz:\n  $ref: ./unreached.yaml\n',
       'unreached.yaml': 'a: [\n',
       'notes.md': '# Not YAML: [ {\n',
+      'twice.yaml': 'x: 1\nx: 2\n',
+      // YAML the `yaml` package parses, but js-yaml (Redocly's bundler) cannot read
+      'alias.yaml': 'x: *nowhere\n',
     };
     for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
     // unreached.yaml is reached through fine.yaml: it is reported too
@@ -197,6 +200,8 @@ describe('the checks on their own', () => {
       "map.yaml:2:6 a '{' opened on line 2 is never closed: add the '}'",
       `quote.yaml:2:6 a '"' opened on line 2 is never closed: add the '"'`,
       'tab.yaml:2:1 Tabs are not allowed as indentation: indent with spaces, not tabs',
+      'twice.yaml:2:1 Map keys must be unique: a key may appear only once in a mapping',
+      'alias.yaml:1:12 unidentified alias "nowhere"',
       "unreached.yaml:1:4 a '[' opened on line 1 is never closed: add the ']'",
     ]);
   });
