@@ -149,6 +149,9 @@ async function compile(dir, entryPoints) {
     // Only what cannot be bundled stays in node_modules: native addons and packages that find
     // binaries or files of their own at run time.
     external: UNBUNDLED,
+    // jsonc-parser's main file is a UMD build whose require()s of its own files esbuild cannot
+    // follow; its ES module build is the same code.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     // The require() of a bundled CommonJS module (Node's built-in modules, mostly).
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; var require = __createRequire(import.meta.filename);",

@@ -27,11 +27,10 @@ export async function loadRuleset(path: string, cacheDir = CACHE_DIR): Promise<R
   const cache = new StepCache(cacheDir);
   const cached = key === undefined ? undefined : await cache.get('spectral-ruleset', key);
   if (cached?.artifacts[0]) return rulesetFromCode(await textOf(cached.artifacts[0]), file);
-  let code: string | undefined;
-  const ruleset = await bundleRuleset(file, (bundled) => (code = bundled));
-  if (key !== undefined && code !== undefined && (await reader.unchangedSince()))
+  const code = await bundleRuleset(file);
+  if (key !== undefined && (await reader.unchangedSince()))
     await cache.put('spectral-ruleset', key, { artifacts: [{ path: 'ruleset.cjs', content: code }] });
-  return ruleset;
+  return rulesetFromCode(code, file);
 }
 
 /**
@@ -68,45 +67,47 @@ function readRuleset(file: string): { extends?: unknown; functionsDir?: unknown 
 }
 
 /**
- * Spectral's own loading of a ruleset file (Rollup and its CommonJS plugin) with ours for the house
- * rules; `bundled` receives the code it evaluates. Without the CLI's `builtins` plugin, which hands
- * the ruleset this process's Spectral modules under a random id that the code would then carry:
- * the code requires them from node_modules instead, the same modules, and stays valid to cache.
- * Spectral's modules (~0.6 s to load) are required here, not at the top, so that loading them
- * overlaps the Redocly processes.
+ * The code of the ruleset at `path` as Spectral's own loading bundles it (Rollup and its CommonJS
+ * plugin), with ours for the house rules. Without the CLI's `builtins` plugin, which hands the
+ * ruleset this process's Spectral modules under a random id that the code would then carry: the
+ * code requires them by name, and stays valid to cache. The bundler (Rollup among its modules) is
+ * loaded only here, when the ruleset has changed; the ruleset it makes of the code is left for the
+ * one rulesetFromCode makes, on this thread's Spectral modules.
  */
-async function bundleRuleset(path: string, bundled: (code: string) => void): Promise<Ruleset> {
+async function bundleRuleset(path: string): Promise<string> {
   // require(), not import: these CommonJS packages re-export through tslib's __exportStar,
-  // which Node's ESM named-export detection cannot see, and default-import interop differs
-  // between node and tsx.
+  // which Node's ESM named-export detection cannot see.
   const { fetch } = require('@stoplight/spectral-runtime') as typeof import('@stoplight/spectral-runtime');
   const { bundleAndLoadRuleset } =
     require('@stoplight/spectral-ruleset-bundler/with-loader') as typeof import('@stoplight/spectral-ruleset-bundler/with-loader');
   const { commonjs } =
     require('@stoplight/spectral-ruleset-bundler/plugins/commonjs') as typeof import('@stoplight/spectral-ruleset-bundler/plugins/commonjs');
+  let code: string | undefined;
   const capture = {
     name: 'capture-bundled-ruleset',
     generateBundle(_: unknown, output: Record<string, { type: string; code?: string }>) {
-      const chunk = Object.values(output).find((o) => o.type === 'chunk');
-      if (chunk?.code !== undefined) bundled(chunk.code);
+      code = Object.values(output).find((o) => o.type === 'chunk')?.code;
     },
   };
-  return bundleAndLoadRuleset(path, { fs, fetch }, [commonjs(), typescriptRules(), capture]);
+  await bundleAndLoadRuleset(path, { fs, fetch }, [commonjs(), typescriptRules(), capture]);
+  if (code === undefined) throw new Error(`${path}: Spectral's bundler made no code of the ruleset`);
+  return code;
 }
 
 /**
  * A bundled ruleset evaluated as the bundler's node loader does (`load()` in
- * @stoplight/spectral-ruleset-bundler/dist/loader/node.js): CommonJS, with a require that
- * resolves from the ruleset's folder and then from the bundler's.
+ * @stoplight/spectral-ruleset-bundler/dist/loader/node.js): CommonJS, its Spectral packages those
+ * of this thread (spectral-modules.ts), anything else required from the ruleset's folder.
  */
-function rulesetFromCode(code: string, path: string): Ruleset {
-  const { Ruleset } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
+async function rulesetFromCode(code: string, path: string): Promise<Ruleset> {
+  const { core, RULESET_REQUIRES } = await import('./spectral-modules.js');
   const req = createRequire(path);
-  const paths = [dirname(path), dirname(require.resolve('@stoplight/spectral-ruleset-bundler/with-loader'))];
   const module: { exports?: unknown } = {};
-  Function('module, require', code)(module, (id: string) => req(req.resolve(id, { paths })));
+  Function('module, require', code)(module, (id: string) =>
+    RULESET_REQUIRES.has(id) ? RULESET_REQUIRES.get(id) : req(id),
+  );
   if (typeof module.exports !== 'object' || module.exports === null) throw new Error('No valid export found');
-  return new Ruleset(module.exports as ConstructorParameters<typeof Ruleset>[0], {
+  return new core.Ruleset(module.exports as ConstructorParameters<typeof core.Ruleset>[0], {
     severity: 'recommended',
     source: path,
   });
@@ -147,10 +148,9 @@ export async function spectralDiagnostics(
   ruleset: Ruleset,
   source: string,
 ): Promise<ISpectralDiagnostic[]> {
-  const { Document, Spectral } = require('@stoplight/spectral-core') as typeof import('@stoplight/spectral-core');
-  const { Yaml } = require('@stoplight/spectral-parsers') as typeof import('@stoplight/spectral-parsers');
-  const spectral = new Spectral();
+  const { core, parsers } = await import('./spectral-modules.js');
+  const spectral = new core.Spectral();
   spectral.setRuleset(ruleset);
   // Lint the exact YAML text that `npm run generate` writes, so bundle line numbers match the file.
-  return spectral.run(new Document(yaml, Yaml, source));
+  return spectral.run(new core.Document(yaml, parsers.Yaml, source));
 }
