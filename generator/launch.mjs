@@ -1,9 +1,8 @@
 // npm run generate: generator/cli.ts compiled to plain JavaScript (tooling/compile.mjs says why and
-// how), run by Node alone, with V8's tiering for a short run (support/tiering.mjs) set before any of
-// it loads. V8's flags are the process's: lint's worker threads run under it too.
-import { setFlagsFromString } from 'node:v8';
+// how), run by Node alone, with V8's tiering for a short run (tooling/tiering.mjs) set before any of
+// it loads.
 import { run } from '../tooling/compile.mjs';
-import { shortRunTiering } from './support/tiering.mjs';
+import { useShortRunTiering } from '../tooling/tiering.mjs';
 
-setFlagsFromString(shortRunTiering());
+useShortRunTiering();
 await run('generator', 'cli');
