@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { SHORT_RUN_IMPORT, useShortRunTiering } from './tooling/tiering.mjs';
 
 /**
  * One project per area of the repository, `unit` and `serial`:
@@ -32,12 +31,6 @@ export const AREAS = [
   'code-host',
   'verify',
 ] as const;
-
-// Nearly every Node.js process of a run lives for seconds (Vitest's workers, the sandboxes, mocks,
-// Redocly hosts and compilers the tests start): V8's tiering for a short run (tooling/tiering.mjs)
-// in this one and, through NODE_OPTIONS, which every process started from here inherits, in each.
-useShortRunTiering();
-process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--import=${SHORT_RUN_IMPORT}`].filter(Boolean).join(' ');
 
 /** The in-process project's files. */
 export const IN_PROCESS = 'test/**/*.msw.test.ts';

@@ -1,9 +1,9 @@
-// V8's tiering for runs of a few seconds on two cores (`npm run generate`, and each Node.js process of
-// `npm test`): TurboFan compiles a function on threads of its own once it has run a while, and most
-// of what a short run heats up then runs too briefly to repay the compile, which competes with the
-// run's own threads for the cores. Nine times V8's bar leaves those functions to the interpreter
-// and the baseline compiler (docs/benchmarks.md has what it buys). V8 counts the bar in bytecode
-// run up to Node.js 20 and in calls from Node.js 22.
+// V8's tiering for a run of a few seconds on two cores (`npm run generate`): TurboFan compiles a
+// function on threads of its own once it has run a while, and most of what a short run heats up
+// then runs too briefly to repay the compile, which competes with the run's own threads for the
+// cores. Nine times V8's bar leaves those functions to the interpreter and the baseline compiler
+// (docs/benchmarks.md has what it buys). V8 counts the bar in bytecode run up to Node.js 20 and in
+// calls from Node.js 22.
 import { setFlagsFromString } from 'node:v8';
 
 /** The flag that sets TurboFan's bar nine times V8's default on Node.js `major`. */
@@ -12,13 +12,10 @@ export function shortRunTiering(major = Number(process.versions.node.split('.')[
 }
 
 /**
- * Sets it in this process, for the code it loads from now on (V8's flags are the process's: its
+ * Sets it in this process, for the code it runs from now on (V8's flags are the process's: its
  * worker threads too). V8 ignores a flag it does not know when it is set this way:
  * test/tooling/tiering.test.ts holds each supported line to its flag.
  */
 export function useShortRunTiering() {
   setFlagsFromString(shortRunTiering());
 }
-
-/** The module that sets it in a Node.js process started with `--import` it (in NODE_OPTIONS, say). */
-export const SHORT_RUN_IMPORT = new URL('./tiering-import.mjs', import.meta.url).href;

@@ -1,10 +1,12 @@
-// V8's tiering for a short run (tooling/tiering.mjs), which `npm run generate` and every Node.js
-// process of `npm test` run with, is set by a flag that differs between V8 versions, and V8 takes a
-// flag it does not know in silence when it is set from JavaScript: a flag renamed by a later V8
-// would only make the runs slower. Here each line the toolchain supports must know its own flag, as
+// V8's tiering for a short run (tooling/tiering.mjs), which `npm run generate` runs with, is set by a
+// flag that differs between V8 versions, and V8 takes a flag it does not know in silence when it is
+// set from JavaScript: a flag renamed by a later V8 would only make the command slower. Here each line the toolchain supports must know its own flag, as
 // Node.js itself refuses an unknown one on its command line.
+
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SHORT_RUN_IMPORT, shortRunTiering } from '../../tooling/tiering.mjs';
+import { shortRunTiering } from '../../tooling/tiering.mjs';
 import { nodeLines, runOn } from '../support/node-lines.js';
 import { run } from '../support/packed.js';
 
@@ -37,39 +39,46 @@ describe('the tiering flag for a short run', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(other);
   });
-
-  it('is passed on to every Node.js process this run starts', () => {
-    expect(process.env.NODE_OPTIONS).toContain(`--import=${SHORT_RUN_IMPORT}`);
-  });
 });
 
+const TIERING = pathToFileURL(join(import.meta.dirname, '..', '..', 'tooling', 'tiering.mjs')).href;
+
 /**
- * Whether V8 has optimized with TurboFan a small function called 20,000 times, from a caller it
- * never optimizes (which would inline it): above V8's default bar on each line, below the raised one.
+ * A module that asks whether V8 has optimized with TurboFan a small function called 20,000 times,
+ * from a caller it never optimizes (which would inline it), after setting the short run's tiering
+ * or not: above V8's default bar on each line, below the raised one.
  */
-const HOT = `function f(a) { return a + 1 }
-function drive() { for (let i = 0; i < 20000; i++) f(i) }
+const hot = (tiered: boolean) => `import { useShortRunTiering } from '${TIERING}';
+${tiered ? 'useShortRunTiering();' : ''}
+const f = (a) => a + 1;
+const drive = () => { for (let i = 0; i < 20000; i++) f(i); };
 %NeverOptimizeFunction(drive);
 drive();
 console.log((%GetOptimizationStatus(f) & 64) !== 0 ? 'turbofan' : 'lower');`;
 // the compile within the call that asks for it, not on a thread of its own
-const NATIVES = ['--allow-natives-syntax', '--no-concurrent-recompilation'];
+const args = (tiered: boolean) => [
+  '--allow-natives-syntax',
+  '--no-concurrent-recompilation',
+  '--input-type=module',
+  '-e',
+  hot(tiered),
+];
 
-describe('the module a process imports (NODE_OPTIONS)', () => {
-  // this run's own NODE_OPTIONS, which carry the module, left out
-  const withoutOurs = { NODE_OPTIONS: '' };
-  it('keeps a function TurboFan takes by default in the lower tiers', async () => {
-    const plain = await run(process.execPath, [...NATIVES, '-e', HOT], process.cwd(), { env: withoutOurs });
-    const tiered = await run(process.execPath, [...NATIVES, '--import', SHORT_RUN_IMPORT, '-e', HOT], process.cwd(), {
-      env: withoutOurs,
-    });
+describe('useShortRunTiering()', () => {
+  it('leaves to the lower tiers a function that TurboFan takes by default', async () => {
+    const [plain, tiered] = [
+      await run(process.execPath, args(false), process.cwd()),
+      await run(process.execPath, args(true), process.cwd()),
+    ];
+    expect([plain.stderr, tiered.stderr]).toEqual(['', '']);
     expect([plain.stdout.trim(), tiered.stdout.trim()]).toEqual(['turbofan', 'lower']);
   });
 
   it.each(nodeLines().map((line) => [line.version, line] as const))('does so on Node.js %s', async (_, line) => {
-    const on = (args: string[]) =>
-      runOn(line, 'node', [...NATIVES, ...args, '-e', HOT], process.cwd(), { env: withoutOurs });
-    const [plain, tiered] = [await on([]), await on(['--import', SHORT_RUN_IMPORT])];
+    const [plain, tiered] = [
+      await runOn(line, 'node', args(false), process.cwd()),
+      await runOn(line, 'node', args(true), process.cwd()),
+    ];
     expect([plain.stdout.trim(), tiered.stdout.trim()]).toEqual(['turbofan', 'lower']);
   });
 });
