@@ -1,10 +1,16 @@
-// V8's tiering for a run of a few seconds on two cores (`npm run generate`): TurboFan compiles a
-// function on threads of its own once it has run a while, and most of what a short run heats up
-// then runs too briefly to repay the compile, which competes with the run's own threads for the
-// cores. Nine times V8's bar leaves those functions to the interpreter and the baseline compiler
-// (docs/benchmarks.md has what it buys). V8 counts the bar in bytecode run up to Node.js 20 and in
-// calls from Node.js 22.
+// V8's tiering for short runs on two cores. TurboFan compiles a function on threads of its own once
+// it has run a while, and most of what a short run heats up then runs too briefly to repay the
+// compile, which competes with the run's own threads for the cores (docs/benchmarks.md has what
+// each choice below buys):
+// - a process of a second or two that mostly loads code (a Redocly run, a tsc compile, a command of
+//   scripts/) runs without TurboFan (SHORT_RUN_NODE_FLAGS);
+// - `npm run generate`, a few seconds that also compute (Spectral, the examples, the types), keeps
+//   it for what runs longest: nine times V8's bar (useShortRunTiering). V8 counts the bar in
+//   bytecode run up to Node.js 20 and in calls from Node.js 22.
 import { setFlagsFromString } from 'node:v8';
+
+/** Node's flags for a process of a second or two, most of it loading code. */
+export const SHORT_RUN_NODE_FLAGS = Object.freeze(['--no-opt']);
 
 /** The flag that sets TurboFan's bar nine times V8's default on Node.js `major`. */
 export function shortRunTiering(major = Number(process.versions.node.split('.')[0])) {

@@ -7,14 +7,6 @@ import { guardGroup, killGroup, releaseGroup } from '../../tooling/process/group
 const childEnvironment = (extra: Record<string, string> = {}) =>
   environmentWith({ NO_COLOR: '1', FORCE_COLOR: '0', ...extra });
 
-/**
- * Node's flags for a process that lasts a second or two, most of it loading code (a Redocly run, a
- * tsc compile, a command of scripts/): V8's optimizing compiler (TurboFan) spends more CPU compiling
- * hot functions than such a run then saves, on cores that other work needs (docs/benchmarks.md
- * measures a forced generate and the suite with and without).
- */
-export const SHORT_RUN_NODE_FLAGS: readonly string[] = ['--no-opt'];
-
 export interface ProcessResult {
   code: number;
   stdout: string;

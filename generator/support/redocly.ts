@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SHORT_RUN_NODE_FLAGS } from '../../tooling/tiering.mjs';
 import { REPO_ROOT } from './paths.js';
-import { type CommandHost, type ProcessResult, SHORT_RUN_NODE_FLAGS, startCommandHost } from './process.js';
+import { type CommandHost, type ProcessResult, startCommandHost } from './process.js';
 
 // Why the CLI and not `@redocly/openapi-core`'s API: @redocly/cli 2.77 ships as one
 // self-contained bundle (no importable core), and the registry's newest @redocly/openapi-core

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARAZZO_DIR, REPO_ROOT } from '../../generator/support/paths.js';
-import { SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
 import type { ServerProcess } from '../../tooling/process/server-process.js';
+import { SHORT_RUN_NODE_FLAGS } from '../../tooling/tiering.mjs';
 import { MerchantSite } from '../support/merchant-site.js';
 import { type CommandResult, runCommand, startSandboxProcess } from '../support/sandbox-process.js';
 

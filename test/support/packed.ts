@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { inject } from 'vitest';
-import { SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
 import { environmentWith } from '../../tooling/process/environment.js';
 import { killGroup } from '../../tooling/process/groups.js';
+import { SHORT_RUN_NODE_FLAGS } from '../../tooling/tiering.mjs';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -2,7 +2,8 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../../generator/support/paths.js';
-import { type ProcessResult, runNode, SHORT_RUN_NODE_FLAGS } from '../../generator/support/process.js';
+import { type ProcessResult, runNode } from '../../generator/support/process.js';
+import { SHORT_RUN_NODE_FLAGS } from '../../tooling/tiering.mjs';
 
 /** tsx's loader: `tsx <file>` is Node with it, started by a Node process of tsx's own, which this spares. */
 const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
